@@ -1,0 +1,61 @@
+"""The numpy side of allo's integer and fixed-point rules (one place, shared by I/O and tests).
+
+Fixed(W, F) is stored as a W-bit two's-complement integer holding value * 2**F.
+Quantisation truncates toward minus infinity; overflow wraps (ap_fixed defaults).
+
+Example::
+
+    quantize(np.array([1.3, -1.3]), Fixed(8, 2))   # array([ 1.25, -1.5 ])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .types import Fixed, UFixed, Int, UInt, container_bits
+
+
+def wrap_int(values, bits: int, signed: bool) -> np.ndarray:
+    """Wrap integer values (any numpy int array or Python ints) to `bits` bits."""
+    v = np.asarray(values).astype(np.int64, copy=False) if np.asarray(values).dtype != np.uint64 else np.asarray(values)
+    if bits == 64:
+        u = v.astype(np.uint64)
+        return u.astype(np.int64) if signed else u
+    mask = np.uint64((1 << bits) - 1)
+    u = v.astype(np.uint64) & mask
+    if signed:
+        sign = np.uint64(1 << (bits - 1))
+        return (u.astype(np.int64) ^ np.int64(int(sign))) - np.int64(int(sign))
+    return u.astype(np.int64)
+
+
+def to_raw(x, t) -> np.ndarray:
+    """Float values -> raw scaled integers of fixed type `t` (floor, then wrap), in the container dtype."""
+    signed = isinstance(t, Fixed)
+    scaled = np.floor(np.asarray(x, dtype=np.float64) * (2.0 ** t.frac))
+    # Values beyond int64 cannot wrap exactly; clip them first (they are far outside any W<=64 range anyway).
+    scaled = np.clip(scaled, -(2.0 ** 63), 2.0 ** 63 - 1)
+    raw = wrap_int(scaled.astype(np.int64), t.bits, signed)
+    dt = np.dtype(f"{'int' if signed else 'uint'}{container_bits(t.bits)}")
+    return raw.astype(dt)
+
+
+def from_raw(raw, t) -> np.ndarray:
+    """Raw container integers of fixed type `t` -> float64 values (sign-extends at width)."""
+    signed = isinstance(t, Fixed)
+    v = wrap_int(np.asarray(raw), t.bits, signed)
+    return v.astype(np.float64) / (2.0 ** t.frac)
+
+
+def quantize(x, t) -> np.ndarray:
+    """Round-trip float values through fixed type `t` (what a kernel sees as input)."""
+    return from_raw(to_raw(x, t), t)
+
+
+def int_wrap_array(x, t) -> np.ndarray:
+    """Wrap an integer array to allo integer type `t` and return it in t's numpy dtype."""
+    if isinstance(t, UInt) and t.bits == 1:
+        return np.asarray(x).astype(np.bool_)
+    return wrap_int(np.asarray(x), t.bits, isinstance(t, Int)).astype(t.np_dtype)
+
+
+__all__ = ["wrap_int", "to_raw", "from_raw", "quantize", "int_wrap_array", "Fixed", "UFixed"]

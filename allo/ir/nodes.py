@@ -1,0 +1,376 @@
+"""allo's loop IR: a small typed tree that every stage shares.
+
+The frontend (builder.py) turns a Python kernel into these nodes; schedule primitives rewrite
+them; backends render them (MLIR text for the LLVM JIT and `s.module`, C++ for HLS).
+
+Conventions
+- Every mutable variable is a `Buffer` (arrays and scalar locals alike; a scalar local is a
+  rank-0 buffer). Expressions read buffers with `Load` and statements write with `Store`.
+- Loop induction variables are `IterVar`s (type index). A `For` has `name` (the `loop_name`
+  attribute) and `attrs` (e.g. `op_name`, `pipeline_ii`, `unroll`, `parallel`).
+- Buffers are referenced by identity; `Func.clone()` deep-copies a function and remaps them.
+- Every node may carry `loc` (allo.ir.source.Loc) pointing at the kernel source line.
+
+Example (what `for i in range(4): C[i] = A[i] + 1.0` becomes)::
+
+    i = IterVar("i")
+    For(i, Const(0, index), Const(4, index), 1, [
+        Store(C, [i], BinOp("add", Load(A, [i], float32), Const(1.0, float32), float32))
+    ], name="i", attrs={"op_name": "S_i_0"})
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .types import AlloType, ArrayType, Index
+
+index_t = Index()
+
+
+# ----------------------------------------------------------------------------- expressions
+class Expr:
+    type: AlloType
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    """A literal. `value` is a Python int/float/bool in the *value domain* (a Fixed constant
+    holds its real value, e.g. 1.25, not the scaled integer)."""
+
+    value: Any
+    type: AlloType
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class IterVar(Expr):
+    """A loop induction variable (type index). Identity (`is`) matters, not the name."""
+
+    name: str
+    type: AlloType = field(default_factory=lambda: index_t)
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class Load(Expr):
+    """Read `buf[indices]` (indices are index-typed exprs; empty for rank-0 buffers)."""
+
+    buf: "Buffer"
+    indices: list
+    type: AlloType = None
+    loc: Any = None
+
+    def __post_init__(self):
+        if self.type is None:
+            self.type = self.buf.dtype
+
+
+# Binary op names: add sub mul div floordiv mod pow  and or xor shl shr  min max
+#                  lt le gt ge eq ne (result bool; operands of the same type)
+#                  land lor (logical, bool operands)
+ARITH_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "min", "max")
+BIT_OPS = ("and", "or", "xor", "shl", "shr")
+CMP_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
+LOGIC_OPS = ("land", "lor")
+
+
+@dataclass(eq=False)
+class BinOp(Expr):
+    """`lhs <op> rhs`. Operands already have the same type (the builder inserts Casts),
+    except shifts whose rhs may differ; `type` is the result type (bool for comparisons)."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+    type: AlloType
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class UnaryOp(Expr):
+    """op in: neg, not (logical, bool), invert (bitwise)."""
+
+    op: str
+    operand: Expr
+    type: AlloType
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    """Convert `value` to `type` following allo's cast rules (see builder/promote)."""
+
+    value: Expr
+    type: AlloType
+    loc: Any = None
+
+
+# Math functions: exp log log2 sqrt rsqrt tanh sin cos erf abs pow (2 args) floor ceil
+MATH_FUNCS = ("exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow", "floor", "ceil", "sigmoid")
+
+
+@dataclass(eq=False)
+class MathCall(Expr):
+    """A math function on float operands (abs also on ints)."""
+
+    fn: str
+    args: list
+    type: AlloType
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class Select(Expr):
+    """`a if cond else b` (cond is bool; a and b have `type`)."""
+
+    cond: Expr
+    a: Expr
+    b: Expr
+    type: AlloType
+    loc: Any = None
+
+
+# ----------------------------------------------------------------------------- buffers
+@dataclass(eq=False)
+class Buffer:
+    """A named memory: function argument, local, global constant or call result.
+
+    kind: "arg" (array argument), "scalar_arg" (read-only scalar parameter, rank 0),
+          "local" (declared by an `Alloc`), "global" (numpy constant, `data` set),
+          "result" (produced by a `CallStmt`).
+    For rank-0 buffers `type.shape == ()`.
+    """
+
+    name: str
+    type: ArrayType
+    kind: str = "local"
+    data: Any = None  # numpy array for kind == "global"
+    global_name: Optional[str] = None  # symbol of the memref.global
+    loc: Any = None
+    attrs: dict = field(default_factory=dict)  # e.g. {"partition": [(kind, dim, factor)]}
+
+    @property
+    def dtype(self) -> AlloType:
+        return self.type.dtype
+
+    @property
+    def shape(self) -> tuple:
+        return self.type.shape
+
+
+# ----------------------------------------------------------------------------- statements
+class Stmt:
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """`for var in range(lb, ub, step)`; lb/ub are index exprs (constants or affine in outer
+    loop vars for affine loops), step a positive int."""
+
+    var: IterVar
+    lb: Expr
+    ub: Expr
+    step: int
+    body: list
+    name: str
+    attrs: dict = field(default_factory=dict)
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr
+    then: list
+    orelse: list = field(default_factory=list)
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr
+    body: list
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class Alloc(Stmt):
+    """Declare local `buf`. `init` is None, a scalar Expr broadcast to every element, or a
+    global `Buffer` whose contents are copied in."""
+
+    buf: Buffer
+    init: Any = None
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class Store(Stmt):
+    buf: Buffer
+    indices: list
+    value: Expr
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class CallStmt(Stmt):
+    """Call function `callee` of the module. `args` are Buffers (arrays, passed by reference)
+    or Exprs (scalars). `results` are fresh Buffers of kind "result" (arrays) or rank-0
+    locals receiving scalar results."""
+
+    callee: str
+    args: list
+    results: list
+    attrs: dict = field(default_factory=dict)  # e.g. {"name": "linear1"}
+    loc: Any = None
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    """Return Buffers (arrays) or Exprs (scalars). Only as the last statement of a Func."""
+
+    values: list
+    loc: Any = None
+
+
+# ----------------------------------------------------------------------------- functions
+@dataclass(eq=False)
+class Func:
+    """A kernel instance. `params` are Buffers of kind arg/scalar_arg in signature order;
+    `result_types` are ArrayType (arrays) or AlloType (scalars)."""
+
+    name: str
+    params: list
+    result_types: list
+    body: list
+    attrs: dict = field(default_factory=dict)  # e.g. {"dataflow": True, "kernel": "linear"}
+    loc: Any = None
+
+    def clone(self, name: Optional[str] = None) -> "Func":
+        """Deep copy with fresh Buffers/IterVars (numpy global data is shared, not copied)."""
+        memo = {}
+        for buf in iter_buffers(self):
+            if buf.data is not None:
+                memo[id(buf.data)] = buf.data
+        f = copy.deepcopy(self, memo)
+        if name is not None:
+            f.name = name
+        return f
+
+
+@dataclass(eq=False)
+class Module:
+    """All functions of one customize() call; `top` is the name of the top function (last)."""
+
+    funcs: list
+    top: str
+
+    def func(self, name: str) -> Func:
+        for f in self.funcs:
+            if f.name == name:
+                return f
+        raise KeyError(name)
+
+    def clone(self) -> "Module":
+        return Module([f.clone() for f in self.funcs], self.top)
+
+
+# ----------------------------------------------------------------------------- traversal
+def walk_stmts(body):
+    """Yield every statement in `body` recursively (pre-order)."""
+    for s in body:
+        yield s
+        if isinstance(s, For) or isinstance(s, While):
+            yield from walk_stmts(s.body)
+        elif isinstance(s, If):
+            yield from walk_stmts(s.then)
+            yield from walk_stmts(s.orelse)
+
+
+def child_exprs(e):
+    if isinstance(e, Load):
+        return list(e.indices)
+    if isinstance(e, BinOp):
+        return [e.lhs, e.rhs]
+    if isinstance(e, (UnaryOp,)):
+        return [e.operand]
+    if isinstance(e, Cast):
+        return [e.value]
+    if isinstance(e, MathCall):
+        return list(e.args)
+    if isinstance(e, Select):
+        return [e.cond, e.a, e.b]
+    return []
+
+
+def walk_expr(e):
+    yield e
+    for c in child_exprs(e):
+        yield from walk_expr(c)
+
+
+def stmt_exprs(s):
+    """The expressions directly held by statement `s` (not those of nested statements)."""
+    if isinstance(s, For):
+        return [s.lb, s.ub]
+    if isinstance(s, (If, While)):
+        return [s.cond]
+    if isinstance(s, Alloc):
+        return [s.init] if isinstance(s.init, Expr) else []
+    if isinstance(s, Store):
+        return list(s.indices) + [s.value]
+    if isinstance(s, CallStmt):
+        return [a for a in s.args if isinstance(a, Expr)]
+    if isinstance(s, Return):
+        return [v for v in s.values if isinstance(v, Expr)]
+    return []
+
+
+def iter_buffers(func: Func):
+    """Every distinct Buffer a function mentions."""
+    seen = {}
+    for p in func.params:
+        seen.setdefault(id(p), p)
+    for s in walk_stmts(func.body):
+        if isinstance(s, Alloc):
+            seen.setdefault(id(s.buf), s.buf)
+            if isinstance(s.init, Buffer):
+                seen.setdefault(id(s.init), s.init)
+        if isinstance(s, Store):
+            seen.setdefault(id(s.buf), s.buf)
+        if isinstance(s, CallStmt):
+            for a in list(s.args) + list(s.results):
+                if isinstance(a, Buffer):
+                    seen.setdefault(id(a), a)
+        if isinstance(s, Return):
+            for a in s.values:
+                if isinstance(a, Buffer):
+                    seen.setdefault(id(a), a)
+        for e in stmt_exprs(s):
+            for sub in walk_expr(e):
+                if isinstance(sub, Load):
+                    seen.setdefault(id(sub.buf), sub.buf)
+    return list(seen.values())
+
+
+def substitute(e: Expr, mapping: dict) -> Expr:
+    """Return a copy of `e` where IterVars are replaced by `mapping[var]` exprs (keys are IterVar objects)."""
+    if isinstance(e, IterVar):
+        return mapping.get(e, e)
+    if isinstance(e, Const):
+        return e
+    if isinstance(e, Load):
+        return Load(e.buf, [substitute(i, mapping) for i in e.indices], e.type, e.loc)
+    if isinstance(e, BinOp):
+        return BinOp(e.op, substitute(e.lhs, mapping), substitute(e.rhs, mapping), e.type, e.loc)
+    if isinstance(e, UnaryOp):
+        return UnaryOp(e.op, substitute(e.operand, mapping), e.type, e.loc)
+    if isinstance(e, Cast):
+        return Cast(substitute(e.value, mapping), e.type, e.loc)
+    if isinstance(e, MathCall):
+        return MathCall(e.fn, [substitute(a, mapping) for a in e.args], e.type, e.loc)
+    if isinstance(e, Select):
+        return Select(substitute(e.cond, mapping), substitute(e.a, mapping), substitute(e.b, mapping), e.type, e.loc)
+    raise TypeError(f"unknown expression {type(e).__name__}")

@@ -1,0 +1,277 @@
+"""Kernel data types: immutable, hashable values.
+
+Example::
+
+    from allo.ir.types import int8, float32, Fixed
+    float32[8, 16]            # ArrayType(float32, (8, 16)) -> memref<8x16xf32>
+    Fixed(16, 8).mlir         # 'i16'  (fixed point is a scaled integer)
+    Int(5).np_dtype           # numpy.int8 (next power-of-two container)
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import AlloTypeError
+
+
+class AlloType:
+    """Base class of scalar element types. `T[d0, d1]` makes an array type."""
+
+    bits: int
+
+    def __getitem__(self, shape) -> "ArrayType":
+        if not isinstance(shape, tuple):
+            shape = (shape,)
+        dims = []
+        for d in shape:
+            if isinstance(d, (builtins.bool, np.bool_)) or not isinstance(d, (int, np.integer)) or int(d) <= 0:
+                raise AlloTypeError(f"array dimension must be a positive integer, got {d!r} in {self}[{shape}]")
+            dims.append(int(d))
+        return ArrayType(self, tuple(dims))
+
+    # --- properties every scalar type provides -------------------------------------------
+    @property
+    def mlir(self) -> str:  # type used for computation in MLIR
+        raise NotImplementedError
+
+    @property
+    def storage_mlir(self) -> str:  # element type of memrefs holding this type
+        return self.mlir
+
+    @property
+    def np_dtype(self):  # numpy dtype for I/O
+        raise NotImplementedError
+
+    def __call__(self, value):
+        """Outside kernels, convert a Python value to this type's numpy representation."""
+        from .fixed import quantize
+
+        if isinstance(self, (Fixed, UFixed)):
+            return quantize(np.asarray(value, dtype=np.float64), self)
+        return self.np_dtype.type(value) if not isinstance(self, Index) else int(value)
+
+
+@dataclass(frozen=True, repr=False)
+class Int(AlloType):
+    """Signed integer of any width 1..64 (two's complement, wraps at its width)."""
+
+    bits: int
+
+    def __post_init__(self):
+        _check_bits(self.bits, "Int")
+
+    def __repr__(self):
+        return f"int{self.bits}"
+
+    @property
+    def mlir(self):
+        return f"i{self.bits}"
+
+    @property
+    def storage_mlir(self):
+        return f"i{container_bits(self.bits)}"
+
+    @property
+    def np_dtype(self):
+        return np.dtype(f"int{container_bits(self.bits)}")
+
+
+@dataclass(frozen=True, repr=False)
+class UInt(AlloType):
+    """Unsigned integer of any width 1..64. `UInt(1)` is `bool`."""
+
+    bits: int
+
+    def __post_init__(self):
+        _check_bits(self.bits, "UInt")
+
+    def __repr__(self):
+        return "bool" if self.bits == 1 else f"uint{self.bits}"
+
+    @property
+    def mlir(self):
+        return f"i{self.bits}"
+
+    @property
+    def storage_mlir(self):
+        return f"i{container_bits(self.bits)}"
+
+    @property
+    def np_dtype(self):
+        if self.bits == 1:
+            return np.dtype(np.bool_)
+        return np.dtype(f"uint{container_bits(self.bits)}")
+
+
+@dataclass(frozen=True, repr=False)
+class Float(AlloType):
+    """IEEE float: float16, float32, float64 (and bfloat16, computed but not numpy-backed)."""
+
+    bits: int
+    brain: bool = False
+
+    def __post_init__(self):
+        if self.bits not in (16, 32, 64) or (self.brain and self.bits != 16):
+            raise AlloTypeError(f"unsupported float width {self.bits}")
+
+    def __repr__(self):
+        return "bfloat16" if self.brain else f"float{self.bits}"
+
+    @property
+    def mlir(self):
+        return "bf16" if self.brain else f"f{self.bits}"
+
+    @property
+    def np_dtype(self):
+        if self.brain:
+            raise AlloTypeError("bfloat16 has no numpy dtype; use float32 at the kernel boundary")
+        return np.dtype(f"float{self.bits}")
+
+
+@dataclass(frozen=True, repr=False)
+class Index(AlloType):
+    """MLIR `index` (loop induction variables)."""
+
+    bits: int = 64
+
+    def __repr__(self):
+        return "index"
+
+    @property
+    def mlir(self):
+        return "index"
+
+    @property
+    def np_dtype(self):
+        return np.dtype(np.int64)
+
+
+@dataclass(frozen=True, repr=False)
+class Fixed(AlloType):
+    """Signed fixed point ap_fixed<bits, bits-frac>: truncation toward -inf, wrap on overflow."""
+
+    bits: int
+    frac: int
+
+    def __post_init__(self):
+        _check_bits(self.bits, "Fixed")
+        if not 0 <= self.frac <= self.bits:
+            raise AlloTypeError(f"Fixed({self.bits}, {self.frac}): frac must be in 0..bits")
+
+    def __repr__(self):
+        return f"Fixed({self.bits}, {self.frac})"
+
+    @property
+    def mlir(self):
+        return f"i{self.bits}"
+
+    @property
+    def storage_mlir(self):
+        return f"i{container_bits(self.bits)}"
+
+    @property
+    def np_dtype(self):
+        return np.dtype(np.float64)
+
+
+@dataclass(frozen=True, repr=False)
+class UFixed(AlloType):
+    """Unsigned fixed point ap_ufixed<bits, bits-frac>."""
+
+    bits: int
+    frac: int
+
+    def __post_init__(self):
+        _check_bits(self.bits, "UFixed")
+        if not 0 <= self.frac <= self.bits:
+            raise AlloTypeError(f"UFixed({self.bits}, {self.frac}): frac must be in 0..bits")
+
+    def __repr__(self):
+        return f"UFixed({self.bits}, {self.frac})"
+
+    @property
+    def mlir(self):
+        return f"i{self.bits}"
+
+    @property
+    def storage_mlir(self):
+        return f"i{container_bits(self.bits)}"
+
+    @property
+    def np_dtype(self):
+        return np.dtype(np.float64)
+
+
+@dataclass(frozen=True)
+class ArrayType:
+    """An array of `dtype` with a static `shape`; `float32[8, 16]` -> memref<8x16xf32>."""
+
+    dtype: AlloType
+    shape: tuple
+
+    def __repr__(self):
+        return f"{self.dtype!r}[{', '.join(map(str, self.shape))}]"
+
+    @property
+    def mlir(self) -> str:
+        dims = "x".join(map(str, self.shape))
+        return f"memref<{dims}x{self.dtype.storage_mlir}>" if dims else f"memref<{self.dtype.storage_mlir}>"
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+
+def _check_bits(bits, what):
+    if isinstance(bits, builtins.bool) or not isinstance(bits, (int, np.integer)) or not 1 <= int(bits) <= 64:
+        raise AlloTypeError(f"{what} width must be an integer in 1..64, got {bits!r}")
+
+
+def container_bits(bits: int) -> int:
+    """Smallest power-of-two width >= 8 that holds `bits` bits."""
+    for c in (8, 16, 32, 64):
+        if bits <= c:
+            return c
+    raise AlloTypeError(f"width {bits} exceeds 64 bits")
+
+
+def is_int(t) -> bool:
+    return isinstance(t, (Int, UInt, Index))
+
+
+def is_signed(t) -> bool:
+    return isinstance(t, (Int, Fixed, Index, Float))
+
+
+def is_fixed(t) -> bool:
+    return isinstance(t, (Fixed, UFixed))
+
+
+def is_float(t) -> bool:
+    return isinstance(t, Float)
+
+
+def is_bool(t) -> builtins.bool:
+    return isinstance(t, UInt) and t.bits == 1
+
+
+int1, int8, int16, int32, int64 = Int(1), Int(8), Int(16), Int(32), Int(64)
+uint1, uint8, uint16, uint32, uint64 = UInt(1), UInt(8), UInt(16), UInt(32), UInt(64)
+bool = UInt(1)  # noqa: A001 - the DSL's name for UInt(1)
+index = Index()
+float16, float32, float64 = Float(16), Float(32), Float(64)
+bfloat16 = Float(16, brain=True)
+
+__all__ = [
+    "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
+    "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64",
+    "bool", "index", "float16", "float32", "float64", "bfloat16",
+]
