@@ -1,0 +1,131 @@
+"""`@allo.kernel`: kernel objects, template instances and the cached direct-call path.
+
+Example::
+
+    @allo.kernel
+    def add1(A: float32[4]) -> float32[4]:
+        return A + 1.0
+
+    add1(np.ones(4, np.float32))                  # builds for LLVM once, then runs
+
+    @allo.kernel(template="T, N")
+    def scale(A: "T[N]") -> "T[N]":
+        return A * 2
+
+    scale[float32, 8](np.ones(8, np.float32))     # instance, built once per template args
+    scale[int32, 4, "1"]                          # an instance named @scale_1 inside other kernels
+"""
+from __future__ import annotations
+
+import functools
+
+from .errors import AlloError
+
+
+def _split_template(template) -> tuple:
+    if template is None:
+        return ()
+    if isinstance(template, str):
+        names = [t.strip() for t in template.split(",") if t.strip()]
+    else:
+        names = [str(t) for t in template]
+    for n in names:
+        if not n.isidentifier():
+            raise AlloError(f"template parameter {n!r} is not a valid Python name")
+    return tuple(names)
+
+
+class AlloKernel:
+    """A kernel: a typed Python function, optionally a template over `template` names."""
+
+    def __init__(self, fn, template=None):
+        self.fn = fn
+        self.name = fn.__name__
+        self.template_params = _split_template(template)
+        type_params = getattr(fn, "__type_params__", ())  # PEP 695 `def k[T, M](...)` on 3.12+
+        if not self.template_params and type_params:
+            self.template_params = tuple(p.__name__ for p in type_params)
+        self.schedule_fn = None  # predefined schedule, registered by @schedule_for
+        self._built = {}
+        functools.update_wrapper(self, fn)
+
+    # -- templates -----------------------------------------------------------------------
+    def __getitem__(self, args) -> "KernelInstance":
+        if not isinstance(args, tuple):
+            args = (args,)
+        inst_id = None
+        if args and isinstance(args[-1], str) and len(args) == len(self.template_params) + 1:
+            inst_id, args = args[-1], args[:-1]
+        self.check_template_args(args)
+        return KernelInstance(self, tuple(args), inst_id)
+
+    def check_template_args(self, args):
+        if not self.template_params:
+            raise AlloError(f"kernel {self.name!r} is not a template; call it directly instead of {self.name}[...]")
+        if len(args) != len(self.template_params):
+            raise AlloError(
+                f"template kernel {self.name!r} takes {len(self.template_params)} template argument(s) "
+                f"({', '.join(self.template_params)}), got {len(args)}: {list(args)!r}")
+
+    def bindings(self, args) -> dict:
+        return dict(zip(self.template_params, args))
+
+    # -- direct use ----------------------------------------------------------------------
+    def customize(self, instantiate=None):
+        """Same as `allo.customize(kernel, instantiate=...)`."""
+        from .customize import customize
+
+        return customize(self, instantiate=instantiate)
+
+    def __call__(self, *args):
+        if self.template_params:
+            raise AlloError(f"template kernel {self.name!r} needs template arguments: "
+                            f"{self.name}[{', '.join(self.template_params)}](...)")
+        return _run_cached(self, (), args)
+
+    def __repr__(self):
+        tp = f"[{', '.join(self.template_params)}]" if self.template_params else ""
+        return f"<allo.kernel {self.name}{tp}>"
+
+
+class KernelInstance:
+    """`kernel[targs..., "id"]`: a template instance, callable from kernels or from Python."""
+
+    def __init__(self, kernel: AlloKernel, targs: tuple, inst_id=None):
+        self.kernel, self.targs, self.inst_id = kernel, targs, inst_id
+
+    @property
+    def name(self):
+        return self.kernel.name
+
+    def customize(self):
+        from .customize import customize
+
+        return customize(self.kernel, instantiate=list(self.targs))
+
+    def __call__(self, *args):
+        return _run_cached(self.kernel, self.targs, args)
+
+    def __repr__(self):
+        extra = f", {self.inst_id!r}" if self.inst_id else ""
+        return f"<allo.kernel {self.kernel.name}[{', '.join(map(repr, self.targs))}{extra}]>"
+
+
+def _run_cached(kernel: AlloKernel, targs: tuple, args):
+    key = tuple((type(t).__name__, repr(t)) for t in targs)
+    mod = kernel._built.get(key)
+    if mod is None:
+        from .customize import customize
+
+        mod = customize(kernel, instantiate=list(targs) if targs else None).build()
+        kernel._built[key] = mod
+    return mod(*args)
+
+
+def kernel(fn=None, *, template=None):
+    """Decorator marking a kernel; `@allo.kernel(template="T, M, N")` makes a template."""
+    if fn is None:
+        return lambda f: AlloKernel(f, template=template)
+    if isinstance(fn, str):  # @allo.kernel("T, M") shorthand
+        return lambda f: AlloKernel(f, template=fn)
+    return AlloKernel(fn, template=template)
