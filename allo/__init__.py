@@ -1,3 +1,40 @@
-"""allo: a Python-embedded accelerator design language."""
-from .errors import AlloError
-from .ir.types import *  # noqa: F401,F403
+"""allo: a Python-embedded accelerator design language.
+
+Example::
+
+    import allo
+    from allo.ir.types import float32
+
+    def gemm(A: float32[32, 32], B: float32[32, 32]) -> float32[32, 32]:
+        C: float32[32, 32] = 0.0
+        for i, j in allo.grid(32, 32):
+            for k in allo.reduction(32):
+                C[i, j] += A[i, k] * B[k, j]
+        return C
+
+    s = allo.customize(gemm)
+    mod = s.build()
+"""
+from .errors import AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError
+from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
+                       uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16)
+from .dsl import (grid, reduction, exp, log, log2, sqrt, rsqrt, tanh, sin, cos, erf, abs, pow, floor, ceil, min, max,
+                  matmul, transpose)
+from .kernel import kernel, AlloKernel, KernelInstance
+from .customize import customize
+from .schedule.schedule import Schedule, Partition
+from .ir import calls as _calls
+
+_calls.register_allo_builtins(__import__(__name__))
+
+from . import library, frontend  # noqa: E402
+
+__all__ = [
+    "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",
+    "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
+    "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool", "index",
+    "float16", "float32", "float64", "bfloat16",
+    "grid", "reduction", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
+    "floor", "ceil", "min", "max", "matmul", "transpose",
+    "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
+]

@@ -1,0 +1,729 @@
+"""The AST visitor: Python kernel source -> allo loop IR (`nodes.Func`), one visit_<Node> per construct.
+
+Every failure inside a visit becomes an AlloError that names the kernel file:line and quotes
+the line (one choke point: `FunctionBuilder.visit`).
+
+Example::
+
+    mb = ModuleBuilder()
+    func = mb.instantiate(kernel, targs=(), inst_id=None)
+    module = mb.module(top=func.name)
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, located
+from . import emit
+from .arrays import ArrayOps
+from .calls import CallDispatcher
+from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While
+from .scope import Environment
+from .source import capture
+from .types import AlloType, ArrayType, Index, index
+
+BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
+          ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
+          ast.LShift: "shl", ast.RShift: "shr", ast.MatMult: "matmul"}
+CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+UNARY = {ast.USub: "neg", ast.Not: "not", ast.Invert: "invert", ast.UAdd: "pos"}
+
+UNSUPPORTED_HINTS = {
+    "Try": "exceptions are not supported in kernels; remove the try block",
+    "Lambda": "lambdas are not supported in kernels; write a separate kernel function",
+    "ListComp": "comprehensions are not supported in kernels; write a for loop",
+    "SetComp": "comprehensions are not supported in kernels; write a for loop",
+    "DictComp": "comprehensions are not supported in kernels; write a for loop",
+    "GeneratorExp": "generator expressions are not supported in kernels; write a for loop",
+    "Break": "break is not supported in kernels; use a while loop with a condition flag",
+    "Continue": "continue is not supported in kernels; guard the loop body with an if",
+    "With": "with-statements are not supported in kernels",
+    "Raise": "raise is not supported in kernels",
+    "Assert": "assert is not supported in kernels",
+    "Global": "global declarations are not supported in kernels; pass the value as an argument",
+    "Nonlocal": "nonlocal declarations are not supported in kernels",
+    "Yield": "generators are not supported in kernels",
+    "Await": "async code is not supported in kernels",
+    "Delete": "del is not supported in kernels",
+    "Import": "imports inside kernels are not supported; import at module level",
+    "ImportFrom": "imports inside kernels are not supported; import at module level",
+    "FunctionDef": "nested function definitions are not supported; define kernels at module level",
+    "ClassDef": "class definitions are not supported in kernels",
+    "Dict": "dicts are not supported in kernels",
+    "Set": "sets are not supported in kernels",
+    "JoinedStr": "f-strings are not supported in kernels",
+    "Starred": "star-expressions are not supported in kernels",
+    "NamedExpr": "the walrus operator is not supported in kernels",
+    "Match": "match statements are not supported in kernels; use if/elif",
+}
+
+
+class ModuleBuilder:
+    """Builds every kernel instance reachable from the top kernel into one Module."""
+
+    def __init__(self):
+        self.funcs = []
+        self.instances = {}  # (id(kernel), targs key, inst_id) -> Func
+        self.names = {}  # func name -> instance key
+        self.globals = {}  # id(numpy array) -> Buffer (shared memref.global)
+        self.global_names = set()
+        self.building = []
+
+    @staticmethod
+    def _targs_key(targs):
+        return tuple((type(t).__name__, repr(t)) for t in targs)
+
+    def instantiate(self, kernel, targs=(), inst_id=None, loc=None) -> Func:
+        """The Func for `kernel[targs, inst_id]`, building it on first use."""
+        key = (id(kernel), self._targs_key(targs), inst_id)
+        if key in self.instances:
+            return self.instances[key]
+        base = kernel.name
+        if inst_id is not None:
+            name = f"{base}_{inst_id}"
+            if name in self.names:
+                raise located(AlloError, f"instance id {inst_id!r} of kernel {base!r} is used twice with different "
+                              f"template arguments; give each instance its own id", loc)
+        elif base not in self.names:
+            name = base
+        else:
+            n = 1
+            while f"{base}__{n}" in self.names:
+                n += 1
+            name = f"{base}__{n}"
+        if key in [k for k in self.building]:
+            raise located(AlloError, f"recursive call of kernel {base!r} is not supported", loc)
+        self.names[name] = key
+        self.building.append(key)
+        try:
+            func = FunctionBuilder(self, kernel, targs, name).build()
+        finally:
+            self.building.pop()
+        self.instances[key] = func
+        self.funcs.append(func)
+        return func
+
+    def global_buffer(self, array: np.ndarray, name_hint: str, dtype: AlloType | None = None) -> Buffer:
+        """A memref.global for a numpy constant (one per array object)."""
+        from .types import Float, Int, UInt, float32, float64
+
+        if id(array) in self.globals:
+            return self.globals[id(array)]
+        if dtype is None:
+            kind = array.dtype.kind
+            if kind == "f":
+                dtype = float64 if array.dtype.itemsize == 8 else float32 if array.dtype.itemsize == 4 else Float(16)
+            elif kind == "i":
+                dtype = Int(array.dtype.itemsize * 8)
+            elif kind == "u":
+                dtype = UInt(array.dtype.itemsize * 8)
+            elif kind == "b":
+                dtype = UInt(1)
+            else:
+                raise AlloTypeError(f"numpy array {name_hint!r} of dtype {array.dtype} cannot be a kernel constant")
+        shape = array.shape if array.shape else ()
+        name = name_hint
+        n = 0
+        while name in self.global_names:
+            n += 1
+            name = f"{name_hint}_{n}"
+        self.global_names.add(name)
+        buf = Buffer(name, ArrayType(dtype, tuple(shape)), "global", data=array, global_name=name)
+        self.globals[id(array)] = buf
+        return buf
+
+    def module(self, top: str) -> Module:
+        funcs = [f for f in self.funcs if f.name != top] + [f for f in self.funcs if f.name == top]
+        return Module(funcs, top)
+
+
+class FunctionBuilder:
+    """Builds one kernel instance. Statements are appended to `self.block` (a list)."""
+
+    def __init__(self, mb: ModuleBuilder, kernel, targs, name):
+        self.mb, self.kernel, self.name = mb, kernel, name
+        self.src = capture(kernel.fn)
+        self.env = Environment.for_function(kernel.fn, kernel.bindings(targs) if targs else {})
+        self.locals = {}
+        self.block = []
+        self.loop_names = set()
+        self.buffer_names = set()
+        self.band_count = 0
+        self.current = None  # the AST node being visited (for locations)
+        self.arrays = ArrayOps(self)
+        self.calls = CallDispatcher(self)
+
+    # ---------------------------------------------------------------- naming helpers
+    def fresh_loop_name(self, hint):
+        name, n = hint, 0
+        while name in self.loop_names:
+            n += 1
+            name = f"{hint}_{n}"
+        self.loop_names.add(name)
+        return name
+
+    def fresh_buffer_name(self, hint):
+        name, n = hint, 0
+        while name in self.buffer_names or name in self.locals:
+            n += 1
+            name = f"{hint}_{n}"
+        self.buffer_names.add(name)
+        return name
+
+    def band_name(self, ivs):
+        name = f"S_{'_'.join(ivs)}_{self.band_count}"
+        self.band_count += 1
+        return name
+
+    def emit(self, stmt):
+        self.block.append(stmt)
+
+    def loc(self, node=None):
+        return self.src.loc(node if node is not None else self.current)
+
+    def error(self, kind, message, node=None):
+        return located(kind, message, self.loc(node))
+
+    # ---------------------------------------------------------------- entry
+    def build(self) -> Func:
+        tree = self.src.tree
+        self.current = tree
+        self.assigned = _assigned_names(tree)
+        params = [self.visit_param(a) for a in tree.args.args]
+        for extra in (tree.args.vararg, tree.args.kwarg):
+            if extra is not None:
+                raise self.error(AlloSyntaxError, f"*{extra.arg} parameters are not supported; list every argument", tree)
+        self.result_types = self.parse_returns(tree.returns)
+        body = tree.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]
+        self.visit_body(body)
+        if self.result_types and not (self.block and isinstance(self.block[-1], Return)):
+            raise self.error(AlloSyntaxError, f"kernel {self.kernel.name!r} declares a result but does not end with a return", tree)
+        func = Func(self.name, params, list(self.result_types), self.block,
+                    {"kernel": self.kernel.name, "arg_names": [p.name for p in params]}, self.loc(tree))
+        return func
+
+    def visit_param(self, arg):
+        if arg.annotation is None:
+            raise self.error(AlloTypeError, f"parameter {arg.arg!r} needs a type annotation, e.g. {arg.arg}: float32[8, 16]", arg)
+        t = self.eval_type(arg.annotation)
+        loc = self.loc(arg)
+        if isinstance(t, ArrayType):
+            buf = Buffer(arg.arg, t, "arg", loc=loc)
+            self.locals[arg.arg] = buf
+            return buf
+        buf = Buffer(arg.arg, ArrayType(t, ()), "scalar_arg", loc=loc)
+        if arg.arg in self.assigned:  # a mutated scalar parameter works on a local copy
+            local = Buffer(arg.arg, ArrayType(t, ()), "local", loc=loc)
+            self.emit(Alloc(local, Load(buf, []), loc))
+            self.locals[arg.arg] = local
+        else:
+            self.locals[arg.arg] = buf
+        self.buffer_names.add(arg.arg)
+        return buf
+
+    def parse_returns(self, node):
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return []
+        if isinstance(node, ast.Tuple):
+            return [self.eval_type(e) for e in node.elts]
+        t = self.eval_type(node)
+        if isinstance(t, tuple):
+            return list(t)
+        return [t]
+
+    def eval_type(self, node):
+        """Evaluate an annotation (possibly a string) to an AlloType/ArrayType."""
+        self.current = node
+        expr = node
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                expr = ast.parse(node.value.strip(), mode="eval").body
+            except SyntaxError:
+                raise self.error(AlloTypeError, f"cannot parse the type annotation {node.value!r}", node) from None
+        try:
+            value = eval(compile(ast.Expression(expr), "<annotation>", "eval"), self.env.namespace())  # noqa: S307
+        except AlloError as e:
+            raise self.error(AlloTypeError, str(e), node) from None
+        except Exception as e:
+            raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
+        if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
+            return value
+        if not isinstance(value, (AlloType, ArrayType)):
+            raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
+                             "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
+        return value
+
+    # ---------------------------------------------------------------- visiting
+    def visit(self, node):
+        """The one choke point: dispatch to visit_<Node>, turn failures into located errors."""
+        prev, self.current = self.current, node
+        try:
+            method = getattr(self, f"visit_{type(node).__name__}", None)
+            if method is None:
+                name = type(node).__name__
+                hint = UNSUPPORTED_HINTS.get(name, f"Python construct '{name}' is not supported in kernels")
+                raise self.error(AlloSyntaxError, hint, node)
+            return method(node)
+        except AlloError as e:
+            if getattr(e, "filename", None) is None:
+                raise self.error(type(e), str(e), node) from None
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as e:
+            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {e})", node) from None
+        finally:
+            self.current = prev
+
+    def visit_body(self, stmts):
+        for i, s in enumerate(stmts):
+            if self.block and isinstance(self.block[-1], Return):
+                raise self.error(AlloSyntaxError, "code after return is not supported", s)
+            self.visit(s)
+
+    def nested(self, stmts):
+        """Visit statements into a fresh list and return it."""
+        saved, self.block = self.block, []
+        try:
+            self.visit_body(stmts)
+            if any(isinstance(s, Return) for s in self.block):
+                raise self.error(AlloSyntaxError, "return is only supported as the last statement of a kernel", stmts[-1])
+            return self.block
+        finally:
+            self.block = saved
+
+    # ---------------------------------------------------------------- statements
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant):
+            return  # docstring or bare constant
+        if not isinstance(node.value, ast.Call):
+            raise self.error(AlloSyntaxError, "this expression has no effect; assign its value or remove it", node)
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        return
+
+    def visit_AnnAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.error(AlloSyntaxError, "annotated assignment needs a plain name on the left", node)
+        name = node.target.id
+        t = self.eval_type(node.annotation)
+        self.current = node
+        loc = self.loc(node)
+        if name in self.locals and isinstance(self.locals[name], Buffer) and self.locals[name].kind == "arg":
+            raise self.error(AlloSyntaxError, f"{name!r} is a parameter; declare a new name", node)
+        value = self.visit(node.value) if node.value is not None else None
+        shape = t.shape if isinstance(t, ArrayType) else ()
+        dtype = t.dtype if isinstance(t, ArrayType) else t
+        if isinstance(value, Buffer) and value.kind == "global" and name not in self.assigned and shape:
+            if tuple(value.shape) != tuple(shape):
+                raise self.error(AlloTypeError, f"{name!r} is declared {t!r} but the constant has shape {list(value.shape)}", node)
+            if value.dtype != dtype:
+                value = self.mb.global_buffer(value.data.astype(dtype.np_dtype) if not hasattr(dtype, "frac") else value.data,
+                                              value.name + "_" + repr(dtype).replace("(", "").replace(")", "").replace(", ", "_"), dtype)
+            self.locals[name] = value
+            return
+        if isinstance(value, Buffer) and value.attrs.get("temp") and tuple(value.shape) == tuple(shape) and value.dtype == dtype:
+            self.bind_temp(name, value)
+            return
+        buf = Buffer(self.fresh_buffer_name(name), ArrayType(dtype, tuple(shape)), "local", loc=loc)
+        self.locals[name] = buf
+        if value is None:
+            self.emit(Alloc(buf, None, loc))
+        elif isinstance(value, Buffer) and value.shape:
+            self.emit(Alloc(buf, None, loc))
+            self.arrays.copy_into(buf, value, loc)
+        elif isinstance(value, np.ndarray):
+            g = self.mb.global_buffer(value, name + "_init")
+            self.emit(Alloc(buf, None, loc))
+            self.arrays.copy_into(buf, g, loc)
+        else:
+            self.emit(Alloc(buf, emit.cast(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
+        buf.name = name if buf.name == name else buf.name
+
+    def bind_temp(self, name, buf):
+        buf.attrs.pop("temp", None)
+        if name not in self.buffer_names:
+            self.buffer_names.discard(buf.name)
+            buf.name = name
+            self.buffer_names.add(name)
+        self.locals[name] = buf
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.error(AlloSyntaxError, "chained assignment (a = b = c) is not supported; split it", node)
+        target = node.targets[0]
+        value = self.visit(node.value)
+        self.assign(target, value, node)
+
+    def assign(self, target, value, node):
+        loc = self.loc(node)
+        if isinstance(target, ast.Tuple):
+            values = value if isinstance(value, (tuple, list)) else None
+            if values is None or len(values) != len(target.elts):
+                raise self.error(AlloTypeError, f"cannot unpack into {len(target.elts)} names", node)
+            for t, v in zip(target.elts, values):
+                self.assign(t, v, node)
+            return
+        if isinstance(target, ast.Subscript):
+            buf = self.visit(target.value)
+            if not isinstance(buf, Buffer):
+                raise self.error(AlloTypeError, f"cannot assign into {ast.unparse(target.value)!r}: it is not an array", node)
+            if buf.kind in ("global", "scalar_arg"):
+                raise self.error(AlloTypeError, f"{buf.name!r} is read-only", node)
+            idx = self.indices(target, buf)
+            self.emit(Store(buf, idx, emit.cast(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype, loc), loc))
+            return
+        if not isinstance(target, ast.Name):
+            raise self.error(AlloSyntaxError, f"cannot assign to {ast.unparse(target)!r}", node)
+        name = target.id
+        cur = self.locals.get(name)
+        if isinstance(cur, Expr) and not isinstance(cur, Load):
+            raise self.error(AlloSyntaxError, f"{name!r} is a loop variable or constant and cannot be assigned", node)
+        if isinstance(cur, Buffer):
+            if cur.kind in ("global", "scalar_arg"):
+                raise self.error(AlloTypeError, f"{name!r} is read-only", node)
+            if cur.shape:
+                if isinstance(value, Buffer) or emit.is_number(value) or isinstance(value, Expr):
+                    self.arrays.copy_into(cur, value if isinstance(value, Buffer) else self.scalar(value), loc)
+                    return
+                raise self.error(AlloTypeError, f"cannot assign {type(value).__name__} to array {name!r}", node)
+            self.emit(Store(cur, [], emit.cast(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc), loc))
+            return
+        if isinstance(value, Buffer):
+            if value.attrs.get("temp") or value.kind == "result":
+                self.bind_temp(name, value)
+            else:
+                self.locals[name] = value  # alias of an existing array
+            return
+        if isinstance(value, np.ndarray):
+            self.locals[name] = self.mb.global_buffer(value, name)
+            return
+        if emit.is_number(value) or isinstance(value, Expr):
+            e = emit.to_expr(self.scalar(value), None, loc)
+            t = e.type if not isinstance(e.type, Index) else self.index_as_int()
+            buf = Buffer(self.fresh_buffer_name(name), ArrayType(t, ()), "local", loc=loc)
+            self.emit(Alloc(buf, emit.cast(e, t, loc), loc))
+            self.locals[name] = buf
+            return
+        raise self.error(AlloTypeError, f"cannot assign a {type(value).__name__} to {name!r} in a kernel", node)
+
+    @staticmethod
+    def index_as_int():
+        from .types import int32
+
+        return int32
+
+    def visit_AugAssign(self, node):
+        op = BINOPS.get(type(node.op))
+        if op is None or op == "matmul":
+            raise self.error(AlloSyntaxError, f"augmented operator {type(node.op).__name__} is not supported", node)
+        loc = self.loc(node)
+        rhs = self.visit(node.value)
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            buf = self.visit(target.value)
+            if not isinstance(buf, Buffer):
+                raise self.error(AlloTypeError, f"{ast.unparse(target.value)!r} is not an array", node)
+            idx = self.indices(target, buf)
+            new = emit.binary(op, Load(buf, idx, loc=loc), self.scalar(rhs), loc)
+            self.emit(Store(buf, idx, emit.cast(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
+            return
+        if isinstance(target, ast.Name):
+            cur = self.locals.get(target.id)
+            if not isinstance(cur, Buffer) or cur.kind in ("global", "scalar_arg"):
+                raise self.error(AlloNameError, f"{target.id!r} must be a local variable or array to update it", node)
+            if cur.shape:
+                res = self.arrays.elementwise(lambda a, b: emit.binary(op, a, b, loc), [cur, rhs if isinstance(rhs, Buffer) else self.scalar(rhs)], loc)
+                self.arrays.copy_into(cur, res, loc)
+                return
+            new = emit.binary(op, Load(cur, [], loc=loc), self.scalar(rhs), loc)
+            self.emit(Store(cur, [], emit.cast(emit.to_expr(new, cur.dtype, loc), cur.dtype, loc), loc))
+            return
+        raise self.error(AlloSyntaxError, f"cannot update {ast.unparse(target)!r}", node)
+
+    def visit_For(self, node):
+        if node.orelse:
+            raise self.error(AlloSyntaxError, "for-else is not supported in kernels", node)
+        loc = self.loc(node)
+        kind, ranges = self.calls.loop_ranges(node.iter)
+        targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+        if not all(isinstance(t, ast.Name) for t in targets):
+            raise self.error(AlloSyntaxError, "loop variables must be plain names", node)
+        if len(targets) != len(ranges):
+            raise self.error(AlloSyntaxError, f"{len(targets)} loop variable(s) for {len(ranges)} loop extent(s)", node)
+        names = [t.id for t in targets]
+        saved = {n: self.locals.get(n) for n in names}
+        ivs, loops = [], []
+        for name, (lb, ub, step) in zip(names, ranges):
+            lname = name if name not in self.loop_names else self.fresh_loop_name(name)
+            self.loop_names.add(lname)
+            iv = IterVar(name, loc=loc)
+            if step > 0:
+                loops.append(For(iv, lb, ub, step, [], lname, {}, loc))
+                self.locals[name] = iv
+            else:  # range(a, b, -s): iterate t over 0..ceil((a-b)/s), i = a - s*t
+                if not (isinstance(lb, emit.Const) and isinstance(ub, emit.Const)):
+                    raise self.error(AlloSyntaxError, "a negative range step needs constant bounds", node)
+                trips = max(0, -(-(lb.value - ub.value) // -step))
+                loops.append(For(iv, emit.Const(0, index), emit.Const(trips, index), 1, [], lname, {}, loc))
+                self.locals[name] = emit.binary("sub", lb, emit.binary("mul", emit.Const(-step, index), iv, loc), loc)
+            ivs.append(name)
+        if kind == "reduction":
+            for f in loops:
+                f.attrs["reduction"] = True
+        loops[0].attrs["op_name"] = self.band_name([f.name for f in loops])
+        body = self.nested(node.body)
+        for outer, inner in zip(loops, loops[1:]):
+            outer.body = [inner]
+        loops[-1].body = body
+        self.emit(loops[0])
+        for n, v in saved.items():
+            if v is not None:
+                self.locals[n] = v
+
+    def visit_If(self, node):
+        loc = self.loc(node)
+        cond = self.visit(node.test)
+        if emit.is_number(cond):  # compile-time condition (template parameters)
+            for s in self.nested(node.body if cond else node.orelse):
+                self.emit(s)
+            return
+        cond = emit.to_bool(self.scalar(cond), loc)
+        then = self.nested(node.body)
+        orelse = self.nested(node.orelse)
+        self.emit(If(cond, then, orelse, loc))
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise self.error(AlloSyntaxError, "while-else is not supported in kernels", node)
+        loc = self.loc(node)
+        saved, self.block = self.block, []
+        cond = emit.to_bool(self.scalar(self.visit(node.test)), loc)
+        pre = self.block
+        self.block = saved
+        if pre:
+            raise self.error(AlloSyntaxError, "while conditions must be simple expressions (no calls)", node)
+        self.emit(While(cond, self.nested(node.body), loc))
+
+    def visit_Return(self, node):
+        loc = self.loc(node)
+        if node.value is None:
+            values = []
+        else:
+            v = self.visit(node.value)
+            values = list(v) if isinstance(v, (tuple, list)) else [v]
+        if len(values) != len(self.result_types):
+            raise self.error(AlloTypeError, f"kernel returns {len(values)} value(s) but its annotation declares "
+                             f"{len(self.result_types)}", node)
+        out = []
+        for v, t in zip(values, self.result_types):
+            if isinstance(t, ArrayType):
+                if not isinstance(v, Buffer) or not v.shape:
+                    if emit.is_number(v) or isinstance(v, Expr):
+                        buf = self.arrays.new_temp(t.dtype, t.shape, loc, "ret")
+                        self.arrays.copy_into(buf, self.scalar(v), loc)
+                        v = buf
+                    else:
+                        raise self.error(AlloTypeError, f"expected an array {t!r} to return, got {type(v).__name__}", node)
+                if tuple(v.shape) != tuple(t.shape):
+                    raise self.error(AlloTypeError, f"returned array has shape {list(v.shape)} but the kernel declares {t!r}", node)
+                if v.dtype != t.dtype:
+                    conv = self.arrays.new_temp(t.dtype, t.shape, loc, "ret")
+                    self.arrays.copy_into(conv, v, loc)
+                    v = conv
+                out.append(v)
+            else:
+                if isinstance(v, Buffer) and v.shape:
+                    raise self.error(AlloTypeError, f"kernel declares a scalar {t!r} result but returns an array", node)
+                out.append(emit.cast(emit.to_expr(self.scalar(v), t, loc), t, loc))
+        self.emit(Return(out, loc))
+
+    # ---------------------------------------------------------------- expressions
+    def scalar(self, v):
+        """A compile-time number or Expr for use as a scalar (rank-0 buffers are loaded)."""
+        if isinstance(v, Buffer):
+            if v.shape:
+                raise self.error(AlloTypeError, f"array {v.name!r} used where a scalar is expected; index it, e.g. {v.name}[i]")
+            return Load(v, [], loc=self.loc())
+        if isinstance(v, (Expr,)) or emit.is_number(v):
+            return v
+        raise self.error(AlloTypeError, f"{v!r} cannot be used as a kernel value")
+
+    def value(self, v):
+        """Like scalar(), but arrays pass through."""
+        if isinstance(v, Buffer) and v.shape:
+            return v
+        return self.scalar(v)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, (bool, int, float, str)):
+            return node.value
+        if node.value is None:
+            return None
+        raise self.error(AlloTypeError, f"constant {node.value!r} is not a number", node)
+
+    def visit_Name(self, node):
+        name = node.id
+        if name in self.locals:
+            return self.locals[name]
+        value = self.env.lookup(name, None)
+        if value is None and name not in ("None",):
+            known = sorted(set(self.locals) | set(self.env.template))
+            raise self.error(AlloNameError, f"unknown name {name!r}; names in scope: {', '.join(known) or '(none)'}", node)
+        if isinstance(value, np.ndarray):
+            return self.mb.global_buffer(value, name)
+        if isinstance(value, (np.integer, np.floating)):
+            return emit.py_number(value)
+        return value
+
+    def visit_Attribute(self, node):
+        base = self.visit(node.value)
+        if isinstance(base, Buffer):
+            if node.attr == "T":
+                return self.arrays.transpose(base, None, self.loc(node))
+            if node.attr == "shape":
+                return tuple(base.shape)
+            if node.attr == "dtype":
+                return base.dtype
+            raise self.error(AlloTypeError, f"arrays have no attribute {node.attr!r} in kernels (use .T, .shape)", node)
+        if isinstance(base, (Expr,)):
+            raise self.error(AlloTypeError, f"scalars have no attribute {node.attr!r}", node)
+        try:
+            value = getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(AlloNameError, f"{ast.unparse(node.value)!r} has no attribute {node.attr!r}", node) from None
+        if isinstance(value, np.ndarray):
+            return self.mb.global_buffer(value, node.attr)
+        return value
+
+    def visit_Tuple(self, node):
+        return tuple(self.visit(e) for e in node.elts)
+
+    visit_List = visit_Tuple
+
+    def visit_BinOp(self, node):
+        op = BINOPS.get(type(node.op))
+        lhs, rhs = self.visit(node.left), self.visit(node.right)
+        loc = self.loc(node)
+        if op == "matmul":
+            return self.arrays.matmul(lhs, rhs, loc)
+        if isinstance(lhs, Buffer) and lhs.shape or isinstance(rhs, Buffer) and rhs.shape:
+            return self.arrays.elementwise(lambda a, b: emit.binary(op, a, b, loc),
+                                           [self.value(lhs), self.value(rhs)], loc)
+        lhs, rhs = self.scalar(lhs), self.scalar(rhs)
+        if op in ("floordiv", "mod", "div") and emit.is_number(lhs) and emit.is_number(rhs) and rhs == 0:
+            raise self.error(AlloError, "division by zero in a constant expression", node)
+        return emit.binary(op, lhs, rhs, loc)
+
+    def visit_UnaryOp(self, node):
+        v = self.visit(node.operand)
+        loc = self.loc(node)
+        op = UNARY[type(node.op)]
+        if isinstance(v, Buffer) and v.shape:
+            return self.arrays.elementwise(lambda a: emit.unary(op, a, loc), [v], loc)
+        return emit.unary(op, self.scalar(v), loc)
+
+    def visit_BoolOp(self, node):
+        op = "land" if isinstance(node.op, ast.And) else "lor"
+        values = [self.scalar(self.visit(v)) for v in node.values]
+        result = values[0]
+        for v in values[1:]:
+            result = emit.binary(op, result, v, self.loc(node))
+        return result
+
+    def visit_Compare(self, node):
+        loc = self.loc(node)
+        left = self.scalar(self.visit(node.left))
+        result = None
+        for op, comp in zip(node.ops, node.comparators):
+            if type(op) not in CMPOPS:
+                raise self.error(AlloSyntaxError, f"comparison {type(op).__name__} is not supported", node)
+            right = self.scalar(self.visit(comp))
+            c = emit.binary(CMPOPS[type(op)], left, right, loc)
+            result = c if result is None else emit.binary("land", result, c, loc)
+            left = right
+        return result
+
+    def visit_IfExp(self, node):
+        loc = self.loc(node)
+        cond = self.visit(node.test)
+        if emit.is_number(cond):
+            return self.visit(node.body if cond else node.orelse)
+        saved, self.block = self.block, []
+        a = self.scalar(self.visit(node.body))
+        pre_a, self.block = self.block, []
+        b = self.scalar(self.visit(node.orelse))
+        pre_b = self.block
+        self.block = saved
+        if not (pre_a or pre_b or _has_load(a) or _has_load(b)):
+            return emit.select(cond, a, b, loc)
+        # Loads may be out of bounds on the untaken side (padding): branch instead of select.
+        e = emit.select(cond, a, b, loc)
+        tmp = Buffer(self.fresh_buffer_name("sel"), ArrayType(e.type, ()), "local", loc=loc)
+        self.emit(Alloc(tmp, None, loc))
+        then = pre_a + [Store(tmp, [], emit.cast(emit.to_expr(a, e.type, loc), e.type, loc), loc)]
+        orelse = pre_b + [Store(tmp, [], emit.cast(emit.to_expr(b, e.type, loc), e.type, loc), loc)]
+        self.emit(If(emit.to_bool(self.scalar(cond), loc), then, orelse, loc))
+        return Load(tmp, [], loc=loc)
+
+    def visit_Subscript(self, node):
+        base = self.visit(node.value)
+        if isinstance(base, Buffer):
+            return Load(base, self.indices(node, base), loc=self.loc(node))
+        key = self.visit(node.slice)
+        try:
+            return base[key]
+        except AlloError:
+            raise
+        except Exception as e:
+            raise self.error(AlloTypeError, f"cannot index {ast.unparse(node.value)!r} with {ast.unparse(node.slice)!r}: {e}", node) from None
+
+    def visit_Slice(self, node):
+        raise self.error(AlloSyntaxError, "slices are not supported in kernel indexing; write a loop over the range", node)
+
+    def indices(self, node, buf):
+        sl = node.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        if len(elts) != len(buf.shape):
+            raise self.error(AlloTypeError, f"{buf.name!r} has {len(buf.shape)} dimension(s) {list(buf.shape)} "
+                             f"but is indexed with {len(elts)}; index every dimension", node)
+        out = []
+        for e in elts:
+            v = self.scalar(self.visit(e))
+            if emit.is_number(v):
+                if isinstance(v, float):
+                    raise self.error(AlloTypeError, f"array index must be an integer, got {v!r}", e)
+                out.append(emit.Const(int(v), index))
+                continue
+            if not isinstance(v.type, (Index,)) and not hasattr(v.type, "frac") and v.type.__class__.__name__ not in ("Int", "UInt"):
+                raise self.error(AlloTypeError, f"array index must be an integer, got {v.type!r}", e)
+            out.append(emit.cast(v, index, self.loc(e)))
+        return out
+
+    def visit_Call(self, node):
+        return self.calls.call(node)
+
+
+def _has_load(e):
+    from .nodes import walk_expr
+
+    return isinstance(e, Expr) and any(isinstance(x, Load) for x in walk_expr(e))
+
+
+def _assigned_names(tree) -> set:
+    names = set()
+    for n in ast.walk(tree):
+        targets = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        for t in targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, ast.Name):
+                    names.add(sub.id)
+    return names

@@ -1,0 +1,255 @@
+"""Call dispatch for kernel bodies: builtins, allo functions, type casts and kernel calls.
+
+Handlers are registered in a table keyed by the Python object being called (`@builtin(...)`).
+
+Example::
+
+    y = allo.exp(x)           # MathCall("exp")
+    z = float32(i)            # Cast
+    r = other_kernel(A, B)    # CallStmt to func.func @other_kernel
+"""
+from __future__ import annotations
+
+import ast
+import builtins as py
+import math
+
+import numpy as np
+
+from ..errors import AlloError, AlloSyntaxError, AlloTypeError
+from . import emit
+from .nodes import Buffer, CallStmt, Const, Expr, Load
+from .types import AlloType, ArrayType, index
+
+HANDLERS = {}
+MATH_NAMES = {"exp", "log", "log2", "sqrt", "tanh", "sin", "cos", "erf", "abs", "floor", "ceil", "rsqrt"}
+
+
+def builtin(*objs):
+    """Register a handler for calls of the given Python objects."""
+
+    def deco(fn):
+        for o in objs:
+            HANDLERS[id(o)] = fn
+        return fn
+
+    return deco
+
+
+class CallDispatcher:
+    def __init__(self, fb):
+        self.fb = fb
+
+    # ------------------------------------------------------------ loops
+    def loop_ranges(self, node):
+        """(kind, [(lb, ub, step)...]) for range/allo.grid/allo.reduction iterators."""
+        import allo
+
+        if not isinstance(node, ast.Call):
+            raise self.fb.error(AlloSyntaxError, "loops must iterate over range(...), allo.grid(...) or allo.reduction(...)", node)
+        fn = self.fb.visit(node.func)
+        args = [self.fb.scalar(self.fb.visit(a)) for a in node.args]
+        if fn is py.range:
+            if not 1 <= len(args) <= 3:
+                raise self.fb.error(AlloSyntaxError, "range takes 1 to 3 arguments", node)
+            lb, ub, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+            if not emit.is_number(step) or isinstance(step, float) or step == 0:
+                raise self.fb.error(AlloTypeError, "range step must be a non-zero integer constant", node)
+            return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))]
+        if fn is getattr(allo, "grid", None) or fn is getattr(allo, "reduction", None):
+            if node.keywords:
+                pass  # name= keywords are accepted and ignored
+            if not args:
+                raise self.fb.error(AlloSyntaxError, "allo.grid needs at least one extent", node)
+            kind = "grid" if fn is allo.grid else "reduction"
+            return kind, [(Const(0, index), self.bound(a, node), 1) for a in args]
+        raise self.fb.error(AlloSyntaxError, "loops must iterate over range(...), allo.grid(...) or allo.reduction(...)", node)
+
+    def bound(self, v, node):
+        if emit.is_number(v):
+            if isinstance(v, float):
+                raise self.fb.error(AlloTypeError, f"loop bound must be an integer, got {v!r}", node)
+            return Const(int(v), index)
+        if isinstance(v, Expr):
+            if v.type.__class__.__name__ not in ("Int", "UInt", "Index"):
+                raise self.fb.error(AlloTypeError, f"loop bound must be an integer, got {v.type!r}", node)
+            return emit.cast(v, index, self.fb.loc(node))
+        raise self.fb.error(AlloTypeError, "loop bound must be an integer", node)
+
+    # ------------------------------------------------------------ calls
+    def call(self, node):
+        from ..kernel import AlloKernel, KernelInstance
+
+        fb = self.fb
+        fn = fb.visit(node.func)
+        loc = fb.loc(node)
+        kwargs = {k.arg: fb.visit(k.value) for k in node.keywords}
+        if any(k is None for k in kwargs):
+            raise fb.error(AlloSyntaxError, "**kwargs are not supported in kernel calls", node)
+        args = [fb.visit(a) for a in node.args]
+        if isinstance(fn, (AlloType,)):
+            if kwargs or len(args) != 1:
+                raise fb.error(AlloTypeError, f"a cast {fn!r}(x) takes exactly one argument", node)
+            v = args[0]
+            if isinstance(v, Buffer) and v.shape:
+                return fb.arrays.elementwise(lambda a: emit.cast(emit.to_expr(a, None, loc), fn, loc), [v], loc)
+            return emit.cast(emit.to_expr(fb.scalar(v), fn, loc), fn, loc)
+        if isinstance(fn, KernelInstance):
+            return self.kernel_call(fn.kernel, fn.targs, fn.inst_id, args, kwargs, node)
+        if isinstance(fn, AlloKernel):
+            if fn.template_params:
+                raise fb.error(AlloError, f"template kernel {fn.name!r} needs template arguments: "
+                               f"{fn.name}[{', '.join(fn.template_params)}](...)", node)
+            return self.kernel_call(fn, (), None, args, kwargs, node)
+        handler = HANDLERS.get(id(fn))
+        if handler is not None:
+            return handler(self, args, kwargs, node)
+        if callable(fn) and hasattr(fn, "__code__") and not hasattr(fn, "__self__") and getattr(fn, "__module__", "") \
+                and not str(getattr(fn, "__module__", "")).startswith(("numpy", "allo.", "math")):
+            # a plain annotated Python function used as a sub-kernel
+            return self.kernel_call(_plain_kernel(fn), (), None, args, kwargs, node)
+        name = getattr(fn, "__name__", repr(fn))
+        raise fb.error(AlloSyntaxError, f"call of {name!r} is not supported in kernels", node)
+
+    def kernel_call(self, kernel, targs, inst_id, args, kwargs, node):
+        fb = self.fb
+        loc = fb.loc(node)
+        if kwargs:
+            raise fb.error(AlloSyntaxError, "keyword arguments are not supported in kernel calls; pass them by position", node)
+        callee = fb.mb.instantiate(kernel, targs, inst_id, loc)
+        if len(args) != len(callee.params):
+            raise fb.error(AlloTypeError, f"kernel {callee.name!r} takes {len(callee.params)} argument(s), got {len(args)}", node)
+        call_args = []
+        for p, a in zip(callee.params, args):
+            if p.kind == "arg":
+                if not isinstance(a, Buffer) or not a.shape:
+                    raise fb.error(AlloTypeError, f"argument {p.name!r} of {callee.name!r} must be an array {p.type!r}", node)
+                if tuple(a.shape) != tuple(p.shape):
+                    raise fb.error(AlloTypeError, f"argument {p.name!r} of {callee.name!r} expects shape {list(p.shape)}, "
+                                   f"got {a.name!r} with shape {list(a.shape)}", node)
+                if a.dtype != p.dtype:
+                    raise fb.error(AlloTypeError, f"argument {p.name!r} of {callee.name!r} expects {p.type!r}, "
+                                   f"got {a.name!r} of type {a.type!r}; cast it first", node)
+                call_args.append(a)
+            else:
+                call_args.append(emit.cast(emit.to_expr(fb.scalar(a), p.dtype, loc), p.dtype, loc))
+        results = []
+        for t in callee.result_types:
+            if isinstance(t, ArrayType):
+                buf = Buffer(fb.fresh_buffer_name(callee.name), t, "result", loc=loc)
+            else:
+                buf = Buffer(fb.fresh_buffer_name(callee.name + "_res"), ArrayType(t, ()), "result", loc=loc)
+            results.append(buf)
+        fb.emit(CallStmt(callee.name, call_args, results, {}, loc))
+        outs = [r if r.shape else Load(r, [], loc=loc) for r in results]
+        if not outs:
+            return None
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def _plain_kernel(fn):
+    from ..kernel import AlloKernel
+
+    cached = getattr(fn, "__allo_kernel__", None)
+    if cached is None:
+        cached = AlloKernel(fn)
+        try:
+            fn.__allo_kernel__ = cached
+        except AttributeError:  # pragma: no cover
+            pass
+    return cached
+
+
+# ---------------------------------------------------------------- builtin handlers
+def _one_scalar_or_array(d, args, node, fn_scalar):
+    if len(args) != 1:
+        raise d.fb.error(AlloTypeError, "expected one argument", node)
+    v = args[0]
+    loc = d.fb.loc(node)
+    if isinstance(v, Buffer) and v.shape:
+        return d.fb.arrays.elementwise(lambda a: fn_scalar(a, loc), [v], loc)
+    return fn_scalar(d.fb.scalar(v), loc)
+
+
+def _math(name):
+    def handler(d, args, kwargs, node):
+        if name == "pow":
+            if len(args) != 2:
+                raise d.fb.error(AlloTypeError, "pow takes two arguments", node)
+            a, b = (d.fb.value(x) for x in args)
+            loc = d.fb.loc(node)
+            if isinstance(a, Buffer) or isinstance(b, Buffer):
+                return d.fb.arrays.elementwise(lambda x, y: emit.power(x, y, loc), [a, b], loc)
+            return emit.power(a, b, loc)
+
+        def scalar_fn(a, loc):
+            if emit.is_number(a):
+                a = emit.to_expr(float(a) if name != "abs" else a, None, loc)
+            return emit.math_call(name, [a], loc)
+
+        return _one_scalar_or_array(d, args, node, scalar_fn)
+
+    return handler
+
+
+def _minmax(op):
+    def handler(d, args, kwargs, node):
+        if len(args) == 1 and isinstance(args[0], Buffer) and args[0].shape:
+            raise d.fb.error(AlloTypeError, f"{op}(array) reductions are not supported; write a loop", node)
+        if len(args) < 2:
+            raise d.fb.error(AlloTypeError, f"{op} needs at least two arguments", node)
+        vals = [d.fb.value(a) for a in args]
+        loc = d.fb.loc(node)
+        if any(isinstance(v, Buffer) for v in vals):
+            result = vals[0]
+            for v in vals[1:]:
+                result = d.fb.arrays.elementwise(lambda x, y: emit.binary(op, x, y, loc), [result, v], loc)
+            return result
+        result = vals[0]
+        for v in vals[1:]:
+            result = emit.binary(op, result, v, loc)
+        return result
+
+    return handler
+
+
+def _py_cast(kind):
+    def handler(d, args, kwargs, node):
+        from .types import float32, int32
+
+        t = float32 if kind == "float" else int32
+        v = d.fb.scalar(args[0])
+        if emit.is_number(v):
+            return float(v) if kind == "float" else int(v)
+        return emit.cast(v, t, d.fb.loc(node))
+
+    return handler
+
+
+def _matmul(d, args, kwargs, node):
+    if len(args) != 2:
+        raise d.fb.error(AlloTypeError, "allo.matmul takes two arrays", node)
+    return d.fb.arrays.matmul(args[0], args[1], d.fb.loc(node))
+
+
+def _transpose(d, args, kwargs, node):
+    axes = args[1] if len(args) > 1 else kwargs.get("axes")
+    if not isinstance(args[0], Buffer):
+        raise d.fb.error(AlloTypeError, "transpose needs an array", node)
+    return d.fb.arrays.transpose(args[0], axes, d.fb.loc(node))
+
+
+def register_allo_builtins(allo_module):
+    """Called once by allo/__init__ after the public names exist."""
+    for name in MATH_NAMES | {"pow"}:
+        handler = _math(name)
+        targets = [getattr(allo_module, name, None), getattr(math, name, None), getattr(np, name, None)]
+        builtin(*[t for t in targets if t is not None])(handler)
+    builtin(py.abs)(_math("abs"))
+    builtin(py.pow)(_math("pow"))
+    builtin(py.min, np.minimum, allo_module.min)(_minmax("min"))
+    builtin(py.max, np.maximum, allo_module.max)(_minmax("max"))
+    builtin(py.float)(_py_cast("float"))
+    builtin(py.int)(_py_cast("int"))
+    builtin(allo_module.matmul, np.matmul)(_matmul)
+    builtin(allo_module.transpose, np.transpose)(_transpose)

@@ -1,0 +1,1 @@
+"""allo's kernel library (`from allo.library import nn`)."""
