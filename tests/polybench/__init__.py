@@ -1,0 +1,1 @@
+"""PolyBench/C kernels written in the allo DSL, with numpy references (see kernels.py)."""
