@@ -70,6 +70,7 @@ class ModuleBuilder:
         self.globals = {}  # id(numpy array) -> Buffer (shared memref.global)
         self.global_names = set()
         self.building = []
+        self.instance_info = {}  # func name -> (kernel name, template args key)
 
     @staticmethod
     def _targs_key(targs):
@@ -102,6 +103,7 @@ class ModuleBuilder:
         finally:
             self.building.pop()
         self.instances[key] = func
+        self.instance_info[name] = (kernel.name, key[1])
         self.funcs.append(func)
         return func
 
@@ -136,7 +138,7 @@ class ModuleBuilder:
 
     def module(self, top: str) -> Module:
         funcs = [f for f in self.funcs if f.name != top] + [f for f in self.funcs if f.name == top]
-        return Module(funcs, top)
+        return Module(funcs, top, {"instances": dict(self.instance_info)})
 
 
 class FunctionBuilder:

@@ -266,6 +266,7 @@ class Module:
 
     funcs: list
     top: str
+    meta: dict = field(default_factory=dict)  # {"instances": {func name: (kernel name, targs repr)}}
 
     def func(self, name: str) -> Func:
         for f in self.funcs:
@@ -274,7 +275,7 @@ class Module:
         raise KeyError(name)
 
     def clone(self) -> "Module":
-        return Module([f.clone() for f in self.funcs], self.top)
+        return Module([f.clone() for f in self.funcs], self.top, copy.deepcopy(self.meta))
 
 
 # ----------------------------------------------------------------------------- traversal

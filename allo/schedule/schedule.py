@@ -34,6 +34,17 @@ class Step:
         return f"{self.primitive}({', '.join(parts)})  @{self.func}"
 
 
+@dataclass(frozen=True)
+class BufferHandle:
+    """Names a buffer of a function: `s.C`, or the result of `s.reuse_at(...)`."""
+
+    func_name: str
+    name: str
+
+    def __str__(self):
+        return f"{self.func_name}:{self.name}"
+
+
 class Partition:
     """Partition kinds for `s.partition(..., partition_type=...)`."""
 
@@ -75,8 +86,6 @@ class Schedule:
         # s.C -> buffer handle of the top function
         if name.startswith("_") or name in ("ir", "kernel", "targs", "steps", "top_func_name"):
             raise AttributeError(name)
-        from .loops import BufferHandle
-
         func = self.ir.func(self.top_func_name)
         from ..ir.nodes import iter_buffers
 
@@ -133,3 +142,200 @@ class Schedule:
         from ..ir.render_mlir import to_mlir_module
 
         to_mlir_module(self.ir, mode="view")
+
+    # ------------------------------------------------------------------ addressing
+    def _func_names(self):
+        return [f.name for f in self.ir.funcs]
+
+    def _split_func(self, target):
+        """(func name, local address) for a loop/buffer address of any accepted form."""
+        from .loops import BandHandle, LoopHandle
+
+        if isinstance(target, (LoopHandle, BandHandle, BufferHandle)):
+            return target.func_name, target
+        if isinstance(target, str):
+            head, sep, rest = target.partition(":")
+            if sep and head in self._func_names():
+                return head, rest
+            return self.top_func_name, target
+        name = getattr(target, "name", None)  # an allo.ir.nodes Buffer or For
+        if isinstance(name, str):
+            return self.top_func_name, name
+        raise ScheduleError(f"cannot address {target!r}: use a name like 'j', 'func:j' or a handle from get_loops()")
+
+    def _func(self, name, primitive):
+        try:
+            return self.ir.func(name)
+        except KeyError:
+            raise ScheduleError(f"{primitive}: no function named {name!r}; functions: {', '.join(self._func_names())}") from None
+
+    @staticmethod
+    def _addr(x):
+        """The replayable string form of a resolved address."""
+        from .loops import BandHandle, LoopHandle
+
+        if isinstance(x, LoopHandle):
+            return f"{x.band}/{x.name}" if x.band else x.name
+        if isinstance(x, BandHandle):
+            return x.band
+        if isinstance(x, BufferHandle):
+            return x.name
+        return x
+
+    def get_loops(self, func: str | None = None):
+        """Handles for the bands of `func` (default: the top function): `loops["S_i_0"]["j"]`."""
+        from .loops import get_loops
+
+        return get_loops(self._func(func or self.top_func_name, "get_loops"))
+
+    # ------------------------------------------------------------------ primitives
+    def _run(self, primitive, func_name, args, kwargs=None):
+        """Apply primitive `primitive` with resolved string args on `func_name` (used by replay too)."""
+        from . import primitives as P
+
+        kwargs = dict(kwargs or {})
+        impl = getattr(P, primitive)
+        func_holder = {}
+
+        def do():
+            func = self._func(func_name, primitive)
+            func_holder["f"] = func
+            return impl(func, *args, **kwargs)
+
+        return self._apply(primitive, func_name, args, kwargs, do)
+
+    def _loop_prim(self, primitive, axis, *extra, **kwargs):
+        func_name, addr = self._split_func(axis)
+        return self._run(primitive, func_name, (self._addr(addr),) + extra, kwargs)
+
+    def split(self, axis, factor):
+        """Split loop `axis` into `axis.outer` and `axis.inner` (inner extent `factor`).
+
+        Before: `for i in range(N)`; after: `for i.outer: for i.inner in range(factor)` (guarded
+        when factor does not divide N)."""
+        self._loop_prim("split", axis, factor)
+        return self
+
+    def reorder(self, *axes):
+        """Permute loops of one perfect nest; `axes` are listed outermost first."""
+        if not axes:
+            raise ScheduleError("reorder: needs at least one loop")
+        funcs = {self._split_func(a)[0] for a in axes}
+        if len(funcs) != 1:
+            raise ScheduleError(f"reorder: loops must belong to one function, got {sorted(funcs)}")
+        func_name = funcs.pop()
+        self._run("reorder", func_name, tuple(self._addr(self._split_func(a)[1]) for a in axes))
+        return self
+
+    def fuse(self, *axes):
+        """Fuse perfectly nested loops into one loop named `i_j_fused`."""
+        funcs = {self._split_func(a)[0] for a in axes}
+        if len(funcs) != 1:
+            raise ScheduleError(f"fuse: loops must belong to one function, got {sorted(funcs)}")
+        func_name = funcs.pop()
+        self._run("fuse", func_name, tuple(self._addr(self._split_func(a)[1]) for a in axes))
+        return self
+
+    def unroll(self, axis, factor=0):
+        """Unroll loop `axis` by `factor` (0 = fully)."""
+        self._loop_prim("unroll", axis, factor)
+        return self
+
+    def pipeline(self, axis, initiation_interval=1):
+        """Pipeline loop `axis` with the given initiation interval (HLS `pipeline II=n`)."""
+        self._loop_prim("pipeline", axis, initiation_interval)
+        return self
+
+    def parallel(self, axis):
+        """Run loop `axis` in parallel (OpenMP on LLVM, unroll-free hint for HLS)."""
+        self._loop_prim("parallel", axis)
+        return self
+
+    def partition(self, target, partition_type=Partition.Complete, dim=0, factor=0):
+        """Partition array `target` (HLS `array_partition`); dim is 1-based, 0 = all dims."""
+        func_name, addr = self._split_func(target)
+        kind = getattr(partition_type, "value", partition_type)
+        kind = str(kind).lower()
+        self._run("partition", func_name, (self._addr(addr), kind, dim, factor))
+        return self
+
+    def buffer_at(self, target, axis):
+        """Accumulate `target` in a local buffer inside loop `axis` (init / compute / write-back loops)."""
+        func_name, addr = self._split_func(target)
+        _, loop = self._split_func(axis)
+        result = self._run("buffer_at", func_name, (self._addr(addr), self._addr(loop)))
+        return BufferHandle(func_name, result.name) if hasattr(result, "name") else result
+
+    def reuse_at(self, target, axis):
+        """Create a reuse (line/window) buffer of `target` along loop `axis`; returns its handle."""
+        func_name, addr = self._split_func(target)
+        _, loop = self._split_func(axis)
+        result = self._run("reuse_at", func_name, (self._addr(addr), self._addr(loop)))
+        return BufferHandle(func_name, result.name) if hasattr(result, "name") else result
+
+    def compute_at(self, from_loop, target_loop):
+        """Move the producer band containing `from_loop` into the consumer band at `target_loop`."""
+        f1, a1 = self._split_func(from_loop)
+        f2, a2 = self._split_func(target_loop)
+        if f1 != f2:
+            raise ScheduleError(f"compute_at: loops must belong to one function, got {f1!r} and {f2!r}")
+        self._run("compute_at", f1, (self._addr(a1), self._addr(a2)))
+        return self
+
+    def dataflow(self, func_or_axis=None):
+        """Mark a function (by name) or a loop for HLS dataflow."""
+        if func_or_axis is None or (isinstance(func_or_axis, str) and func_or_axis in self._func_names()):
+            self._run("dataflow", func_or_axis or self.top_func_name, ())
+            return self
+        func_name, addr = self._split_func(func_or_axis)
+        self._run("dataflow", func_name, (self._addr(addr),))
+        return self
+
+    # ------------------------------------------------------------------ composition
+    def compose(self, sched_or_kernel, id=None, instantiate=None):  # noqa: A002 - SPEC name
+        """Replay another schedule's steps on the matching instance of this schedule.
+
+        `sched_or_kernel` is a Schedule, or a kernel (its predefined schedule, if registered,
+        is applied to a fresh instance built with `instantiate`). `id=None` targets the function
+        with the kernel's bare name; `id="1"` targets `<kernel>_1`.
+
+        Example::
+
+            s.compose(nn.linear, id="1", instantiate=[float32, 8, 32, 16])   # schedules @linear_1
+        """
+        sub = self._sub_schedule(sched_or_kernel, instantiate)
+        base = sub.top_func_name
+        target = f"{base}_{id}" if id is not None else base
+        if target not in self._func_names():
+            raise ScheduleError(f"compose: no function {target!r} to apply the schedule of {base!r} to; "
+                                f"functions: {', '.join(self._func_names())}")
+        self._check_same_instance(sub, target)
+        for step in sub.steps:
+            func = target if step.func == base else step.func
+            self._run(step.primitive, func, step.args, dict(step.kwargs))
+        return self
+
+    def _sub_schedule(self, sched_or_kernel, instantiate):
+        from ..kernel import AlloKernel, KernelInstance
+
+        if isinstance(sched_or_kernel, Schedule):
+            return sched_or_kernel
+        if isinstance(sched_or_kernel, (AlloKernel, KernelInstance)) or callable(sched_or_kernel):
+            from ..customize import customize
+
+            kernel = sched_or_kernel.kernel if isinstance(sched_or_kernel, KernelInstance) else sched_or_kernel
+            if instantiate is None and isinstance(sched_or_kernel, KernelInstance):
+                instantiate = list(sched_or_kernel.targs)
+            sub = customize(kernel, instantiate=instantiate)
+            fn = getattr(kernel, "schedule_fn", None)
+            if fn is not None:
+                fn(sub)
+            return sub
+        raise ScheduleError(f"compose: expected a Schedule or a kernel, got {type(sched_or_kernel).__name__}")
+
+    def _check_same_instance(self, sub, target):
+        mine = self.ir.meta.get("instances", {}).get(target)
+        theirs = sub.ir.meta.get("instances", {}).get(sub.top_func_name)
+        if mine and theirs and mine != theirs:
+            raise ScheduleError(f"compose: function {target!r} is an instance of {mine[0]} with template arguments "
+                                f"{[a[1] for a in mine[1]]}, but the schedule was built for {[a[1] for a in theirs[1]]}")
