@@ -206,7 +206,7 @@ class FunctionBuilder:
         if self.result_types and not (self.block and isinstance(self.block[-1], Return)):
             raise self.error(AlloSyntaxError, f"kernel {self.kernel.name!r} declares a result but does not end with a return", tree)
         func = Func(self.name, params, list(self.result_types), self.block,
-                    {"kernel": self.kernel.name, "arg_names": [p.name for p in params]}, self.loc(tree))
+                    {"kernel": self.kernel.name}, self.loc(tree))
         return func
 
     def visit_param(self, arg):
