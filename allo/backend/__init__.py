@@ -1,0 +1,1 @@
+"""Backends: `llvm` (CPU JIT through MLIR's ExecutionEngine)."""

@@ -1,0 +1,189 @@
+"""The LLVM CPU backend: render (mode "llvm") -> CPU optimisation -> lower -> JIT -> call from numpy.
+
+Stages (each replaceable on its own):
+1. `render_with_globals(mod, "llvm")` (allo.ir.render_mlir): MLIR text + big global data.
+2. `parse_with_globals`: an `mlir.ir.Module` in its own Context.
+3. `optimize_for_cpu(module)`: hook for tiling/vectorisation (currently a no-op).
+4. `apply_parallel(module, threads)`: hook for OpenMP (currently: parallel loops run serially).
+5. `run_pipeline(module, "llvm-lowering", LLVM_PIPELINE)`, then `ExecutionEngine`.
+Compiled engines are cached process-wide by (rendered text, global data, options).
+
+Example::
+
+    m = build_llvm(ir_module)
+    C = m(A, B)            # numpy in, numpy out
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import sys
+import threading
+from collections import OrderedDict
+
+from ..errors import AlloError, BackendError
+from ..ir import nodes as N
+from ..ir.passes import LLVM_PIPELINE, run_pipeline
+from ..ir.render_mlir import ENTRY_PREFIX, parse_with_globals, render_with_globals
+from .marshal import CallPlan
+
+DEFAULT_OPT_LEVEL = 2
+_CACHE_SIZE = 128
+_cache: "OrderedDict[str, _Compiled]" = OrderedDict()
+_cache_lock = threading.Lock()
+_PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def optimize_for_cpu(module, threads=None):
+    """CPU optimisation of the rendered module, in place, before lowering (tiling, vectorisation).
+
+    Placeholder: currently does nothing; the scalar pipeline lowers the loops as written."""
+    return module
+
+
+def apply_parallel(module, threads=None):
+    """Hook for OpenMP: loops carrying the `parallel` unit attribute should become scf.parallel /
+    omp.parallel using `threads` threads (libiomp5 from `openmp_library()`).
+
+    Currently does nothing: `parallel` loops stay ordinary affine.for loops and run serially."""
+    return module
+
+
+@functools.lru_cache(maxsize=None)
+def runtime_libraries() -> tuple:
+    """Shared libraries handed to the ExecutionEngine (MLIR's C runner utils, when installed)."""
+    import mlir.ir
+
+    root = os.path.dirname(os.path.abspath(mlir.ir.__file__))
+    names = ["libmlir_c_runner_utils.so"]
+    out = []
+    for d in (os.path.join(root, "_mlir_libs"), os.path.join(root, "lib")):
+        for n in names:
+            p = os.path.join(d, n)
+            if os.path.exists(p) and p not in out:
+                out.append(p)
+    return tuple(out)
+
+
+def openmp_library() -> str | None:
+    """Path of libiomp5 (PyPI intel-openmp) for the OpenMP JIT, if present."""
+    p = os.path.join(sys.prefix, "lib", "libiomp5.so")
+    return p if os.path.exists(p) else None
+
+
+class _Compiled:
+    """A JIT'd module: keeps the MLIR context/module and the engine alive."""
+
+    def __init__(self, module, engine, fn, mlir_text):
+        self.module, self.engine, self.fn, self.mlir_text = module, engine, fn, mlir_text
+
+
+def _cache_key(text: str, big: dict, opts: tuple) -> str:
+    h = hashlib.sha256()
+    h.update(text.encode())
+    for name in sorted(big):
+        arr = big[name]
+        h.update(f"|{name}|{arr.dtype.str}|{arr.shape}|".encode())
+        h.update(arr.tobytes())
+    h.update(repr(opts).encode())
+    return h.hexdigest()
+
+
+def _compile(text: str, big: dict, top: str, opt_level: int, threads) -> _Compiled:
+    from mlir import ir
+    from mlir.execution_engine import ExecutionEngine
+
+    ctx = ir.Context()
+    module = parse_with_globals(text, big, ctx)
+    with ctx:
+        try:
+            module.operation.verify()
+        except Exception as e:
+            raise BackendError(f"internal error: the rendered module does not verify: {e}") from None
+        optimize_for_cpu(module, threads)
+        apply_parallel(module, threads)
+        mlir_text = module.operation.get_asm(large_elements_limit=16)
+        run_pipeline(module, "llvm-lowering", LLVM_PIPELINE)
+        try:
+            engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=list(runtime_libraries()))
+        except Exception as e:
+            raise BackendError(f"LLVM JIT compilation failed: {e}") from e
+        addr = engine.raw_lookup(f"_mlir_ciface_{ENTRY_PREFIX}{top}")  # the packed (void**) wrapper
+        if not addr:
+            raise BackendError(f"JIT entry for {top!r} not found")
+    return _Compiled(module, engine, _PACKED(addr), mlir_text)
+
+
+class LLVMModule:
+    """A kernel compiled for the CPU. `mod(*args)` checks the arguments, runs, returns numpy.
+
+    Attributes: `top_func_name`, `mlir_text` (the module before lowering to the LLVM dialect),
+    `opt_level`, `threads`.
+
+    Example::
+
+        m = build_llvm(ir_module)
+        out = m(np.ones((32, 32), np.float32), np.ones((32, 32), np.float32))
+    """
+
+    def __init__(self, mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL):
+        if threads is not None and (not isinstance(threads, int) or threads < 1):
+            raise BackendError(f"threads must be a positive integer or None, got {threads!r}")
+        self.top_func_name = mod.top
+        self.threads, self.opt_level = threads, opt_level
+        try:
+            top = mod.func(mod.top)
+        except KeyError:
+            raise BackendError(f"top function {mod.top!r} not found in the module") from None
+        text, big = render_with_globals(mod, "llvm")
+        self.key = _cache_key(text, big, (opt_level, threads, LLVM_PIPELINE))
+        with _cache_lock:
+            compiled = _cache.get(self.key)
+            if compiled is not None:
+                _cache.move_to_end(self.key)
+        if compiled is None:
+            compiled = _compile(text, big, mod.top, opt_level, threads)
+            with _cache_lock:
+                _cache[self.key] = compiled
+                while len(_cache) > _CACHE_SIZE:
+                    _cache.popitem(last=False)
+        self._compiled = compiled
+        self._fn = compiled.fn
+        self.mlir_text = compiled.mlir_text
+        self._plan = CallPlan(top)
+
+    def __call__(self, *args):
+        plan = self._plan
+        plan.check(args)
+        with plan.lock:
+            keep, writebacks, outs = plan.pack(args)
+            self._fn(ctypes.addressof(plan.packed))
+        del keep
+        for wb in writebacks:
+            wb()
+        return plan.unpack(outs)
+
+    def __repr__(self):
+        return f"<allo LLVMModule {self.top_func_name} opt_level={self.opt_level}>"
+
+
+def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL) -> LLVMModule:
+    """Compile an allo IR module for the CPU (cached process-wide by module text and options).
+
+    Example::
+
+        f = build_llvm(ir_module)
+        C = f(A, B)
+    """
+    try:
+        return LLVMModule(mod, threads=threads, opt_level=opt_level)
+    except AlloError:
+        raise
+    except Exception as e:  # keep internal failures user-facing but informative
+        raise BackendError(f"LLVM build of {mod.top!r} failed: {type(e).__name__}: {e}") from e
+
+
+__all__ = ["build_llvm", "LLVMModule", "optimize_for_cpu", "apply_parallel", "runtime_libraries",
+           "openmp_library", "LLVM_PIPELINE"]

@@ -1,0 +1,277 @@
+"""numpy <-> MLIR memref descriptors for the JIT entry wrapper (destination-passing style).
+
+The entry `@__allo_entry_<top>` takes the top function's arguments (arrays as memrefs, scalars by
+value in their ABI type) followed by one output memref per result (rank 0 for scalar results).
+A `CallPlan` validates numpy arguments against the kernel signature, packs them into the packed
+calling convention (`void**`) with pre-built ctypes objects, and converts outputs back.
+
+Example::
+
+    plan = CallPlan(func)
+    packed, ctx = plan.pack([A, B])      # raises AlloTypeError before anything runs
+    fn(packed)                           # the JIT'd packed entry
+    result = plan.unpack(ctx)
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import numbers
+import threading
+
+import numpy as np
+
+from ..errors import AlloTypeError
+from ..ir import nodes as N
+from ..ir.fixed import from_raw, to_raw
+from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
+
+
+@functools.lru_cache(maxsize=None)
+def descriptor_class(rank: int):
+    """The ctypes struct of a ranked memref descriptor (element pointers are untyped)."""
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p), ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank), ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRefDescriptor{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def _strides(shape):
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= d
+    return tuple(reversed(out))
+
+
+def new_descriptor(shape):
+    cls = descriptor_class(len(shape))
+    d = cls()
+    if shape:
+        d.sizes[:] = list(shape)
+        d.strides[:] = list(_strides(shape))
+    return d
+
+
+def storage_dtype(t) -> np.dtype:
+    """numpy dtype of the memory holding allo type t (what the memref element bits mean)."""
+    if isinstance(t, UInt) and t.bits == 1:
+        return np.dtype(np.int8)
+    if isinstance(t, Fixed):
+        return np.dtype(f"int{container_bits(t.bits)}")
+    if isinstance(t, UFixed):
+        return np.dtype(f"uint{container_bits(t.bits)}")
+    return np.dtype(t.np_dtype)
+
+
+_SCALAR_CTYPES = {"f32": ctypes.c_float, "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
+                  "i32": ctypes.c_int32, "i64": ctypes.c_int64}
+
+
+def _abi_ctype(t):
+    if isinstance(t, Float):
+        return ctypes.c_int16 if t.bits == 16 else _SCALAR_CTYPES[t.mlir]
+    if isinstance(t, Index):
+        return ctypes.c_int64
+    return _SCALAR_CTYPES[f"i{container_bits(t.bits)}"]
+
+
+def _describe(x) -> str:
+    if isinstance(x, np.ndarray):
+        return f"numpy array of shape {x.shape} and dtype {x.dtype}"
+    return f"{type(x).__name__} {x!r}" if isinstance(x, (numbers.Number, np.generic)) else type(x).__name__
+
+
+# ============================================================================ argument specs
+class _ArraySpec:
+    """An array parameter: type check, conversion to storage, write-back after the call."""
+
+    def __init__(self, fname, k, p: N.Buffer, written: bool):
+        self.where = f"{fname}: argument {k} ({p.name!r})"
+        self.t, self.shape, self.written = p.dtype, tuple(p.shape), written
+        self.fixed = isinstance(self.t, (Fixed, UFixed))
+        self.bool = isinstance(self.t, UInt) and self.t.bits == 1
+        self.np_dtype = None if self.fixed else np.dtype(self.t.np_dtype)
+
+    def expected(self) -> str:
+        what = "float" if self.fixed else str(self.np_dtype)
+        return f"a {what} numpy array of shape {self.shape} (allo {self.t!r}{list(self.shape)})"
+
+    def check(self, x):
+        if not isinstance(x, np.ndarray):
+            raise AlloTypeError(f"{self.where}: expected {self.expected()}, got {_describe(x)}")
+        if x.shape != self.shape:
+            raise AlloTypeError(f"{self.where}: expected shape {self.shape}, got {x.shape} (expected {self.expected()})")
+        if self.fixed:
+            if x.dtype.kind not in "fiu":
+                raise AlloTypeError(f"{self.where}: expected {self.expected()}, got dtype {x.dtype}")
+        elif x.dtype != self.np_dtype:
+            raise AlloTypeError(f"{self.where}: expected dtype {self.np_dtype}, got {x.dtype} (expected {self.expected()})")
+
+    def prepare(self, x):
+        """(storage array passed to the kernel, write-back function or None)."""
+        if self.fixed:
+            raw = to_raw(x, self.t)
+            if self.written:
+                return raw, lambda: np.copyto(x, from_raw(raw, self.t), casting="unsafe")
+            return raw, None
+        if x.flags.c_contiguous:
+            return (x.view(np.int8) if self.bool else x), None
+        c = np.ascontiguousarray(x)
+        wb = (lambda: np.copyto(x, c)) if self.written else None
+        return (c.view(np.int8) if self.bool else c), wb
+
+
+class _ScalarSpec:
+    def __init__(self, fname, k, p: N.Buffer):
+        self.where = f"{fname}: argument {k} ({p.name!r})"
+        self.t = p.dtype
+        self.ctype = _abi_ctype(self.t)
+
+    def convert(self, x) -> int | float:
+        """The ABI value of Python/numpy scalar x (AlloTypeError when it is not a scalar of a fitting kind)."""
+        t = self.t
+        if isinstance(x, np.ndarray) and x.shape == ():
+            x = x[()]
+        if not isinstance(x, (numbers.Number, np.generic)) or isinstance(x, (complex, np.complexfloating)):
+            raise AlloTypeError(f"{self.where}: expected a scalar of type {t!r}, got {_describe(x)}")
+        if isinstance(t, Float):
+            v = float(x)
+            if t.bits == 16:
+                return int(np.array(v, np.float16).view(np.int16))
+            return v
+        if isinstance(t, (Fixed, UFixed)):
+            v = float(x)
+            if not math.isfinite(v):
+                raise AlloTypeError(f"{self.where}: expected a finite value for {t!r}, got {_describe(x)}")
+            return _signed_container(math.floor(v * 2.0 ** t.frac), container_bits(t.bits))
+        if isinstance(t, UInt) and t.bits == 1:
+            return int(bool(x))
+        if isinstance(x, (float, np.floating)):
+            if not math.isfinite(float(x)) or float(x) != int(x):
+                raise AlloTypeError(f"{self.where}: expected an integer of type {t!r}, got {_describe(x)}")
+        # the entry wrapper truncates the container to the declared width (wrap-around)
+        return _signed_container(int(x), 64 if isinstance(t, Index) else container_bits(t.bits))
+
+
+def _signed_container(v: int, bits: int) -> int:
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+class _OutSpec:
+    """An output buffer of the entry wrapper (array result, or rank-0 for a scalar result)."""
+
+    def __init__(self, rt):
+        self.array = isinstance(rt, ArrayType)
+        self.t = rt.dtype if self.array else rt
+        self.shape = tuple(rt.shape) if self.array else ()
+        self.dtype = storage_dtype(self.t)
+
+    def convert(self, raw):
+        t = self.t
+        if isinstance(t, (Fixed, UFixed)):
+            v = from_raw(raw, t)
+        elif isinstance(t, UInt) and t.bits == 1:
+            v = raw.view(np.bool_)
+        else:
+            v = raw
+        return v if self.array else v[()]
+
+
+# ============================================================================ the plan
+def written_params(func: N.Func) -> set:
+    """ids of params the function may write (stored to, or passed to a call)."""
+    out = set()
+    for s in N.walk_stmts(func.body):
+        if isinstance(s, N.Store):
+            out.add(id(s.buf))
+        elif isinstance(s, N.CallStmt):
+            out.update(id(a) for a in s.args if isinstance(a, N.Buffer))
+    return out
+
+
+class CallPlan:
+    """Everything needed to call one JIT'd entry: specs, pre-built descriptors, the packed array."""
+
+    def __init__(self, func: N.Func):
+        self.fname = func.name
+        written = written_params(func)
+        self.params = list(func.params)
+        self.ins = []
+        for k, p in enumerate(func.params):
+            if p.kind == "scalar_arg":
+                self.ins.append(_ScalarSpec(func.name, k, p))
+            else:
+                self.ins.append(_ArraySpec(func.name, k, p, id(p) in written))
+        self.outs = [_OutSpec(rt) for rt in func.result_types]
+        self.n_results = len(func.result_types)
+        self.single_array = self.n_results == 1 and self.outs[0].array
+        # pre-built ctypes objects, reused by every call (calls are serialised by `lock`)
+        self.lock = threading.Lock()
+        self._slots = []  # per packed slot: ("desc", descriptor) or ("scalar", ctypes value)
+        self._keep = []
+        for spec in self.ins:
+            if isinstance(spec, _ArraySpec):
+                d = new_descriptor(spec.shape)
+                holder = ctypes.c_void_p(ctypes.addressof(d))
+                self._keep += [d, holder]
+                self._slots.append((d, ctypes.addressof(holder)))
+            else:
+                v = spec.ctype()
+                self._keep.append(v)
+                self._slots.append((v, ctypes.addressof(v)))
+        for spec in self.outs:
+            d = new_descriptor(spec.shape)
+            holder = ctypes.c_void_p(ctypes.addressof(d))
+            self._keep += [d, holder]
+            self._slots.append((d, ctypes.addressof(holder)))
+        n = len(self._slots)
+        self.packed = (ctypes.c_void_p * max(n, 1))(*[addr for _, addr in self._slots])
+
+    def check(self, args):
+        """Validate every argument (count, kind, shape, dtype) before anything runs."""
+        if len(args) != len(self.ins):
+            names = ", ".join(p.name for p in self.params)
+            raise AlloTypeError(f"{self.fname}: expected {len(self.ins)} arguments ({names}), got {len(args)}")
+        for spec, a in zip(self.ins, args):
+            if isinstance(spec, _ArraySpec):
+                spec.check(a)
+
+    def pack(self, args):
+        """Fill the pre-built descriptors; returns (keep-alive list, write-backs, output arrays).
+        Must be called with `lock` held."""
+        keep, writebacks, outs = [], [], []
+        slots = self._slots
+        for k, (spec, a) in enumerate(zip(self.ins, args)):
+            obj = slots[k][0]
+            if isinstance(spec, _ArraySpec):
+                arr, wb = spec.prepare(a)
+                keep.append(arr)
+                if wb is not None:
+                    writebacks.append(wb)
+                ptr = arr.ctypes.data
+                obj.allocated = ptr
+                obj.aligned = ptr
+            else:
+                obj.value = spec.convert(a)
+        base = len(self.ins)
+        for j, spec in enumerate(self.outs):
+            raw = np.empty(spec.shape, dtype=spec.dtype)
+            outs.append(raw)
+            d = slots[base + j][0]
+            ptr = raw.ctypes.data
+            d.allocated = ptr
+            d.aligned = ptr
+        return keep, writebacks, outs
+
+    def unpack(self, outs):
+        """The Python result: None, one array/scalar, or a tuple."""
+        if self.n_results == 0:
+            return None
+        vals = [spec.convert(raw) for spec, raw in zip(self.outs, outs)]
+        return vals[0] if self.n_results == 1 else tuple(vals)
+
+
+__all__ = ["CallPlan", "descriptor_class", "new_descriptor", "storage_dtype", "written_params"]
