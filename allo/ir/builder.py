@@ -655,6 +655,7 @@ class FunctionBuilder:
         cond = self.visit(node.test)
         if emit.is_number(cond):
             return self.visit(node.body if cond else node.orelse)
+        cond = self.scalar(cond)  # a rank-0 buffer (scalar parameter/local) is loaded
         saved, self.block = self.block, []
         a = self.scalar(self.visit(node.body))
         pre_a, self.block = self.block, []
