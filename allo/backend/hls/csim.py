@@ -1,0 +1,360 @@
+"""HLS modules: the C++ text, the Vitis HLS project on disk, and C simulation with g++.
+
+C simulation writes the inputs as raw little-endian files (numpy container dtypes; fixed point
+as raw scaled integers), runs a g++-built testbench (host.cpp) on them and reads the outputs
+back, so calling the module feels exactly like calling the LLVM module.
+
+Example::
+
+    hls = build_hls(module, mode="csim", project="gemm.prj")
+    print(hls.hls_code)          # Vitis HLS C++
+    C = hls(A, B)                # compiles once (cached by code hash), runs, returns numpy
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import resource
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import AlloTypeError, BackendError
+from ...ir import nodes as N
+from ...ir.fixed import from_raw, to_raw
+from ...ir.types import ArrayType, Fixed, Float, Int, UFixed, UInt, is_fixed
+from .emit import ModuleCode, emit_module
+from .types import cpp_type, storage_cpp_type
+
+INCLUDE_DIR = Path(__file__).parent / "include"
+CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv"]
+MODES = (None, "csim", "csyn", "cosim", "impl")
+_BINARIES: dict = {}  # code hash -> compiled testbench path (process-wide cache)
+
+
+def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls") -> "HLSModule":
+    """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
+
+    Example::
+
+        hls = build_hls(module, mode="csim")
+        out = hls(A, B)        # same conventions as the LLVM module
+        print(hls)             # the C++ code
+    """
+    return HLSModule(mod, mode=mode, project=project, target=target)
+
+
+class HLSModule:
+    """A built HLS design. `hls_code` (also `str(mod)`) is the kernel C++; with mode="csim"
+    calling it compiles (once) and runs the C simulation on numpy inputs.
+
+    Attributes: `hls_code`, `header` (kernel.h), `host_code` (host.cpp), `tcl` (run.tcl),
+    `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`.
+    """
+
+    def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls"):
+        if mode not in MODES:
+            raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
+        self.mode, self.target = mode, target
+        self.func = mod.func(mod.top)
+        code: ModuleCode = emit_module(mod, target=target)
+        self.top = code.top
+        self.signature = code.signatures[mod.top]
+        self.hls_code = code.kernel_cpp
+        self.header = _header_text(code, self.signature)
+        self._written = sorted(written_params(mod, mod.top))
+        self.host_code = _host_text(self)
+        self.tcl = _tcl_text(self)
+        self.project = None
+        if mode is not None or project is not None:
+            self.project = self.write_project(project)
+        self._data_saved = False
+
+    def __str__(self):
+        return self.hls_code
+
+    def __repr__(self):
+        where = f", project={str(self.project)!r}" if self.project else ""
+        return f"HLSModule(top={self.top!r}, target={self.target!r}, mode={self.mode!r}{where})"
+
+    # --- project ----------------------------------------------------------------------
+    def write_project(self, path: str | None = None) -> Path:
+        """Write kernel.cpp, kernel.h, host.cpp, run.tcl and allo_ap.h into `path` (a temp dir if None)."""
+        d = Path(path) if path is not None else Path(tempfile.mkdtemp(prefix=f"allo_hls_{self.top}_"))
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            files = {"kernel.cpp": self.hls_code, "kernel.h": self.header, "host.cpp": self.host_code,
+                     "run.tcl": self.tcl, "allo_ap.h": (INCLUDE_DIR / "allo_ap.h").read_text()}
+            for name, text in files.items():
+                p = d / name
+                if not p.exists() or p.read_text() != text:
+                    p.write_text(text)
+        except OSError as e:
+            raise BackendError(f"cannot write the HLS project to {d}: {e}") from None
+        return d.resolve()
+
+    # --- C simulation -------------------------------------------------------------------
+    def __call__(self, *args):
+        if self.mode != "csim":
+            raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
+                               f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
+        params = self.func.params
+        if len(args) != len(params):
+            raise AlloTypeError(f"{self.func.name}() takes {len(params)} arguments "
+                                f"({', '.join(p.name for p in params)}), got {len(args)}")
+        staged = [_to_storage(a, p, k, self.func.name) for k, (a, p) in enumerate(zip(args, params))]
+        exe = self._binary()
+        with tempfile.TemporaryDirectory(prefix="allo_csim_") as tmp:
+            for k, raw in enumerate(staged):
+                raw.tofile(os.path.join(tmp, f"in{k}.bin"))
+            if not self._data_saved:  # keep one input set so `./csim data` and run.tcl reproduce a call
+                shutil.copytree(tmp, self.project / "data", dirs_exist_ok=True)
+                self._data_saved = True
+            self._run(exe, tmp)
+            results = [self._read(tmp, f"out{k}.bin", t) for k, t in enumerate(self.func.result_types)]
+            for k in self._written:
+                p = params[k]
+                args[k][...] = self._read(tmp, f"arg{k}.bin", p.type)
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _binary(self) -> Path:
+        key = hashlib.sha256("\0".join([self.hls_code, self.header, self.host_code, " ".join(CXX_FLAGS),
+                                        (INCLUDE_DIR / "allo_ap.h").read_text(), _cxx()]).encode()).hexdigest()[:16]
+        exe = self.project / f"csim_{key}"
+        if exe.exists():
+            return exe
+        cached = _BINARIES.get(key)
+        if cached is not None and cached.exists():
+            return cached
+        cmd = [_cxx(), *CXX_FLAGS, "-I", str(self.project), "kernel.cpp", "host.cpp", "-o", f"{exe.name}.tmp"]
+        try:
+            r = subprocess.run(cmd, cwd=self.project, capture_output=True, text=True, timeout=900)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise BackendError(f"could not run the C++ compiler for the HLS C simulation in {self.project}: {e}") from None
+        if r.returncode != 0:
+            raise BackendError(f"g++ failed to compile the HLS C simulation of {self.top!r} "
+                               f"(project {self.project}):\n{r.stderr.strip()}\ncommand: {' '.join(cmd)}")
+        os.replace(self.project / f"{exe.name}.tmp", exe)
+        _BINARIES[key] = exe
+        return exe
+
+    def _run(self, exe: Path, data_dir: str):
+        try:
+            r = subprocess.run([str(exe), data_dir], capture_output=True, text=True, preexec_fn=_big_stack)
+        except OSError as e:
+            raise BackendError(f"could not run the C simulation binary {exe}: {e}") from None
+        if r.returncode != 0:
+            how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
+            raise BackendError(f"C simulation of {self.top!r} failed ({how}; project {self.project}):\n"
+                               f"{(r.stderr or r.stdout).strip()}")
+
+    @staticmethod
+    def _read(tmp: str, name: str, t):
+        shape = t.shape if isinstance(t, ArrayType) else ()
+        dtype = t.dtype if isinstance(t, ArrayType) else t
+        raw = np.fromfile(os.path.join(tmp, name), dtype=_storage_dtype(dtype))
+        if raw.size != int(np.prod(shape, dtype=np.int64)):
+            raise BackendError(f"C simulation wrote {raw.size} values to {name}, expected shape {shape}")
+        value = _from_storage(raw.reshape(shape), dtype)
+        return value[()] if shape == () else value
+
+
+# ----------------------------------------------------------------------------- numpy I/O
+def _storage_dtype(t) -> np.dtype:
+    if isinstance(t, UInt) and t.bits == 1:
+        return np.dtype(np.uint8)
+    if is_fixed(t):
+        return np.dtype(storage_cpp_type(t).replace("_t", ""))
+    return t.np_dtype
+
+
+def _from_storage(raw: np.ndarray, t) -> np.ndarray:
+    if is_fixed(t):
+        return from_raw(raw, t)
+    if isinstance(t, UInt) and t.bits == 1:
+        return raw.astype(np.bool_)
+    return raw.astype(t.np_dtype, copy=False)
+
+
+def _to_storage(value, p: N.Buffer, k: int, fname: str) -> np.ndarray:
+    """Validate argument `k` against parameter `p` and return its raw container array."""
+    t = p.dtype
+    what = f"argument {k} ({p.name!r}) of {fname}()"
+    if p.shape == ():
+        return _scalar_storage(value, t, what)
+    if not isinstance(value, np.ndarray):
+        raise AlloTypeError(f"{what}: expected a numpy array {t!r}[{', '.join(map(str, p.shape))}], "
+                            f"got {type(value).__name__}")
+    if tuple(value.shape) != tuple(p.shape):
+        raise AlloTypeError(f"{what}: expected shape {tuple(p.shape)}, got {tuple(value.shape)}")
+    if is_fixed(t):
+        if value.dtype.kind not in "fiu":
+            raise AlloTypeError(f"{what}: fixed-point {t!r} takes a float array, got dtype {value.dtype}")
+        return np.ascontiguousarray(to_raw(value, t))
+    if value.dtype != t.np_dtype:
+        raise AlloTypeError(f"{what}: expected dtype {t.np_dtype} for {t!r}, got {value.dtype}")
+    return np.ascontiguousarray(value.astype(_storage_dtype(t), copy=False))
+
+
+def _scalar_storage(value, t, what) -> np.ndarray:
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    is_bool = isinstance(value, (bool, np.bool_))
+    is_intlike = isinstance(value, (int, np.integer)) or is_bool
+    if not (is_intlike or isinstance(value, (float, np.floating))):
+        raise AlloTypeError(f"{what}: expected a scalar of type {t!r}, got {type(value).__name__}")
+    if is_fixed(t):
+        return to_raw(np.asarray([value], dtype=np.float64), t)
+    if isinstance(t, Float):
+        return np.asarray([value], dtype=t.np_dtype)
+    if not is_intlike:
+        raise AlloTypeError(f"{what}: expected an integer for {t!r}, got {value!r}")
+    v = int(value)
+    lo, hi = (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1) if isinstance(t, Int) else (0, (1 << t.bits) - 1)
+    if not lo <= v <= hi:
+        raise AlloTypeError(f"{what}: {v} is out of range for {t!r} [{lo}, {hi}]")
+    return np.asarray([v], dtype=_storage_dtype(t))
+
+
+def written_params(mod: N.Module, fname: str, _memo=None) -> set:
+    """Indices of `fname`'s array parameters that it (or a function it calls) may write."""
+    memo = {} if _memo is None else _memo
+    if fname in memo:
+        return memo[fname]
+    memo[fname] = set()
+    f = mod.func(fname)
+    index = {id(p): k for k, p in enumerate(f.params)}
+    out = set()
+    for s in N.walk_stmts(f.body):
+        if isinstance(s, N.Store) and id(s.buf) in index:
+            out.add(index[id(s.buf)])
+        if isinstance(s, N.CallStmt):
+            inner = written_params(mod, s.callee, memo)
+            out.update(index[id(a)] for j, a in enumerate(s.args) if j in inner and id(a) in index)
+    memo[fname] = out
+    return out
+
+
+# ----------------------------------------------------------------------------- project files
+def _header_text(code: ModuleCode, sig) -> str:
+    return (f"// Generated by allo: the top function of the HLS design.\n#ifndef ALLO_KERNEL_H\n#define ALLO_KERNEL_H\n\n"
+            f"#include <cstdint>\n\n#include \"allo_ap.h\"\n\n{sig.text()};\n\n#endif  // ALLO_KERNEL_H\n")
+
+
+_HOST_PRELUDE = """\
+// Generated by allo: C simulation testbench for {top}.
+// Usage: csim [dir]  reads dir/in<k>.bin (argument k, raw little-endian values), calls {top},
+// writes dir/out<k>.bin (result k) and dir/arg<k>.bin (argument k when the kernel writes it).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+
+// File element (numpy container type; raw scaled integer for fixed point) <-> kernel value.
+template <class T, class S> static void allo_load(T &x, S s) {{ x = (T)s; }}
+template <int W, int I, class S> static void allo_load(ap_fixed<W, I> &x, S s) {{ allo_set_raw(x, (long long)s); }}
+template <int W, int I, class S> static void allo_load(ap_ufixed<W, I> &x, S s) {{ allo_set_raw(x, (long long)s); }}
+template <class S, class T> static S allo_store(const T &x) {{ return (S)x; }}
+template <class S, int W, int I> static S allo_store(const ap_fixed<W, I> &x) {{ return (S)allo_get_raw(x); }}
+template <class S, int W, int I> static S allo_store(const ap_ufixed<W, I> &x) {{ return (S)allo_get_raw(x); }}
+
+template <class S, class T> static void allo_read(const std::string &dir, const char *file, T *dst, size_t n) {{
+  std::vector<S> buf(n);
+  std::string path = dir + "/" + file;
+  FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) {{
+    std::fprintf(stderr, "allo csim: cannot open %s, using zeros\\n", path.c_str());
+  }} else {{
+    size_t got = std::fread(buf.data(), sizeof(S), n, f);
+    std::fclose(f);
+    if (got != n) {{
+      std::fprintf(stderr, "allo csim: %s holds %zu values, expected %zu\\n", path.c_str(), got, n);
+      std::exit(3);
+    }}
+  }}
+  for (size_t i = 0; i < n; i++) allo_load(dst[i], buf[i]);
+}}
+
+template <class S, class T> static void allo_write(const std::string &dir, const char *file, const T *src, size_t n) {{
+  std::vector<S> buf(n);
+  for (size_t i = 0; i < n; i++) buf[i] = allo_store<S>(src[i]);
+  std::string path = dir + "/" + file;
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f || std::fwrite(buf.data(), sizeof(S), n, f) != n) {{
+    std::fprintf(stderr, "allo csim: cannot write %s\\n", path.c_str());
+    std::exit(4);
+  }}
+  std::fclose(f);
+}}
+"""
+
+
+def _host_text(hls: HLSModule) -> str:
+    sig, top = hls.signature, hls.top
+    decls, reads, writes, call_args = [], [], [], []
+    for p in sig.params:
+        t = p.type.dtype if isinstance(p.type, ArrayType) else p.type
+        shape = p.type.shape if isinstance(p.type, ArrayType) else ()
+        name = f"h_{p.name}"
+        decls.append(f"static {cpp_type(t)} {name}" + "".join(f"[{d}]" for d in shape) + ";")
+        ptr, n = f"&{name}" + "[0]" * len(shape), int(np.prod(shape, dtype=np.int64))
+        io = f"<{storage_cpp_type(t)}>"
+        if p.role in ("arg", "scalar_arg"):
+            reads.append(f"  allo_read{io}(dir, \"in{p.index}.bin\", {ptr}, {n});")
+            if p.index in hls._written:
+                writes.append(f"  allo_write{io}(dir, \"arg{p.index}.bin\", {ptr}, {n});")
+        else:
+            writes.append(f"  allo_write{io}(dir, \"out{p.index}.bin\", {ptr}, {n});")
+        call_args.append(name)
+    call = f"{top}({', '.join(call_args)});"
+    if sig.return_type is not None:
+        t = sig.return_type
+        decls.append(f"static {cpp_type(t)} h_return;")
+        call = "h_return = " + call
+        writes.insert(0, f"  allo_write<{storage_cpp_type(t)}>(dir, \"out0.bin\", &h_return, 1);")
+    main = ["int main(int argc, char **argv) {", "  std::string dir = argc > 1 ? argv[1] : \"data\";",
+            *reads, f"  {call}", *writes, "  return 0;", "}"]
+    return _HOST_PRELUDE.format(top=top) + "\n" + "\n".join(decls) + "\n\n" + "\n".join(main) + "\n"
+
+
+def _tcl_text(hls: HLSModule) -> str:
+    flow = " -flow_target vitis" if hls.target == "vitis_hls" else ""
+    return f"""\
+# Generated by allo. Run with: vitis_hls -f run.tcl
+open_project -reset out.prj
+set_top {hls.top}
+add_files kernel.cpp -cflags "-std=c++14 -fwrapv"
+add_files -tb host.cpp -cflags "-std=c++14 -fwrapv"
+open_solution -reset "solution1"{flow}
+set_part {{xcu280-fsvh2892-2L-e}}
+create_clock -period 3.33 -name default
+csim_design -argv "[file normalize data]"
+csynth_design
+cosim_design -argv "[file normalize data]"
+exit
+"""
+
+
+def _cxx() -> str:
+    cxx = os.environ.get("CXX", "g++")
+    if shutil.which(cxx) is None:
+        raise BackendError(f"C++ compiler {cxx!r} not found: HLS C simulation needs g++ (set CXX to use another)")
+    return cxx
+
+
+def _big_stack():  # large local arrays live on the stack, as in HLS C++
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_STACK)
+        resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
+    except (ValueError, OSError):
+        pass
+
+
+__all__ = ["build_hls", "HLSModule", "written_params", "CXX_FLAGS"]

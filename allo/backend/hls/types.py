@@ -1,0 +1,64 @@
+"""allo scalar types -> C++ types for Vitis HLS (and for allo's own csim header).
+
+Native C types wherever they are exact; `ap_int<N>`/`ap_uint<N>` for odd widths;
+`ap_fixed<W, I>`/`ap_ufixed<W, I>` (I = W - frac) for fixed point; `half` for float16.
+
+Example::
+
+    cpp_type(int8)          # 'int8_t'
+    cpp_type(Int(5))        # 'ap_int<5>'
+    cpp_type(Fixed(16, 8))  # 'ap_fixed<16, 8>'
+"""
+from __future__ import annotations
+
+from ...errors import BackendError
+from ...ir.types import AlloType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
+
+_NATIVE_WIDTHS = (8, 16, 32, 64)
+
+
+def cpp_type(t: AlloType) -> str:
+    """The C++ type that holds values of allo type `t` inside a kernel."""
+    if isinstance(t, Float):
+        if t.brain:
+            raise BackendError("bfloat16 is not supported by the HLS backend")
+        return {16: "half", 32: "float", 64: "double"}[t.bits]
+    if isinstance(t, Index):
+        return "int64_t"
+    if isinstance(t, UInt) and t.bits == 1:
+        return "bool"
+    if isinstance(t, (Int, UInt)):
+        sign = "" if isinstance(t, Int) else "u"
+        if t.bits in _NATIVE_WIDTHS:
+            return f"{sign}int{t.bits}_t"
+        return f"ap_{sign}int<{t.bits}>"
+    if isinstance(t, (Fixed, UFixed)):
+        kind = "ap_fixed" if isinstance(t, Fixed) else "ap_ufixed"
+        return f"{kind}<{t.bits}, {t.bits - t.frac}>"
+    raise BackendError(f"type {t!r} has no C++ mapping")
+
+
+def storage_cpp_type(t: AlloType) -> str:
+    """The fixed-size C type of one element in host I/O files (numpy's container dtype)."""
+    if isinstance(t, Float):
+        return cpp_type(t)
+    if isinstance(t, UInt) and t.bits == 1:
+        return "uint8_t"
+    signed = isinstance(t, (Int, Fixed, Index))
+    return f"{'' if signed else 'u'}int{container_bits(t.bits)}_t"
+
+
+def is_native(t: AlloType) -> bool:
+    """True when C++ arithmetic on `t` needs no wrapping cast: int/long/unsigned/float/double."""
+    if isinstance(t, Float):
+        return t.bits in (32, 64)
+    if isinstance(t, Index):
+        return True
+    if isinstance(t, (Int, UInt)):
+        return t.bits in (32, 64)
+    return False
+
+
+def is_ap(t: AlloType) -> bool:
+    """True for the ap_int/ap_uint/ap_fixed/ap_ufixed class types."""
+    return cpp_type(t).startswith("ap_")
