@@ -101,6 +101,9 @@ class CallDispatcher:
                 raise fb.error(AlloError, f"template kernel {fn.name!r} needs template arguments: "
                                f"{fn.name}[{', '.join(fn.template_params)}](...)", node)
             return self.kernel_call(fn, (), None, args, kwargs, node)
+        if isinstance(fn, type) and issubclass(fn, AlloType) and not kwargs and all(emit.is_number(a) for a in args):
+            # a type built at compile time, e.g. the template argument in `add[Fixed(16, 8), 4](A, B)`
+            return fn(*[emit.py_number(a) for a in args])
         handler = HANDLERS.get(id(fn))
         if handler is not None:
             return handler(self, args, kwargs, node)
