@@ -1,0 +1,20 @@
+"""Schedule primitives as rewrites of allo's loop IR, and loop addressing.
+
+Example::
+
+    from allo.schedule import get_loops, find_loop, split, reorder
+    split(func, "i", 4)                      # i -> i.outer, i.inner
+    reorder(func, "i.inner", "j")
+    get_loops(func)["S_i_j_0"]["j"]          # a LoopHandle (names only)
+"""
+from .loops import (BandHandle, LoopHandle, LoopNest, all_loops, band_of, find_buffer, find_loop,
+                    get_bands, get_loops, loop_names, loop_path, loop_tree)
+from .primitives import (PARTITION_KINDS, buffer_at, compute_at, dataflow, fuse, parallel, partition,
+                         pipeline, reorder, reuse_at, split, unroll)
+
+__all__ = [
+    "BandHandle", "LoopHandle", "LoopNest", "all_loops", "band_of", "find_buffer", "find_loop",
+    "get_bands", "get_loops", "loop_names", "loop_path", "loop_tree",
+    "split", "reorder", "fuse", "unroll", "pipeline", "parallel", "dataflow",
+    "partition", "buffer_at", "reuse_at", "compute_at", "PARTITION_KINDS",
+]

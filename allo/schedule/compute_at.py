@@ -1,0 +1,146 @@
+"""compute_at: move a producer loop nest into its consumer's nest (loop fusion with checks)."""
+from __future__ import annotations
+
+from ..errors import ScheduleError
+from ..ir import nodes as N
+from . import rewrite as R
+from .loop_transforms import perfect_chain
+from .loops import find_loop, loop_path, parent_list
+
+
+def _err(arg, msg):
+    return ScheduleError(f"compute_at: argument '{arg}': {msg}")
+
+
+def compute_at(func: N.Func, from_loop, target_loop) -> None:
+    """Move the producer nest containing `from_loop` into the consumer nest at `target_loop`.
+
+    The producer loops down to `from_loop` merge with the consumer loops down to
+    `target_loop` (same depth, equal trip counts; the consumer's loops and names stay) and the
+    body of `from_loop` runs at the start of `target_loop`'s body. Before / after
+    (`compute_at("j", "jj")`)::
+
+        for i: for j: B[i, j] = A[i, j] + 1          for ii: for jj:
+        for ii: for jj: C[ii, jj] = B[ii, jj] * 2        B[ii, jj] = A[ii, jj] + 1
+                                                        C[ii, jj] = B[ii, jj] * 2
+
+    Legal only when every buffer the producer writes (and anything else reads) is stored at
+    the merged loop variables and read by the consumer only at the current merged iteration,
+    inside `target_loop`; nothing between the two nests touches it.
+    """
+    src = find_loop(func, from_loop, "compute_at", "from_loop")
+    dst = find_loop(func, target_loop, "compute_at", "target_loop")
+    sp, dp = loop_path(func, src), loop_path(func, dst)
+    c = 0
+    while c < min(len(sp), len(dp)) and sp[c] is dp[c]:
+        c += 1
+    if c == len(sp) or c == len(dp):
+        raise _err("target_loop", f"loops {src.name!r} and {dst.name!r} are nested in one another")
+    prod, cons = sp[c:], dp[c:]
+    body, p_pos = parent_list(func, prod[0])
+    body2, c_pos = parent_list(func, cons[0])
+    if body is not body2 or p_pos > c_pos:
+        raise _err("from_loop", f"the nest of {src.name!r} must come before the nest of {dst.name!r} "
+                                "in the same block")
+    if len(prod) != len(cons):
+        raise _err("target_loop", f"{src.name!r} is at depth {len(prod)} of its nest but {dst.name!r} is at "
+                                  f"depth {len(cons)}; compute_at merges loops level by level")
+    perfect_chain("compute_at", "from_loop", prod[0], src)
+    for a, b in zip(cons, cons[1:]):
+        if not any(s is b for s in a.body):
+            raise _err("target_loop", f"loop {b.name!r} is not directly inside loop {a.name!r}")
+    for p, q in zip(prod, cons):
+        n, m = R.trip_count(p), R.trip_count(q)
+        if n is None or m is None or n != m:
+            raise _err("target_loop", f"loop {p.name!r} ({_extent(p)}) and loop {q.name!r} ({_extent(q)}) "
+                                      "must have equal constant extents")
+    _check_legal(func, body, p_pos, c_pos, prod, cons, dst)
+
+    mapping = {}
+    for p, q in zip(prod, cons):
+        pos = R.floordiv(R.sub(q.var, R.as_int(q.lb)), q.step)
+        mapping[p.var] = R.add(R.mul(pos, p.step), R.as_int(p.lb))
+    moved = src.body
+    R.subst_stmts(moved, mapping)
+    band = prod[0].attrs.get("op_name")
+    loops_moved = [s for s in moved if isinstance(s, N.For)]
+    if band is not None and len(loops_moved) == 1 and "op_name" not in loops_moved[0].attrs:
+        loops_moved[0].attrs["op_name"] = band  # keep handles like "S_i_j_0/k" valid
+    dst.body = moved + dst.body
+    del body[p_pos]
+
+
+def _extent(loop):
+    n = R.trip_count(loop)
+    return f"{n} iterations" if n is not None else "non-constant bounds"
+
+
+def _check_legal(func, block, p_pos, c_pos, prod, cons, dst):
+    producer, consumer = block[p_pos], block[c_pos]
+    between = block[p_pos + 1: c_pos]
+    written = R.written_buffers([producer])
+    read = R.read_buffers([producer])
+    cons_written = R.written_buffers([consumer])
+    between_written = R.written_buffers(between)
+    for bid, buf in read.items():
+        if bid in written:
+            continue
+        if bid in cons_written or bid in between_written:
+            raise _err("from_loop", f"the producer reads {buf.name!r}, which is written after it "
+                                    "(by the consumer or in between)")
+    outside = [s for s in _all_except(func.body, producer)]
+    for buf in written.values():
+        loads, stores, calls = R.accesses(outside, buf)
+        if not (loads or stores or calls):
+            continue  # private to the producer (e.g. a temporary)
+        if any(R.stmt_uses_buffer(s, buf) for s in between):
+            raise _err("from_loop", f"{buf.name!r} is used between the producer and the consumer")
+        dims = _store_dims(buf, producer, prod)
+        c_loads, c_stores, c_calls = R.accesses([consumer], buf)
+        if c_stores or c_calls:
+            raise _err("target_loop", f"the consumer also writes {buf.name!r}")
+        inside = {id(x) for x in R.accesses(dst.body, buf)[0]}
+        for ld in c_loads:
+            ok = id(ld) in inside and isinstance(ld, N.Load) and all(ld.indices[d] is q.var for d, q in zip(dims, cons))
+            if not ok:
+                raise _err("target_loop", f"the consumer reads {buf.name!r} at elements other than the one the "
+                                          f"merged iteration produces (it must read {buf.name}[...] at the "
+                                          f"variables of {', '.join(q.name for q in cons)}, inside {dst.name!r})")
+
+
+def _store_dims(buf, producer, prod) -> list:
+    """For each merged producer loop, the dimension of `buf` its stores index with that loop's
+    variable (the same for every store); raises otherwise."""
+    loads, stores, calls = R.accesses([producer], buf)
+    if calls:
+        raise _err("from_loop", f"the producer passes {buf.name!r} to a call")
+    dims = []
+    for p in prod:
+        cand = [d for d, e in enumerate(stores[0].indices) if e is p.var]
+        good = [d for d in cand if all(st.indices[d] is p.var for st in stores)]
+        if not good:
+            raise _err("from_loop", f"the producer's stores to {buf.name!r} are not indexed by loop {p.name!r} "
+                                    "in one dimension")
+        dims.append(good[0])
+    return dims
+
+
+def _all_except(body, skip):
+    """Top-level-like statement list: every statement of `body` tree except the subtree `skip`."""
+    out = []
+    for s in body:
+        if s is skip:
+            continue
+        if isinstance(s, (N.For, N.While)):
+            out.append(_shell(s, _all_except(s.body, skip)))
+        elif isinstance(s, N.If):
+            out.append(N.If(s.cond, _all_except(s.then, skip), _all_except(s.orelse, skip)))
+        else:
+            out.append(s)
+    return out
+
+
+def _shell(s, body):
+    if isinstance(s, N.For):
+        return N.For(s.var, s.lb, s.ub, s.step, body, s.name, s.attrs, s.loc)
+    return N.While(s.cond, body, s.loc)

@@ -1,0 +1,199 @@
+"""Loop primitives: split, reorder, fuse (real rewrites) and unroll/pipeline/parallel/dataflow
+(attributes the backends act on). Each mutates a `nodes.Func` in place and raises
+ScheduleError("<primitive>: argument '<arg>': ...") before touching the IR when it cannot apply.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from ..errors import ScheduleError
+from ..ir import nodes as N
+from . import rewrite as R
+from .loops import find_loop, loop_path, parent_list
+
+
+def _err(prim, arg, msg):
+    return ScheduleError(f"{prim}: argument '{arg}': {msg}")
+
+
+def check_int(prim: str, arg: str, value, minimum: int) -> int:
+    """Validate an integer argument >= minimum (bools rejected)."""
+    if isinstance(value, (builtins.bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
+        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise _err(prim, arg, f"expected {what}, got {value!r}")
+    return int(value)
+
+
+def _var(name: str) -> N.IterVar:
+    return N.IterVar(R.sanitize(name))
+
+
+# ----------------------------------------------------------------------------- split
+def split(func: N.Func, loop, factor) -> tuple:
+    """Split `loop` into "<name>.outer" (keeps op_name and attributes) and "<name>.inner".
+
+    Before / after (extent 10, factor 4)::
+
+        for i in range(0, 10):           for i.outer in range(0, 3):
+            S(i)                             for i.inner in range(0, 4):
+                                                 if i.outer*4 + i.inner < 10:
+                                                     S(i.outer*4 + i.inner)
+
+    Loops with non-constant bounds split as `for o in range(lb, ub, step*f): for n in
+    range(0, step*f, step): if o + n < ub: S(o + n)`. Returns (outer, inner) For nodes.
+    """
+    factor = check_int("split", "factor", factor, 1)
+    lp = find_loop(func, loop, "split", "axis")
+    name = lp.name
+    outer_v, inner_v = _var(name + ".outer"), _var(name + ".inner")
+    n = R.trip_count(lp)
+    lb = R.as_int(lp.lb)
+    if n is not None:
+        outer_ub, inner_ub, inner_step = math.ceil(n / factor), factor, 1
+        linear = R.add(R.mul(outer_v, factor), inner_v)
+        value = R.add(R.mul(linear, lp.step), lb)
+        guard = None if n % factor == 0 else R.cmp("lt", linear, n)
+        outer_lb = R.const(0)
+    else:
+        outer_lb, outer_ub = lp.lb, lp.ub
+        inner_ub, inner_step = lp.step * factor, lp.step
+        value = R.add(outer_v, inner_v)
+        guard = R.cmp("lt", R.copy_expr(value), R.copy_expr(lp.ub))
+    R.subst_stmts(lp.body, {lp.var: value})
+    body = [N.If(guard, lp.body, loc=lp.loc)] if guard is not None else lp.body
+    inner = N.For(inner_v, R.const(0), R.const(inner_ub), inner_step, body, name + ".inner", {}, lp.loc)
+    lp.var, lp.lb, lp.ub, lp.body, lp.name = outer_v, outer_lb, R._idx(outer_ub), [inner], name + ".outer"
+    lp.step = 1 if n is not None else lp.step * factor
+    return lp, inner
+
+
+# ----------------------------------------------------------------------------- reorder
+def perfect_chain(prim: str, arg: str, outer: N.For, inner: N.For) -> list:
+    """The loops from `outer` down to `inner`, each the only statement of its parent's body."""
+    chain = [outer]
+    while chain[-1] is not inner:
+        body = chain[-1].body
+        if len(body) != 1 or not isinstance(body[0], N.For):
+            raise _err(prim, arg, f"loops {outer.name!r} .. {inner.name!r} are not a perfect nest: loop "
+                                  f"{chain[-1].name!r} holds {len(body)} statement(s) besides a single loop")
+        chain.append(body[0])
+    return chain
+
+
+def _nest_of(prim, func, fors) -> list:
+    """The perfect chain spanning the given loops (which must lie on one path)."""
+    paths = {id(f): loop_path(func, f) for f in fors}
+    ordered = sorted(fors, key=lambda f: len(paths[id(f)]))
+    deepest = paths[id(ordered[-1])]
+    for f in ordered:
+        if not any(x is f for x in deepest):
+            raise _err(prim, "axes", f"loops {ordered[-1].name!r} and {f.name!r} are not nested in one another")
+    return perfect_chain(prim, "axes", ordered[0], ordered[-1])
+
+
+def reorder(func: N.Func, *loops) -> None:
+    """Permute loops of one perfect nest; the arguments give the new order, outermost first.
+    Loops of the nest not mentioned keep their positions.
+
+    Example: `reorder(f, "k", "j")` on `for i: for j: for k: S` gives `for i: for k: for j: S`.
+    The nest's outermost op_name stays on the outermost position; other attributes move with
+    their loop. Raises if a loop bound depends on a loop that would end up inside it.
+    """
+    if len(loops) < 2:
+        raise _err("reorder", "axes", f"expected at least two loops, got {len(loops)}")
+    fors = [find_loop(func, lp, "reorder", "axes") for lp in loops]
+    if len({id(f) for f in fors}) != len(fors):
+        raise _err("reorder", "axes", f"a loop is named twice: {[f.name for f in fors]}")
+    chain = _nest_of("reorder", func, fors)
+    ids = {id(f) for f in fors}
+    slots = [k for k, c in enumerate(chain) if id(c) in ids]
+    new = list(chain)
+    for k, f in zip(slots, fors):
+        new[k] = f
+    for k, f in enumerate(new):
+        outside = {id(x.var) for x in new[:k]}
+        inside = {id(x.var): x.name for x in new[k:]}
+        for e in (f.lb, f.ub):
+            for v in R.expr_vars(e):
+                if v in inside:
+                    raise _err("reorder", "axes", f"the bounds of loop {f.name!r} depend on loop {inside[v]!r}, "
+                                                  "which would no longer enclose it")
+    if all(a is b for a, b in zip(new, chain)):
+        return
+    body, pos = parent_list(func, chain[0])
+    innermost_body = chain[-1].body
+    top_name = chain[0].attrs.pop("op_name", None)
+    if top_name is not None and "op_name" in new[0].attrs:
+        chain[0].attrs["op_name"] = new[0].attrs.pop("op_name")  # keep every band name on some loop
+    if top_name is not None:
+        new[0].attrs = {"op_name": top_name, **new[0].attrs}
+    for a, b in zip(new, new[1:]):
+        a.body = [b]
+    new[-1].body = innermost_body
+    body[pos] = new[0]
+
+
+# ----------------------------------------------------------------------------- fuse
+def fuse(func: N.Func, *loops) -> N.For:
+    """Fuse consecutive perfectly nested loops with constant bounds into one loop
+    "<a>_<b>_fused" (outermost first in the arguments); the outermost keeps its attributes.
+
+    Before / after::
+
+        for i in range(4):               for i_j_fused in range(0, 12):
+            for j in range(3):               S(i_j_fused // 3, i_j_fused % 3)
+                S(i, j)
+    """
+    if len(loops) < 2:
+        raise _err("fuse", "axes", f"expected at least two loops, got {len(loops)}")
+    fors = [find_loop(func, lp, "fuse", "axes") for lp in loops]
+    if any(len(a.body) != 1 or a.body[0] is not b for a, b in zip(fors, fors[1:])):
+        raise _err("fuse", "axes", f"loops {[f.name for f in fors]} must be consecutive, perfectly nested "
+                                   "and given outermost first")
+    counts = []
+    for f in fors:
+        n = R.trip_count(f)
+        if n is None:
+            raise _err("fuse", "axes", f"loop {f.name!r} has non-constant bounds")
+        counts.append(n)
+    fused_v = _var("_".join(f.name for f in fors) + "_fused")
+    mapping, stride = {}, math.prod(counts)
+    for f, n in zip(fors, counts):
+        stride //= n
+        pos = R.mod(R.floordiv(fused_v, stride), n) if f is not fors[0] else R.floordiv(fused_v, stride)
+        mapping[f.var] = R.add(R.mul(pos, f.step), R.as_int(f.lb))
+    body = fors[-1].body
+    R.subst_stmts(body, mapping)
+    top = fors[0]
+    top.var, top.lb, top.ub, top.step = fused_v, R.const(0), R.const(math.prod(counts)), 1
+    top.name, top.body = "_".join(f.name for f in fors) + "_fused", body
+    return top
+
+
+# ----------------------------------------------------------------------------- attributes
+def unroll(func: N.Func, loop, factor=0) -> None:
+    """Mark `loop` for unrolling: factor 0 = fully (`#pragma HLS unroll`), else by `factor`."""
+    factor = check_int("unroll", "factor", factor, 0)
+    find_loop(func, loop, "unroll", "axis").attrs["unroll"] = factor
+
+
+def pipeline(func: N.Func, loop, ii=1) -> None:
+    """Mark `loop` as pipelined with initiation interval `ii` (>= 1)."""
+    ii = check_int("pipeline", "initiation_interval", ii, 1)
+    find_loop(func, loop, "pipeline", "axis").attrs["pipeline_ii"] = ii
+
+
+def parallel(func: N.Func, loop) -> None:
+    """Mark `loop` as parallel (OpenMP on LLVM)."""
+    find_loop(func, loop, "parallel", "axis").attrs["parallel"] = True
+
+
+def dataflow(func: N.Func, loop=None) -> None:
+    """Mark the function (loop=None) or one loop as a dataflow region."""
+    if loop is None:
+        func.attrs["dataflow"] = True
+    else:
+        find_loop(func, loop, "dataflow", "target").attrs["dataflow"] = True

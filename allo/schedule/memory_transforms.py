@@ -1,0 +1,324 @@
+"""Memory primitives: partition (an attribute), buffer_at and reuse_at (real rewrites).
+
+Each mutates a `nodes.Func` in place and raises ScheduleError naming the primitive and the
+argument before touching the IR when it cannot apply.
+"""
+from __future__ import annotations
+
+from ..errors import ScheduleError
+from ..ir import nodes as N
+from ..ir.types import ArrayType
+from . import rewrite as R
+from .loop_transforms import check_int
+from .loops import find_buffer, find_loop, fresh_loop_name, fresh_op_name, top_level_stmt
+
+
+def _err(prim, arg, msg):
+    return ScheduleError(f"{prim}: argument '{arg}': {msg}")
+
+
+PARTITION_KINDS = ("complete", "block", "cyclic")
+
+
+# ----------------------------------------------------------------------------- partition
+def partition(func: N.Func, buffer, kind="complete", dim=0, factor=0) -> None:
+    """Append `(kind, dim, factor)` to `Buffer.attrs["partition"]` (an HLS array partition).
+
+    kind: "complete" | "block" | "cyclic" (or any enum whose `name` is one of them);
+    dim: 1-based dimension, 0 = all; factor: > 0 for block/cyclic (ignored for complete).
+    Example: `partition(f, "A", "cyclic", dim=2, factor=4)`.
+    """
+    buf = find_buffer(func, buffer, "partition", "target")
+    name = kind if isinstance(kind, str) else getattr(kind, "name", None) or str(getattr(kind, "value", kind))
+    name = str(name).lower()
+    if name not in PARTITION_KINDS:
+        raise _err("partition", "partition_type", f"expected one of {', '.join(PARTITION_KINDS)}, got {kind!r}")
+    dim = check_int("partition", "dim", dim, 0)
+    if dim > len(buf.shape):
+        raise _err("partition", "dim", f"buffer {buf.name!r} has rank {len(buf.shape)}; "
+                                       f"dim must be in 0..{len(buf.shape)} (0 = all), got {dim}")
+    if name == "complete":
+        factor = 0
+    else:
+        factor = check_int("partition", "factor", factor, 1)
+    buf.attrs.setdefault("partition", []).append((name, dim, factor))
+
+
+# ----------------------------------------------------------------------------- shared helpers
+def _copy_nest(func, names, extents, make_stmt, loc, attrs=None):
+    """Loops named `names` over range(extent) around `make_stmt(vars)`; op_name on the top."""
+    vars_ = [N.IterVar(R.sanitize(n)) for n in names]
+    stmt = make_stmt(vars_)
+    body = stmt if isinstance(stmt, list) else [stmt]
+    for v, n, ext in reversed(list(zip(vars_, names, extents))):
+        body = [N.For(v, R.const(0), R.const(ext), 1, body, n, dict(attrs or {}), loc)]
+    if names:
+        body[0].attrs["op_name"] = fresh_op_name(func, names)
+    return body
+
+
+def _insert_alloc(func, stmt, buf, loc):
+    """Declare `buf` just before the top-level statement containing `stmt` (outside every
+    loop, so the memory is allocated once)."""
+    top = top_level_stmt(func, stmt)
+    pos = next(k for k, s in enumerate(func.body) if s is top)
+    func.body.insert(pos, N.Alloc(buf, None, loc))
+
+
+def _only_loads(prim, loads, buf, lp):
+    for ld in loads:
+        if not isinstance(ld, N.Load):
+            raise _err(prim, "target", f"buffer {buf.name!r} is copied whole inside loop {lp.name!r}")
+
+
+# ----------------------------------------------------------------------------- buffer_at
+def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
+    """Keep the slice of `buffer` that one iteration of `loop` works on in a local buffer.
+
+    Before / after (`buffer_at(C, "i")` on a gemm)::
+
+        for i:                           for i:
+            for j:                           for j_init: C_buf[j_init] = C[i, j_init]
+                for k:                       for j:
+                    C[i, j] += ...               for k: C_buf[j] += ...
+                                             for j_back: C[i, j_back] = C_buf[j_back]
+
+    Dimensions indexed identically by every access with loop-invariant expressions are
+    fixed; the others are kept (full extent). When `buffer` is a local whose initial value is
+    a constant and each iteration of a top-level `loop` owns its own slice, the init loop
+    stores that constant instead of reading the buffer (the seed's `j_init`).
+    Returns the new Buffer (named "<buffer>_buf").
+    """
+    lp = find_loop(func, loop, "buffer_at", "axis")
+    buf = find_buffer(func, buffer, "buffer_at", "target")
+    loads, stores, calls = R.accesses(lp.body, buf)
+    if calls:
+        raise _err("buffer_at", "target", f"buffer {buf.name!r} is passed to a call or returned inside loop {lp.name!r}")
+    if not stores:
+        raise _err("buffer_at", "target", f"buffer {buf.name!r} is not written inside loop {lp.name!r}")
+    _only_loads("buffer_at", loads, buf, lp)
+    if any(isinstance(s, N.Alloc) and s.buf is buf for s in N.walk_stmts(lp.body)):
+        raise _err("buffer_at", "target", f"buffer {buf.name!r} is declared inside loop {lp.name!r}")
+    inner = R.bound_vars(lp.body)
+    access_idx = [x.indices for x in loads + stores]
+    fixed = []
+    for d in range(len(buf.shape)):
+        first = access_idx[0][d]
+        fixed.append(all(R.expr_equal(first, idx[d]) for idx in access_idx) and not R.has_load(first)
+                     and not (R.expr_vars(first).keys() & inner.keys()))
+    kept = [d for d in range(len(buf.shape)) if not fixed[d]]
+    fixed_exprs = {d: access_idx[0][d] for d in range(len(buf.shape)) if fixed[d]}
+    init_value = _initial_value(func, lp, buf, fixed_exprs)
+
+    taken = {b.name for b in N.iter_buffers(func)}
+    local = N.Buffer(R.fresh_name(taken, f"{buf.name}_buf"), ArrayType(buf.dtype, tuple(buf.shape[d] for d in kept)),
+                     "local", loc=buf.loc)
+    var_loops = {id(s.var): s.name for s in N.walk_stmts(lp.body) if isinstance(s, N.For)}
+    bases = []
+    for k, d in enumerate(kept):
+        e = stores[0].indices[d]
+        bases.append(var_loops.get(id(e), f"{local.name}_d{k}") if isinstance(e, N.IterVar) else f"{local.name}_d{k}")
+
+    def full_index(vars_):
+        it = iter(vars_)
+        return [next(it) if d in kept else R.copy_expr(fixed_exprs[d]) for d in range(len(buf.shape))]
+
+    def init_stmt(vars_):
+        value = R.copy_expr(init_value) if init_value is not None else N.Load(buf, full_index(vars_), loc=lp.loc)
+        return N.Store(local, list(vars_), value, loc=lp.loc)
+
+    def back_stmt(vars_):
+        return N.Store(buf, full_index(vars_), N.Load(local, list(vars_), loc=lp.loc), loc=stores[-1].loc)
+
+    extents = [buf.shape[d] for d in kept]
+    init_names = [fresh_loop_name(func, f"{b}_init") for b in bases]
+    init_names = _distinct(func, init_names)
+    init = _copy_nest(func, init_names, extents, init_stmt, lp.loc)
+    back_names = _distinct(func, [fresh_loop_name(func, f"{b}_back", init_names) for b in bases])
+    back = _copy_nest(func, back_names, extents, back_stmt, lp.loc)
+
+    for x in loads + stores:
+        x.buf = local
+        x.indices = [x.indices[d] for d in kept]
+    target = _guarded_body(lp)
+    target[:] = init + target + back
+    _insert_alloc(func, lp, local, lp.loc)
+    return local
+
+
+def _guarded_body(lp) -> list:
+    """The statement list the iteration's real work lives in: the loop body, or the body of
+    the guard a non-dividing split left there (copies outside it could index out of bounds)."""
+    body = lp.body
+    while len(body) == 1 and isinstance(body[0], N.If) and not body[0].orelse:
+        body = body[0].then
+    return body
+
+
+def _distinct(func, names):
+    """Make names unique among themselves too (two kept dims may share a base)."""
+    out = []
+    for n in names:
+        out.append(R.fresh_name(set(out), n))
+    return out
+
+
+def _initial_value(func, lp, buf, fixed_exprs):
+    """The constant every element of this iteration's slice holds when the iteration starts,
+    if provable (else None): `buf` is a local with a constant initialiser declared at top
+    level before the top-level loop `lp`, never written outside `lp`, and the slice is
+    selected by `lp`'s own variable, so no earlier iteration touched it."""
+    if buf.kind != "local" or not any(s is lp for s in func.body):
+        return None
+    allocs = [s for s in N.walk_stmts(func.body) if isinstance(s, N.Alloc) and s.buf is buf]
+    if len(allocs) != 1 or not any(s is allocs[0] for s in func.body):
+        return None
+    init = allocs[0].init
+    if not isinstance(init, N.Expr) or R.has_load(init) or R.expr_vars(init):
+        return None
+    ids = [id(s) for s in func.body]
+    if ids.index(id(allocs[0])) > ids.index(id(lp)):
+        return None
+    others = [s for s in func.body if s is not lp]
+    if id(buf) in R.written_buffers(others):
+        return None
+    if not any(e is lp.var for e in fixed_exprs.values()):
+        return None
+    return init if init.type == buf.dtype else N.Cast(init, buf.dtype, init.loc)
+
+
+# ----------------------------------------------------------------------------- reuse_at
+def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
+    """Read a sliding stencil window of `buffer` along `loop` from a reuse buffer.
+
+    All reads of `buffer` inside `loop` (variable y) must be `buffer[.., y + c, ..]` with
+    constant offsets c in [cmin, cmax] in one dimension (K = cmax - cmin + 1 rows). The loop is
+    extended to start cmin earlier and end cmax later; each iteration shifts the reuse buffer
+    by one row and loads the newest row, and the original body runs (guarded) K-1 iterations
+    behind. Before / after (3x3 blur, `reuse_at(A, "y")`)::
+
+        for y in range(8):               for y in range(0, 10):
+            for x in range(8):               for c in range(10):
+                B[y, x] = sum A[y+r, x+s]        for s in range(2): R[s, c] = R[s+1, c]
+                                                 R[2, c] = A[y, c]
+                                             if y >= 2:
+                                                 for x in range(8):
+                                                     B[y-2, x] = sum R[r, x+s]
+
+    Dimensions read with one loop-invariant index are dropped from the reuse buffer; others
+    keep their full extent. Chaining `reuse_at(R, "x")` gives the 3x3 window buffer.
+    Returns the reuse Buffer (named "<buffer>_reuse_<loop>").
+    """
+    lp = find_loop(func, loop, "reuse_at", "axis")
+    src = find_buffer(func, buffer, "reuse_at", "target")
+    if lp.step != 1:
+        raise _err("reuse_at", "axis", f"loop {lp.name!r} has step {lp.step}; reuse needs step 1")
+    loads, stores, calls = R.accesses(lp.body, src)
+    if stores or calls:
+        raise _err("reuse_at", "target", f"buffer {src.name!r} is written inside loop {lp.name!r}")
+    if not loads:
+        raise _err("reuse_at", "target", f"buffer {src.name!r} is not read inside loop {lp.name!r}")
+    _only_loads("reuse_at", loads, src, lp)
+    inner = R.bound_vars(lp.body)
+    rdim, offsets, row = _stencil_offsets(lp, src, loads, inner)
+    lo, hi = min(offsets), max(offsets)
+    k_rows = hi - lo + 1
+    dropped = {}
+    for d in range(len(src.shape)):
+        if d == rdim:
+            continue
+        first = loads[0].indices[d]
+        if all(R.expr_equal(first, ld.indices[d]) for ld in loads) and not R.has_load(first) \
+                and not (R.expr_vars(first).keys() & inner.keys()):
+            dropped[d] = first
+    dims = [d for d in range(len(src.shape)) if d not in dropped]
+    shape = tuple(k_rows if d == rdim else src.shape[d] for d in dims)
+    taken = {b.name for b in N.iter_buffers(func)}
+    rbuf = N.Buffer(R.fresh_name(taken, f"{src.name}_reuse_{R.sanitize(lp.name)}"), ArrayType(src.dtype, shape),
+                    "local", loc=src.loc)
+    fill = _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row)
+
+    for ld, off in zip(loads, offsets):
+        ld.indices = [R.const(off - lo) if d == rdim else ld.indices[d] for d in dims]
+        ld.buf = rbuf
+    body = lp.body
+    R.subst_stmts(body, {lp.var: R.sub(lp.var, hi)})
+    guard_lb = R.add(R.copy_expr(lp.lb), hi)
+    lp.lb, lp.ub = R.add(lp.lb, lo), R.add(lp.ub, hi)
+    if k_rows > 1:
+        body = [N.If(R.cmp("ge", lp.var, guard_lb), body, loc=lp.loc)]
+    lp.body = fill + body
+    _insert_alloc(func, lp, rbuf, lp.loc)
+    return rbuf
+
+
+def _stencil_offsets(lp, src, loads, inner):
+    """(the dimension indexed by lp.var, the constant offset of every load, the row index
+    expression without its offset). Rows are `lp.var + base + c` with `base` made of loop
+    variables bound outside `lp` (the same in every load) and constant offsets c."""
+    rdim, offsets, base = None, [], None
+    for ld in loads:
+        dims = [d for d, e in enumerate(ld.indices) if id(lp.var) in R.expr_vars(e)]
+        if len(dims) != 1 or (rdim is not None and dims[0] != rdim):
+            raise _err("reuse_at", "axis", f"reads of {src.name!r} must index exactly one (the same) dimension "
+                                           f"with loop variable {lp.name!r}")
+        rdim = dims[0]
+        aff = R.affine(ld.indices[rdim])
+        terms = None if aff is None else {k: c for k, (_, c) in aff[0].items()}
+        if terms is None or terms.get(id(lp.var)) != 1 or (terms.keys() & inner.keys()) - {id(lp.var)} \
+                or (base is not None and terms != base[0]):
+            raise _err("reuse_at", "axis", f"read of {src.name!r} is not a constant-offset stencil access "
+                                           f"'{lp.name} + c' along loop {lp.name!r}")
+        base = (terms, aff[0])
+        offsets.append(aff[1])
+    row = R.const(0)
+    for v, coeff in base[1].values():
+        row = R.add(row, R.mul(v, coeff))
+    return rdim, offsets, row
+
+
+def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row):
+    """Per iteration of the extended loop: shift the reuse buffer one row and load the new row."""
+    col_dims = [d for d in dims if d != rdim]
+    names = _distinct(func, [fresh_loop_name(func, f"{rbuf.name}_c{k}") for k in range(len(col_dims))])
+    shift_name = fresh_loop_name(func, f"{rbuf.name}_shift", names)
+    pos = dims.index(rdim)
+
+    def at(cols, slot):
+        idx = list(cols)
+        idx.insert(pos, slot)
+        return idx
+
+    def make(vars_):
+        stmts = []
+        if k_rows > 1:
+            s = N.IterVar(R.sanitize(shift_name))
+            move = N.Store(rbuf, at(vars_, s), N.Load(rbuf, at(vars_, R.add(s, 1)), loc=lp.loc), loc=lp.loc)
+            stmts.append(N.For(s, R.const(0), R.const(k_rows - 1), 1, [move], shift_name, {"unroll": 0}, lp.loc))
+        it = iter(vars_)
+        src_idx = [R.copy_expr(row) if d == rdim else R.copy_expr(dropped[d]) if d in dropped else next(it)
+                   for d in range(len(src.shape))]
+        load = N.Store(rbuf, at(vars_, R.const(k_rows - 1)), N.Load(src, src_idx, loc=lp.loc), loc=lp.loc)
+        guard = _row_guard(lp, row, src.shape[rdim], lo, hi)
+        stmts.append(N.If(guard, [load], loc=lp.loc) if guard is not None else load)
+        return stmts
+
+    nest = _copy_nest(func, names, [src.shape[d] for d in col_dims], make, lp.loc)
+    if not names and nest and isinstance(nest[0], N.For):
+        nest[0].attrs["op_name"] = fresh_op_name(func, [shift_name])
+    return nest
+
+
+def _row_guard(lp, row, extent, lo, hi):
+    """`0 <= row < extent` for the rows the extended loop loads, unless provably in bounds."""
+    lb, ub = R.as_int(lp.lb), R.as_int(lp.ub)
+    known = row is lp.var or not R.expr_vars(row).keys() - {id(lp.var)}
+    conds = []
+    if not known or lb is None or lb + lo < 0:
+        conds.append(R.cmp("ge", R.copy_expr(row), 0))
+    if not known or ub is None or ub - 1 + hi >= extent:
+        conds.append(R.cmp("lt", R.copy_expr(row), extent))
+    return R.land(conds)
+
+
+__all__ = ["partition", "buffer_at", "reuse_at", "PARTITION_KINDS"]
