@@ -1,0 +1,68 @@
+"""`allo.library.nn`: neural-network kernels written in the allo DSL, each with a predefined schedule.
+
+Every kernel is an allo template; instantiate it inside a kernel (or at top level) with its
+template arguments and an optional instance id, and compose its schedule by that id:
+
+    from allo.library import nn
+
+    def mlp(X: float32[8, 16], W1: float32[32, 16], b1: float32[32]) -> float32[8, 32]:
+        return nn.relu[float32, 8, 32](nn.linear[float32, 8, 32, 16, "1"](X, W1, b1))
+
+    s = allo.customize(mlp)
+    s.compose(nn.linear, id="1", instantiate=[float32, 8, 32, 16])
+    s.compose(nn.relu, instantiate=[float32, 8, 32])
+
+The full table (kernel, template arguments, arguments, schedule) is docs/library.md.
+"""
+from __future__ import annotations
+
+from .activations import gelu, gelu_tanh, relu, sigmoid, silu, tanh
+from .attention import embedding, rope, scaled_dot_product_attention
+from .conv import conv2d
+from .elementwise import (abs, add, add_mid, add_outer, add_scalar, clamp, div, div_mid, div_outer, div_scalar, exp,
+                          log, maximum, minimum, mul, mul_mid, mul_outer, mul_scalar, neg, pow_int, pow_scalar,
+                          rdiv_mid, rdiv_outer, rdiv_scalar, rsqrt, rsub_mid, rsub_outer, rsub_scalar, sqrt, sub,
+                          sub_mid, sub_outer, sub_scalar)
+from .linear import bmm, linear, linear3d, matmul
+from .norms import batch_norm2d, layer_norm, log_softmax, rms_norm, softmax
+from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
+from .reduce import amax, mean, sum
+from .shape import concat, expand, permute, reshape, select, slice, transpose
+
+CONVENTIONS = """
+## Conventions
+
+- **Shapes are template arguments** and must match exactly; allo arrays have no views. Element type
+  `T` comes first; `eps` arguments are float32 scalars; scalar arguments typed `T` (e.g. the `s` of
+  `add_scalar`, `lo`/`hi` of `clamp`) take Python numbers.
+- **Pointwise kernels are 2-D** (`relu[T, M, N]`, `add[T, M, N]`, ...): a tensor of any rank is used
+  through its row-major 2-D view `[prod(shape[:-1]), shape[-1]]` (a 1-D tensor as `[1, n]`).
+  When a producer returns a different rank (conv2d returns `[B, C, H, W]`), `reshape` converts
+  between views (a copy); a frontend keeps the torch shape next to each array and inserts it.
+- **Broadcasting** reduces to four forms after merging adjacent axes (see `elementwise`):
+  same shape, scalar, `*_mid` (`A[P, Q, R]` with `B[Q]`) and `*_outer` (`A[P, Q, R]` with
+  `B[P, R]`); `expand` materialises any same-rank broadcast as a fallback.
+- **Shape-tuple templates**: `reshape`, `permute`, `concat`, `slice`, `select`, `expand`, `sum`,
+  `mean`, `amax` take whole shapes as tuples (`nn.reshape[float32, (2, 3, 4), (6, 4)]`), ranks
+  1-4, non-negative axes. Reductions keep the reduced axis (keepdim=True).
+- **conv2d / pools** take the output size as template arguments (`Oh, Ow`), computed as torch
+  does: `(H + 2*Ph - Dh*(Kh-1) - 1) // Sh + 1`. The weight of conv2d is `[Cout, Cin // G, Kh, Kw]`.
+- **Integer and fixed-point types** compute in `T`: products and sums wrap at T's width, fixed
+  point follows allo's rules (truncating multiply). Transcendental kernels need a float `T`.
+- **Schedules** are registered with `@schedule_for(kernel)` right after each kernel and are
+  applied with `s.compose(nn.<kernel>, id=..., instantiate=[...])` or `kernel.schedule_fn(s)`.
+"""
+
+__all__ = [
+    "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh",
+    "softmax", "log_softmax", "layer_norm", "rms_norm", "batch_norm2d",
+    "linear", "linear3d", "matmul", "bmm",
+    "conv2d", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
+    "embedding", "scaled_dot_product_attention", "rope",
+    "add", "sub", "mul", "div", "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "rdiv_scalar",
+    "add_mid", "sub_mid", "mul_mid", "div_mid", "rsub_mid", "rdiv_mid",
+    "add_outer", "sub_outer", "mul_outer", "div_outer", "rsub_outer", "rdiv_outer",
+    "exp", "log", "sqrt", "rsqrt", "neg", "abs", "pow_scalar", "pow_int", "clamp", "maximum", "minimum",
+    "transpose", "permute", "reshape", "concat", "slice", "select", "expand", "sum", "mean", "amax",
+    "CONVENTIONS",
+]

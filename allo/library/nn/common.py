@@ -1,0 +1,119 @@
+"""Compile-time helpers shared by the nn kernels and their schedules.
+
+Kernels read `LOWEST[T]` (the most negative finite value of element type T, a Python number folded
+at build time) where a max-reduction needs a start value. Schedules use `targ(s, "N")` to read a
+template argument of the instance they schedule and `try_step` for primitives that only apply to
+some instances (reuse_at needs unit stride, for example).
+
+Example::
+
+    mx: T = LOWEST[T]            # inside a kernel: -3.4028234663852886e38 for float32
+"""
+from __future__ import annotations
+
+from ...errors import ScheduleError
+from ...ir.types import Fixed, Float, Int, UFixed, UInt
+
+_FLOAT_LOWEST = {16: -65504.0, 32: -3.4028234663852886e38, 64: -1.7976931348623157e308}
+
+
+class _Lowest:
+    """`LOWEST[T]`: the most negative finite value of T (subscripted at kernel build time)."""
+
+    def __getitem__(self, t):
+        if isinstance(t, Float):
+            return -3.3895313892515355e38 if t.brain else _FLOAT_LOWEST[t.bits]
+        if isinstance(t, Int):
+            return -(2 ** (t.bits - 1))
+        if isinstance(t, UInt):
+            return 0
+        if isinstance(t, Fixed):
+            return -(2 ** (t.bits - 1)) / 2 ** t.frac
+        if isinstance(t, UFixed):
+            return 0.0
+        raise TypeError(f"LOWEST: unsupported element type {t!r}")
+
+
+LOWEST = _Lowest()
+
+
+def targ(s, name: str):
+    """Template argument `name` of the kernel instance that schedule `s` was built for."""
+    params = s.kernel.template_params
+    if name not in params:
+        raise ScheduleError(f"kernel {s.kernel.name!r} has no template parameter {name!r}")
+    return s.targs[params.index(name)]
+
+
+def try_step(primitive, *args, **kwargs) -> bool:
+    """Apply `primitive(*args)` if it is legal for this instance; report whether it applied.
+
+    Primitives are atomic (a failing one changes nothing), so an optional step can be tried."""
+    try:
+        primitive(*args, **kwargs)
+    except ScheduleError:
+        return False
+    return True
+
+
+class _ShapeFn:
+    """A compile-time shape function usable inside kernels and annotations: `F[a, b]` -> fn(a, b).
+
+    Kernel code cannot call Python functions at build time, but subscripting a Python object is
+    evaluated by the builder; shape-tuple templates (`reshape[T, (2, 3), (6,)]`) use these."""
+
+    def __init__(self, fn, unpack=True):
+        self.fn, self.unpack = fn, unpack
+        self.__doc__ = fn.__doc__
+
+    def __getitem__(self, key):
+        return self.fn(*key) if self.unpack and isinstance(key, tuple) else self.fn(key)
+
+
+def _size(shape):
+    """Number of elements of `shape`."""
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _cat(sa, sb, axis):
+    """Shape of concat(A[sa], B[sb], axis)."""
+    return tuple(a + b if k == axis else a for k, (a, b) in enumerate(zip(sa, sb)))
+
+
+def _sliced(shape, axis, start, stop, step):
+    """Shape of X[shape] sliced start:stop:step along axis (stop clamped to the extent)."""
+    n = max(0, -(-(min(stop, shape[axis]) - start) // step))
+    return tuple(n if k == axis else d for k, d in enumerate(shape))
+
+
+def _permuted(shape, perm):
+    """Shape of X[shape].permute(perm)."""
+    return tuple(shape[p] for p in perm)
+
+
+def _replace(items, axis, value):
+    """`items` (a tuple) with entry `axis` replaced by `value`."""
+    return tuple(value if k == axis else x for k, x in enumerate(items))
+
+
+def _insert(items, axis, value):
+    """`items` (a tuple) with `value` inserted before position `axis`."""
+    return tuple(items[:axis]) + (value,) + tuple(items[axis:])
+
+
+def _drop(items, axis):
+    """`items` without entry `axis`."""
+    return tuple(x for k, x in enumerate(items) if k != axis)
+
+
+RANK = _ShapeFn(len, unpack=False)
+SIZE = _ShapeFn(_size, unpack=False)
+CAT = _ShapeFn(_cat)
+SLICED = _ShapeFn(_sliced)
+PERMUTED = _ShapeFn(_permuted)
+REPLACE = _ShapeFn(_replace)
+INSERT = _ShapeFn(_insert)
+DROP = _ShapeFn(_drop)
