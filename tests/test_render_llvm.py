@@ -663,3 +663,26 @@ def test_call_overhead_and_memory_flat():
     for _ in range(2000):
         small(x)
     print(f"per-call overhead: {(time.perf_counter() - t0) / 2000 * 1e6:.1f} us")
+
+
+def test_rebound_call_result_and_affine_ivs_inside_while():
+    # r = scale(A, 2); r = scale(r, 3)  (same result buffer bound twice: the first value is freed)
+    callee = _scale_func()
+    A = arg("A", float32[4, 4])
+    r = N.Buffer("r", float32[4, 4], "result")
+    body = [N.CallStmt("scale", [A, C(2.0, float32)], [r]), N.CallStmt("scale", [r, C(3.0, float32)], [r]),
+            N.Return([r])]
+    mod = N.Module([callee, N.Func("top", [A], [float32[4, 4]], body)], "top")
+    assert render_module(mod, "llvm").count("memref.dealloc") == 2  # one in top, one in the entry wrapper
+    a = rng.random((4, 4), dtype=np.float32)
+    np.testing.assert_allclose(build_llvm(mod)(a), a * 6, rtol=1e-6)
+    # for i: while O[i] < A[i]: O[i] += 1   (affine loads of the loop's iv inside scf.while regions)
+    Af, O = arg("A", float32[8]), arg("O", float32[8])
+    i = N.IterVar("i")
+    w = N.While(B("lt", L(O, i), L(Af, i), bool_t), [N.Store(O, [i], B("add", L(O, i), C(1.0, float32), float32))])
+    mod = module(N.Func("wl", [Af, O], [], [N.For(i, C(0), C(8), 1, [w], "i")]))
+    assert "affine.load" in render_module(mod)
+    a = (rng.random(8) * 5).astype(np.float32)
+    o = np.zeros(8, np.float32)
+    build_llvm(mod)(a, o)
+    np.testing.assert_array_equal(o, np.ceil(a))

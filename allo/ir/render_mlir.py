@@ -655,7 +655,7 @@ class _FuncRenderer:
         want = set()
         # locals never declared by an Alloc (e.g. scalars receiving call results)
         for b in bufs:
-            if b.kind in ("local", "result") and id(b) not in allocated:
+            if b.kind == "local" and id(b) not in allocated:
                 want.add(id(b))
         # results of calls in nested regions are copied into a buffer that outlives the region
         total = _ref_counts(self.f.body) if not self.llvm else None
@@ -858,7 +858,8 @@ class _FuncRenderer:
         r = self.val()
         lhs = "" if n == 0 else (f"{r} = " if n == 1 else f"{r}:{n} = ")
         attrs = _attr_dict(list(s.attrs.items()))
-        self.emit(f"{lhs}func.call @{callee.name}({', '.join(vals)}) {attrs} : ({', '.join(types)}) -> ({', '.join(rtypes)})", self.loc)
+        attrs = f" {attrs}" if attrs else ""
+        self.emit(f"{lhs}func.call @{callee.name}({', '.join(vals)}){attrs} : ({', '.join(types)}) -> ({', '.join(rtypes)})", self.loc)
         if len(s.results) != n:
             raise self.error(f"call to {s.callee!r} binds {len(s.results)} results, it returns {n}")
         for k, (rb, rt) in enumerate(zip(s.results, callee.result_types)):
@@ -869,6 +870,9 @@ class _FuncRenderer:
                     if self.llvm:
                         self.emit(f"memref.dealloc {rv} : {rt.mlir}")
                 else:
+                    if self.llvm and id(rb) in self.owned:  # a re-bound result: free the previous value
+                        prev, ty = self.owned.pop(id(rb))
+                        self.emit(f"memref.dealloc {prev} : {ty}")
                     self.mem[id(rb)] = rv
                     if self.llvm:
                         self.owned[id(rb)] = (rv, rt.mlir)
