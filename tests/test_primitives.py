@@ -227,6 +227,100 @@ def test_interp_matches_numpy():
     np.testing.assert_allclose(run(blur(), A), want, rtol=1e-5)
 
 
+def _scalar_func(params, ret_t, make_body, name="f"):
+    return module(N.Func(name, params, [ret_t], make_body()))
+
+
+def test_interp_integer_and_cast_semantics():
+    from allo.ir.types import Int, int8
+    A = arg("A", int8[6])
+    Bv = arg("B", int8[6])
+    out = local("out", int32[6, 6])
+    i = N.IterVar("i")
+
+    def wide(e):
+        return N.Cast(e, int32)
+    a, bb = ld(A, i), ld(Bv, i)
+    exprs = [b("add", a, bb), b("mul", a, bb), b("floordiv", a, bb), b("mod", a, bb), b("div", a, bb),
+             N.Cast(N.Cast(b("add", a, bb), Int(5)), int8)]
+    body = [N.Alloc(out, c(0, int32))]
+    body.append(loop(i, 0, 6, [st_(out, [c(k), i], wide(e)) for k, e in enumerate(exprs)]))
+    body.append(N.Return([out]))
+    mod = module(N.Func("ints", [A, Bv], [int32[6, 6]], body))
+    x = np.array([100, -100, 7, -7, 127, -128], np.int8)
+    y = np.array([100, 3, -2, -2, 1, -1], np.int8)
+    got = run(mod, x, y)
+    with np.errstate(all="ignore"):
+        assert (got[0] == (x + y).astype(np.int32)).all()            # int8 wraps
+        assert (got[1] == (x * y).astype(np.int32)).all()
+        assert (got[2] == (x // y).astype(np.int32)).all()           # floor division like numpy
+        assert (got[3] == (x % y).astype(np.int32)).all()
+    trunc = [int(p / q) for p, q in zip(x.astype(int), y.astype(int))]
+    assert list(got[4]) == [((t + 128) % 256) - 128 for t in trunc]  # C division truncates (then wraps)
+    five = [((int(p) + int(q) + 16) % 32) - 16 for p, q in zip(x, y)]  # wraps at 5 bits
+    assert list(got[5]) == five
+    F = arg("F", float32[4])
+    o = local("o", int32[4])
+    j = N.IterVar("j")
+    fbody = [N.Alloc(o), loop(j, 0, 4, [st_(o, [j], N.Cast(ld(F, j), int32))]), N.Return([o])]
+    fm = module(N.Func("f2i", [F], [int32[4]], fbody))
+    assert list(run(fm, np.array([1.9, -1.9, 2.5, -0.5], np.float32))) == [1, -1, 2, 0]
+
+
+def test_interp_fixed_point():
+    from allo.ir.fixed import quantize
+    from allo.ir.types import Fixed
+    T = Fixed(8, 4)
+    A, Bv = arg("A", T[4]), arg("B", T[4])
+    o = local("o", T[4])
+    i = N.IterVar("i")
+    body = [N.Alloc(o), loop(i, 0, 4, [st_(o, [i], b("mul", ld(A, i), ld(Bv, i)))]), N.Return([o])]
+    mod = module(N.Func("fx", [A, Bv], [T[4]], body))
+    x = np.array([1.5, -1.25, 3.0, 7.9375])
+    y = np.array([2.0, 1.5, -0.0625, 1.0])
+    got = run(mod, x, y)
+    raw = np.floor(quantize(x, T) * 16).astype(int) * np.floor(quantize(y, T) * 16).astype(int) >> 4
+    want = ((raw + 128) % 256 - 128) / 16.0
+    assert got.dtype == np.float64 and list(got) == list(want)
+
+
+def test_interp_control_flow_calls_and_globals():
+    from allo.ir.types import bool as bool_t
+    # helper(X, s) -> X * s (array) ; top calls it, then loops with while/if/select over a global
+    X, s = arg("X", float32[4]), N.Buffer("s", N.ArrayType(float32, ()), "scalar_arg")
+    Y = local("Y", float32[4])
+    i = N.IterVar("i")
+    helper = N.Func("helper", [X, s], [float32[4]], [
+        N.Alloc(Y), loop(i, 0, 4, [st_(Y, [i], b("mul", ld(X, i), ld(s)))]), N.Return([Y])])
+    A = arg("A", float32[4])
+    G = N.Buffer("G", float32[4], "global", data=np.array([1, 2, 3, 4], np.float32), global_name="g")
+    R_ = N.Buffer("R", float32[4], "result")
+    cnt = local("cnt", int32[()])
+    flag = local("flag", bool_t[4])
+    j = N.IterVar("j")
+    body = [
+        N.CallStmt("helper", [A, c(2.0, float32)], [R_]),
+        N.Alloc(cnt, c(0, int32)),
+        N.While(b("lt", ld(cnt), c(3, int32)), [st_(cnt, [], b("add", ld(cnt), c(1, int32)))]),
+        N.Alloc(flag),
+        loop(j, 0, 4, [
+            st_(flag, [j], b("gt", ld(R_, j), ld(G, j))),
+            N.If(ld(flag, j), [st_(R_, [j], N.Select(b("gt", ld(G, j), c(2.0, float32)), ld(G, j), c(0.0, float32),
+                                                    float32))],
+                 [st_(R_, [j], b("add", ld(R_, j), N.Cast(ld(cnt), float32)))]),
+        ]),
+        N.Return([R_]),
+    ]
+    top = N.Func("top", [A], [float32[4]], body)
+    mod = N.Module([helper, top], "top")
+    a = np.array([0.25, 2.0, 1.0, 3.0], np.float32)
+    r = a * np.float32(2)
+    g = np.array([1, 2, 3, 4], np.float32)
+    want = np.where(r > g, np.where(g > 2, g, 0), r + 3).astype(np.float32)
+    assert same(run(mod, a), want)
+    assert same(run(mod, a, np.float32(3), func="helper"), a * np.float32(3))
+
+
 # ----------------------------------------------------------------------------- loop addressing
 def test_find_loop_forms_and_handles():
     f = gemm().func("gemm")
@@ -350,6 +444,45 @@ def test_reorder_after_split_int_exact():
         split(f, "k", 4)
         reorder(f, "k.inner", "i", "k.outer")
     check_same(lambda: gemm(int32), sched)
+
+
+def test_tiling_with_non_dividing_factors():
+    def tile(f):
+        split(f, "i", 3)
+        split(f, "j", 5)
+        reorder(f, "i.outer", "j.outer", "i.inner", "j.inner")
+    f, _ = check_same(gemm, tile)
+    assert loop_tree(f) == [("i.outer", [("j.outer", [("i.inner", [("j.inner", [("k", [])])])])])]
+    guards = [s for s in N.walk_stmts(f.body) if isinstance(s, N.If)]
+    assert len(guards) == 2  # each guard sits just inside the loop it tests
+    assert find_loop(f, "i.inner").body[0] is guards[0] and find_loop(f, "j.inner").body[0] is guards[1]
+    check_same(gemm, lambda f: (tile(f), fuse(f, "i.inner", "j.inner"), buffer_at(f, "C", "j.outer")))
+    check_same(lambda: gemm(int32), lambda f: (tile(f), reorder(f, "k", "i.outer")))
+
+
+def test_rewrites_keep_locations():
+    from allo.ir.source import Loc
+
+    def located_gemm():
+        mod = gemm()
+        f = mod.func("gemm")
+        for k, s in enumerate(N.walk_stmts(f.body)):
+            s.loc = Loc("k.py", 10 + k, 4)
+            for e in N.stmt_exprs(s):
+                for x in N.walk_expr(e):
+                    if isinstance(x, N.Load):
+                        x.loc = Loc("k.py", 10 + k, 8)
+        return mod
+
+    def sched(f):
+        split(f, "i", 3)
+        buffer_at(f, "C", "i.inner")
+        reorder(f, "k", "j")
+        fuse(f, "i.outer", "i.inner")
+    f, _ = check_same(located_gemm, sched)
+    nodes = [s for s in N.walk_stmts(f.body) if isinstance(s, (N.Store, N.Alloc, N.For, N.If))]
+    nodes += [x for s in N.walk_stmts(f.body) for e in N.stmt_exprs(s) for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    assert nodes and all(x.loc is not None for x in nodes)
 
 
 def test_reorder_errors():
@@ -592,6 +725,7 @@ def test_compute_at_errors():
 
 # ----------------------------------------------------------------------------- random schedules
 KERNELS = {
+    "pc": prod_cons,
     "gemm": lambda: gemm(int32, 6, 7, 5),
     "mm2": lambda: two_mm(int32, 5, 4, 6, 3),
     "blur": lambda: blur(int32, 7, 8),
@@ -603,13 +737,16 @@ def _random_step(data, func):
     loops = [lp for lp in N.walk_stmts(func.body) if isinstance(lp, N.For)]
     handles = {id(lp): _qualified(func, lp) for lp in loops}
     pick = lambda: handles[id(data.draw(st.sampled_from(loops)))]  # noqa: E731
-    prim = data.draw(st.sampled_from(["split", "reorder", "fuse", "unroll", "buffer_at", "pipeline", "reuse_at"]))
+    prim = data.draw(st.sampled_from(["split", "reorder", "fuse", "unroll", "buffer_at", "pipeline", "reuse_at",
+                                      "compute_at"]))
     if prim == "split":
         return split, (pick(), data.draw(st.integers(1, 9)))
     if prim == "reorder":
         return reorder, (pick(), pick())
     if prim == "fuse":
         return fuse, (pick(), pick())
+    if prim == "compute_at":
+        return compute_at, (pick(), pick())
     if prim == "unroll":
         return unroll, (pick(), data.draw(st.integers(0, 4)))
     if prim == "pipeline":
@@ -627,7 +764,7 @@ def _qualified(func, lp):
     return f"{band_of(func, lp)}/{lp.name}"
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), st.sampled_from(sorted(KERNELS)))
 def test_random_schedules_keep_results(data, kernel):
     make = KERNELS[kernel]
@@ -636,6 +773,8 @@ def test_random_schedules_keep_results(data, kernel):
     want = run(ref, *args)
     mod = make()
     func = mod.func(mod.top)
+    if kernel == "pc" and data.draw(st.booleans()):
+        compute_at(func, *data.draw(st.sampled_from([("i", "ii"), ("j", "jj")])))
     applied = 0
     for _ in range(data.draw(st.integers(1, 6))):
         prim, params = _random_step(data, func)

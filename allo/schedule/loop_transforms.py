@@ -70,51 +70,86 @@ def split(func: N.Func, loop, factor) -> tuple:
     return lp, inner
 
 
-# ----------------------------------------------------------------------------- reorder
-def perfect_chain(prim: str, arg: str, outer: N.For, inner: N.For) -> list:
-    """The loops from `outer` down to `inner`, each the only statement of its parent's body."""
-    chain = [outer]
+# ----------------------------------------------------------------------------- nests
+def _pure_guard(body) -> bool:
+    """A lone `if` without else whose condition reads no memory (e.g. a split's bound guard)."""
+    return len(body) == 1 and isinstance(body[0], N.If) and not body[0].orelse and not R.has_load(body[0].cond)
+
+
+def guarded_chain(prim: str, arg: str, outer: N.For, inner: N.For) -> tuple:
+    """(loops from `outer` down to `inner`, guards between them). Each loop must hold only the
+    next loop, possibly wrapped in pure guards (which may move freely between loops)."""
+    chain, guards = [outer], []
     while chain[-1] is not inner:
         body = chain[-1].body
+        while _pure_guard(body):
+            guards.append(body[0])
+            body = body[0].then
         if len(body) != 1 or not isinstance(body[0], N.For):
             raise _err(prim, arg, f"loops {outer.name!r} .. {inner.name!r} are not a perfect nest: loop "
                                   f"{chain[-1].name!r} holds {len(body)} statement(s) besides a single loop")
         chain.append(body[0])
+    return chain, guards
+
+
+def perfect_chain(prim: str, arg: str, outer: N.For, inner: N.For) -> list:
+    """The loops from `outer` down to `inner`, each the only statement of its parent's body."""
+    chain, guards = guarded_chain(prim, arg, outer, inner)
+    if guards:
+        raise _err(prim, arg, f"loops {outer.name!r} .. {inner.name!r} are not a perfect nest (an `if` "
+                              "sits between them)")
     return chain
 
 
-def _nest_of(prim, func, fors) -> list:
-    """The perfect chain spanning the given loops (which must lie on one path)."""
+def relink(loops: list, guards: list, body: list) -> None:
+    """Nest `loops` (outermost first) around `body`; each guard goes just inside the innermost
+    of these loops whose variable it uses (the outermost one if it uses none)."""
+    pos = {id(f.var): k for k, f in enumerate(loops)}
+    at = {}
+    for g in guards:
+        k = max((pos[v] for v in R.expr_vars(g.cond) if v in pos), default=0)
+        at.setdefault(k, []).append(g)
+    for k in reversed(range(len(loops))):
+        if k in at:
+            body = [N.If(R.land([g.cond for g in at[k]]), body, loc=at[k][0].loc)]
+        loops[k].body = body
+        body = [loops[k]]
+
+
+def _nest_of(prim, func, fors) -> tuple:
+    """The (loops, guards) chain spanning the given loops (which must lie on one path)."""
     paths = {id(f): loop_path(func, f) for f in fors}
     ordered = sorted(fors, key=lambda f: len(paths[id(f)]))
     deepest = paths[id(ordered[-1])]
     for f in ordered:
         if not any(x is f for x in deepest):
             raise _err(prim, "axes", f"loops {ordered[-1].name!r} and {f.name!r} are not nested in one another")
-    return perfect_chain(prim, "axes", ordered[0], ordered[-1])
+    return guarded_chain(prim, "axes", ordered[0], ordered[-1])
 
 
+# ----------------------------------------------------------------------------- reorder
 def reorder(func: N.Func, *loops) -> None:
     """Permute loops of one perfect nest; the arguments give the new order, outermost first.
     Loops of the nest not mentioned keep their positions.
 
     Example: `reorder(f, "k", "j")` on `for i: for j: for k: S` gives `for i: for k: for j: S`.
     The nest's outermost op_name stays on the outermost position; other attributes move with
-    their loop. Raises if a loop bound depends on a loop that would end up inside it.
+    their loop. Split guards (`if i.outer*4 + i.inner < n`) between the loops are moved to just
+    inside the loops they test. Raises if a loop bound depends on a loop that would end up
+    inside it.
     """
     if len(loops) < 2:
         raise _err("reorder", "axes", f"expected at least two loops, got {len(loops)}")
     fors = [find_loop(func, lp, "reorder", "axes") for lp in loops]
     if len({id(f) for f in fors}) != len(fors):
         raise _err("reorder", "axes", f"a loop is named twice: {[f.name for f in fors]}")
-    chain = _nest_of("reorder", func, fors)
+    chain, guards = _nest_of("reorder", func, fors)
     ids = {id(f) for f in fors}
     slots = [k for k, c in enumerate(chain) if id(c) in ids]
     new = list(chain)
     for k, f in zip(slots, fors):
         new[k] = f
     for k, f in enumerate(new):
-        outside = {id(x.var) for x in new[:k]}
         inside = {id(x.var): x.name for x in new[k:]}
         for e in (f.lb, f.ub):
             for v in R.expr_vars(e):
@@ -130,9 +165,7 @@ def reorder(func: N.Func, *loops) -> None:
         chain[0].attrs["op_name"] = new[0].attrs.pop("op_name")  # keep every band name on some loop
     if top_name is not None:
         new[0].attrs = {"op_name": top_name, **new[0].attrs}
-    for a, b in zip(new, new[1:]):
-        a.body = [b]
-    new[-1].body = innermost_body
+    relink(new, guards, innermost_body)
     body[pos] = new[0]
 
 
@@ -140,6 +173,7 @@ def reorder(func: N.Func, *loops) -> None:
 def fuse(func: N.Func, *loops) -> N.For:
     """Fuse consecutive perfectly nested loops with constant bounds into one loop
     "<a>_<b>_fused" (outermost first in the arguments); the outermost keeps its attributes.
+    Split guards between the loops move into the fused body.
 
     Before / after::
 
@@ -150,7 +184,10 @@ def fuse(func: N.Func, *loops) -> N.For:
     if len(loops) < 2:
         raise _err("fuse", "axes", f"expected at least two loops, got {len(loops)}")
     fors = [find_loop(func, lp, "fuse", "axes") for lp in loops]
-    if any(len(a.body) != 1 or a.body[0] is not b for a, b in zip(fors, fors[1:])):
+    chain = guards = None
+    if len({id(f) for f in fors}) == len(fors) and all(any(x is a for x in loop_path(func, b)) for a, b in zip(fors, fors[1:])):
+        chain, guards = guarded_chain("fuse", "axes", fors[0], fors[-1])
+    if chain is None or len(chain) != len(fors) or any(a is not b for a, b in zip(chain, fors)):
         raise _err("fuse", "axes", f"loops {[f.name for f in fors]} must be consecutive, perfectly nested "
                                    "and given outermost first")
     counts = []
@@ -165,11 +202,11 @@ def fuse(func: N.Func, *loops) -> N.For:
         stride //= n
         pos = R.mod(R.floordiv(fused_v, stride), n) if f is not fors[0] else R.floordiv(fused_v, stride)
         mapping[f.var] = R.add(R.mul(pos, f.step), R.as_int(f.lb))
-    body = fors[-1].body
-    R.subst_stmts(body, mapping)
     top = fors[0]
+    relink([top], guards, fors[-1].body)
+    R.subst_stmts(top.body, mapping)
     top.var, top.lb, top.ub, top.step = fused_v, R.const(0), R.const(math.prod(counts)), 1
-    top.name, top.body = "_".join(f.name for f in fors) + "_fused", body
+    top.name = "_".join(f.name for f in fors) + "_fused"
     return top
 
 
