@@ -10,7 +10,7 @@ import pytest
 
 import allo
 from allo.ir.types import bool as abool
-from allo.ir.types import float32, float64, int8, int32, int64, uint8
+from allo.ir.types import float16, float32, float64, int8, int32, int64, uint8, uint32
 
 RNG = np.random.default_rng(1234)
 
@@ -878,3 +878,177 @@ def test_dsl_names_work_as_numpy_outside_kernels():
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the SPEC targets 3.11 for templates")
 def test_template_decorator_form_on_311():
     assert t_add.template_params == ("T", "M", "N")
+
+
+# ============================================================================ edge cases of the same features
+def k_index_exprs(A: int32[16]) -> int32[4, 8]:
+    B: int32[4, 8] = 0
+    for i in range(8):
+        B[0, i] = A[2 * i + 1]
+        B[1, i] = A[i // 2]
+        B[2, i] = A[15 - i]
+        B[3, i] = A[(i * 3) % 16]
+    return B
+
+
+def test_affine_and_non_affine_index_expressions():
+    A = i32(16)
+    i = np.arange(8)
+    np.testing.assert_array_equal(build(k_index_exprs)(A), np.stack([A[2 * i + 1], A[i // 2], A[15 - i], A[(i * 3) % 16]]))
+
+
+def k_unsigned_ops(A: uint32[6], B: uint32[6]) -> (uint32[4, 6], int32[6]):
+    C: uint32[4, 6] = 0
+    D: int32[6] = 0
+    for i in range(6):
+        C[0, i] = A[i] // B[i]
+        C[1, i] = A[i] % B[i]
+        C[2, i] = A[i] >> 4
+        C[3, i] = max(A[i], B[i])
+        D[i] = A[i] > B[i]
+    return C, D
+
+
+def test_unsigned_division_shift_and_compare():
+    A = np.array([4294967295, 3000000000, 7, 0, 2147483648, 100], np.uint32)
+    B = np.array([3, 7, 4294967295, 5, 2, 2147483649], np.uint32)
+    C, D = build(k_unsigned_ops)(A, B)
+    np.testing.assert_array_equal(C, np.stack([A // B, A % B, A >> 4, np.maximum(A, B)]))
+    np.testing.assert_array_equal(D, (A > B).astype(np.int32))
+
+
+def k_mixed_types(A: float32[5], I: int32[5], J: int8[5]) -> (float32[5], int32[5]):
+    F: float32[5] = 0.0
+    K: int32[5] = 0
+    for i in range(5):
+        F[i] = A[i] + I[i] * 0.5
+        K[i] = I[i] + J[i]
+    return F, K
+
+
+def test_mixed_type_arithmetic_promotes():
+    A, I = f32(5), i32(5)
+    J = np.array([-128, 127, 0, -1, 5], np.int8)
+    F, K = build(k_mixed_types)(A, I, J)
+    np.testing.assert_allclose(F, A + I * np.float32(0.5), rtol=1e-6)
+    np.testing.assert_array_equal(K, I + J.astype(np.int32))
+
+
+def k_bool_locals(A: float32[6]) -> int32[6]:
+    B: int32[6] = 0
+    for i in range(6):
+        pos: abool = A[i] > 0.0
+        big = A[i] > 0.5 or A[i] < -0.5
+        if pos and not big:
+            B[i] = 1
+        elif not pos:
+            B[i] = -1
+    return B
+
+
+def test_bool_locals_and_not():
+    A = np.array([0.1, 0.9, -0.1, -0.9, 0.0, 0.5], np.float32)
+    want = np.where((A > 0) & ~((A > 0.5) | (A < -0.5)), 1, np.where(~(A > 0), -1, 0))
+    np.testing.assert_array_equal(build(k_bool_locals)(A), want)
+
+
+def k_scalar_reassigned(A: float32[6]) -> float32[6]:
+    B: float32[6] = 0.0
+    for i in range(6):
+        x = A[i] * 2.0
+        if x > 0.0:
+            x = x + 10.0
+        else:
+            x = -x
+        B[i] = x
+    return B
+
+
+def test_unannotated_scalar_local_reassigned_in_branches():
+    A = f32(6)
+    np.testing.assert_allclose(build(k_scalar_reassigned)(A), np.where(A * 2 > 0, A * 2 + 10, -A * 2), rtol=1e-6)
+
+
+def k_while_array_cond(A: int32[8]) -> int32:
+    i: int32 = 0
+    while i < 8 and A[i] > 0:
+        i += 1
+    return i
+
+
+def test_while_condition_reading_an_array():
+    A = np.array([3, 1, 4, 1, -5, 9, 2, 6], np.int32)
+    assert int(build(k_while_array_cond)(A)) == 4
+    assert int(build(k_while_array_cond)(np.ones(8, np.int32))) == 8
+
+
+def ret_arg(A: float32[4]) -> float32[4]:
+    return A
+
+
+def ret_global(A: float32[8]) -> float32[8]:
+    return WEIGHTS
+
+
+def ret_twice(A: float32[4]) -> (float32[4], float32[4]):
+    B = A + 1.0
+    return B, B
+
+
+def test_returning_arguments_globals_and_the_same_buffer_twice():
+    A = f32(4)
+    out = build(ret_arg)(A)
+    np.testing.assert_array_equal(out, A)
+    assert not np.shares_memory(out, A)
+    mod = build(ret_global)
+    for _ in range(3):  # the constant must survive repeated calls (never freed or overwritten)
+        g = mod(f32(8))
+        np.testing.assert_array_equal(g, WEIGHTS)
+        g[:] = -1
+    P, Q = build(ret_twice)(A)
+    np.testing.assert_allclose(P, A + 1, rtol=1e-6)
+    np.testing.assert_allclose(Q, A + 1, rtol=1e-6)
+    assert not np.shares_memory(P, Q)
+
+
+@allo.kernel(template="T, N, K")
+def t_compile_time_if(A: "T[N]") -> "T[N]":
+    B: "T[N]" = 0  # quoted local annotation
+    for i in range(N):  # noqa: F821
+        if K > 0:  # noqa: F821 - decided at compile time
+            B[i] = A[i] + K  # noqa: F821
+        else:
+            B[i] = A[i] * 2
+    return B
+
+
+def test_compile_time_condition_and_quoted_local_annotation():
+    A = f32(5)
+    np.testing.assert_allclose(t_compile_time_if[float32, 5, 3](A), A + 3, rtol=1e-6)
+    np.testing.assert_allclose(t_compile_time_if[float32, 5, 0](A), A * 2, rtol=1e-6)
+    text = str(allo.customize(t_compile_time_if, instantiate=[float32, 5, 0]).module)
+    assert "scf.if" not in text
+
+
+def k_float16_whole(A: float16[3, 4], B: float16[3, 4]) -> float16[3, 4]:
+    return A * B + A
+
+
+def test_float16_whole_array():
+    A = RNG.uniform(-2, 2, (3, 4)).astype(np.float16)
+    B = RNG.uniform(-2, 2, (3, 4)).astype(np.float16)
+    got = build(k_float16_whole)(A, B)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), (A * B + A).astype(np.float32), rtol=2e-3, atol=2e-3)
+
+
+def k_int64_big(A: int64[3]) -> int64[3]:
+    B: int64[3] = 0
+    for i in range(3):
+        B[i] = A[i] * 3 + 9007199254740993
+    return B
+
+
+def test_int64_values_beyond_float_precision():
+    A = np.array([2 ** 61, -(2 ** 62), 12345678901234567], np.int64)
+    np.testing.assert_array_equal(build(k_int64_big)(A), A * 3 + 9007199254740993)
