@@ -53,6 +53,18 @@ def ew_expr(A: "T[M, N]", B: "T[M, N]") -> "T[M, N]":
     return C
 
 
+@allo.kernel(template="T, N")
+def ew_divmod(A: "T[N]", B: "T[N]") -> ("T[N]", "T[N]", "T[N]"):
+    Q: T[N] = 0  # noqa: F821
+    R: T[N] = 0  # noqa: F821
+    X: T[N] = 0  # noqa: F821
+    for i in range(N):  # noqa: F821
+        Q[i] = A[i] // B[i]
+        R[i] = A[i] % B[i]
+        X[i] = (A[i] & B[i]) ^ (A[i] | T(5))  # noqa: F821
+    return Q, R, X
+
+
 @allo.kernel(template="T, M, N")
 def row_sum(A: "T[M, N]") -> "T[M]":
     S: T[M] = 0  # noqa: F821
@@ -168,6 +180,22 @@ def test_integer_elementwise_wraps_at_declared_width(t, shape, op, seed):
     got = KERNELS[op][t, shape[0], shape[1]](int_array(a, t, shape), int_array(b, t, shape))
     assert got.dtype == t.np_dtype and got.shape == shape
     assert ints_of(got) == want, (t, op)
+
+
+@SETTINGS
+@given(t=int_types, n=st.integers(1, 8), seed=seeds)
+def test_integer_floordiv_mod_and_bitwise_follow_numpy(t, n, seed):
+    rng = np.random.default_rng(seed)
+    lo, _ = int_range(t)
+    a, b = random_ints(rng, t, (n,)), random_ints(rng, t, (n,))
+    # no division by zero, and no (min // -1), which overflows (undefined in C and LLVM)
+    b = [y if y != 0 and not (x == lo and y == -1 and _signed(t)) else 1 for x, y in zip(a, b)]
+    s = _signed(t)
+    Q, R, X = ew_divmod[t, n](int_array(a, t, (n,)), int_array(b, t, (n,)))
+    five = wrap(5, t.bits, s)
+    assert ints_of(Q) == [wrap(x // y, t.bits, s) for x, y in zip(a, b)], t
+    assert ints_of(R) == [wrap(x % y, t.bits, s) for x, y in zip(a, b)], t
+    assert ints_of(X) == [wrap((x & y) ^ (x | five), t.bits, s) for x, y in zip(a, b)], t
 
 
 @SETTINGS
