@@ -686,3 +686,22 @@ def test_rebound_call_result_and_affine_ivs_inside_while():
     o = np.zeros(8, np.float32)
     build_llvm(mod)(a, o)
     np.testing.assert_array_equal(o, np.ceil(a))
+
+
+def test_integer_division_by_zero_and_wide_shifts_do_not_trap():
+    a = np.array([[7, -7, -128, 5, 0, 100, -100, 3]] * 4, np.int8)
+    b = np.array([[0, 0, -1, -1, 0, 3, -3, 9]] * 4, np.int8)
+    for op, ref in [("div", [0, 0, -128, -5, 0, 33, 33, 0]), ("floordiv", [0, 0, -128, -5, 0, 33, 33, 0]),
+                    ("mod", [0, 0, 0, 0, 0, 1, -1, 3])]:
+        out = build_llvm(elementwise("z" + op, [int8, int8], int8, lambda x, y: B(op, x, y, int8)))(a, b)
+        np.testing.assert_array_equal(out[0], np.array(ref, np.int8), err_msg=op)
+    u = np.array([[7, 0, 255, 9] * 2] * 4, np.uint8)
+    v = np.array([[0, 0, 0, 2] * 2] * 4, np.uint8)
+    out = build_llvm(elementwise("zu", [uint8, uint8], uint8, lambda x, y: B("div", x, y, uint8)))(u, v)
+    np.testing.assert_array_equal(out[0], [0, 0, 0, 4] * 2)
+    sh = np.array([[0, 3, 7, 8, 9, 100, -1, 1]] * 4, np.int8)
+    x = np.full((4, 8), -64, np.int8)
+    shl = build_llvm(elementwise("shl", [int8, int8], int8, lambda p, q: B("shl", p, q, int8)))(x, sh)
+    shr = build_llvm(elementwise("shr", [int8, int8], int8, lambda p, q: B("shr", p, q, int8)))(x, sh)
+    np.testing.assert_array_equal(shl[0], [-64, 0, 0, 0, 0, 0, 0, -128])
+    np.testing.assert_array_equal(shr[0], [-64, -8, -1, -1, -1, -1, -1, -32])

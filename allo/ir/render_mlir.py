@@ -146,13 +146,7 @@ def storage_array(buf: N.Buffer) -> np.ndarray:
     """The data of a global buffer in its memory representation (container ints, raw fixed)."""
     t, d = buf.dtype, np.asarray(buf.data)
     if isinstance(t, (Fixed, UFixed)):
-        signed = isinstance(t, Fixed)
-        if d.dtype.kind == "f":
-            raw = to_raw(d, t).astype(np.int64)
-        else:
-            raw = wrap_int(d, t.bits, signed)
-        out = wrap_int(raw, t.bits, signed)
-        out = out.astype(f"{'int' if signed else 'uint'}{container_bits(t.bits)}")
+        out = to_raw(d, t)  # data holds values (like every numpy input), not raw integers
     elif _is_bool(t):
         out = d.astype(np.bool_).astype(np.int8)
     elif isinstance(t, (Int, UInt)):
@@ -1039,20 +1033,52 @@ class _FuncRenderer:
             if op not in _FIXED_OK:
                 raise self.error(f"operator {op!r} is not supported on fixed-point type {t!r}")
         signed = c in ("s", "sfx")
+        if op in ("shl", "shr"):
+            return self.shift(op, a, b, ty, _bits(t), signed)
         if op in _INT_OPS:
             return self.op(f"{_INT_OPS[op]} {a}, {b} : {ty}")
         if op == "pow":
             return self.int_pow(a, b, t)
-        if op == "mod" and signed:
-            r = self.op(f"arith.remsi {a}, {b} : {ty}")
-            zero = self.iconst(0, ty)
-            fix = self.sign_fix(r, b, zero, lambda p, x, y: self.op(f"arith.cmpi {p}, {x}, {y} : {ty}"), "s")
-            rb = self.op(f"arith.addi {r}, {b} : {ty}")
-            return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
+        if op in ("div", "floordiv", "mod"):
+            return self.int_div(op, a, b, ty, signed)
         table = _SINT_OPS if signed else _UINT_OPS
         if op in table:
             return self.op(f"{table[op]} {a}, {b} : {ty}")
         raise self.error(f"operator {op!r} is not defined on {t!r}")
+
+    def int_div(self, op, a, b, ty, signed) -> str:
+        """Integer div (C truncation) / floordiv / mod (numpy floor) that never traps: x / 0 and
+        x % 0 give 0, and MIN / -1 wraps (x86 raises SIGFPE for both; the interpreter gives these)."""
+        zero, one = self.iconst(0, ty), self.iconst(1, ty)
+        is0 = self.op(f"arith.cmpi eq, {b}, {zero} : {ty}")
+        bad, m1 = is0, None
+        if signed:
+            m1 = self.op(f"arith.cmpi eq, {b}, {self.iconst(-1, ty)} : {ty}")
+            bad = self.op(f"arith.ori {is0}, {m1} : i1")
+        bs = self.op(f"arith.select {bad}, {one}, {b} : {ty}")
+        if op == "mod":
+            if not signed:
+                return self.op(f"arith.remui {a}, {bs} : {ty}")
+            r = self.op(f"arith.remsi {a}, {bs} : {ty}")
+            fix = self.sign_fix(r, bs, zero, lambda p, x, y: self.op(f"arith.cmpi {p}, {x}, {y} : {ty}"), "s")
+            rb = self.op(f"arith.addi {r}, {bs} : {ty}")
+            return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
+        table = _SINT_OPS if signed else _UINT_OPS
+        q = self.op(f"{table[op]} {a}, {bs} : {ty}")
+        if signed:
+            neg = self.op(f"arith.subi {zero}, {a} : {ty}")
+            q = self.op(f"arith.select {m1}, {neg}, {q} : {ty}")
+        return self.op(f"arith.select {is0}, {zero}, {q} : {ty}")
+
+    def shift(self, op, a, b, ty, bits, signed) -> str:
+        """Shifts by amounts outside [0, bits) give 0 (shl, unsigned shr) or the sign fill (signed
+        shr) instead of LLVM poison."""
+        oob = self.op(f"arith.cmpi uge, {b}, {self.iconst(bits, ty)} : {ty}")
+        if op == "shr" and signed:
+            n = self.op(f"arith.select {oob}, {self.iconst(bits - 1, ty)}, {b} : {ty}")
+            return self.op(f"arith.shrsi {a}, {n} : {ty}")
+        v = self.op(f"arith.{'shli' if op == 'shl' else 'shrui'} {a}, {b} : {ty}")
+        return self.op(f"arith.select {oob}, {self.iconst(0, ty)}, {v} : {ty}")
 
     def sign_fix(self, r, b, zero, cmp, p):
         """i1: remainder r is nonzero and its sign differs from divisor b (numpy floor mod fix-up)."""
@@ -1076,7 +1102,7 @@ class _FuncRenderer:
         else:
             if f:
                 xa = self.op(f"arith.shli {xa}, {self.iconst(f, wide)} : {wide}")
-            p = self.op(f"arith.{'divsi' if signed else 'divui'} {xa}, {xb} : {wide}")
+            p = self.int_div("div", xa, xb, wide, signed)
         return self.op(f"arith.trunci {p} : {wide} to {t.mlir}")
 
     def int_pow(self, a, b, t):
