@@ -20,6 +20,8 @@ from allo.schedule import (BandHandle, LoopHandle, buffer_at, compute_at, datafl
 from allo.schedule.rewrite import trip_count
 from allo.schedule.verify import verify_func
 
+import allo
+
 
 # ----------------------------------------------------------------------------- IR construction helpers
 def c(v, t=index):
@@ -787,3 +789,78 @@ def test_random_schedules_keep_results(data, kernel):
             continue
         verify_func(func, strict=True)
     assert same(run(mod, *args), want)
+
+
+# ----------------------------------------------------------------------------- dependences
+def wavefront(di, dj):
+    """A[i, j] = A[i - di, j - dj] + 1 over the interior (in place)."""
+    A = arg("A", int32[8, 8])
+    i, j = N.IterVar("i"), N.IterVar("j")
+    src = ld(A, ix(i, -di), ix(j, -dj))
+    body = [loop(i, 1, 7, [loop(j, 1, 7, [st_(A, [i, j], b("add", src, c(1, int32)))])], op="S_i_j_0")]
+    return module(N.Func("wave", [A], [], body))
+
+
+@pytest.mark.parametrize("di,dj,legal", [(1, 0, True), (0, 1, True), (1, 1, True), (1, -1, False), (-1, 1, False)])
+def test_reorder_checks_dependences(di, dj, legal):
+    def run_inplace(mod, A):
+        A = A.copy()
+        run(mod, A)
+        return A
+    A = inputs(wavefront(di, dj))[0]
+    mod = wavefront(di, dj)
+    f = mod.func("wave")
+    if legal:
+        reorder(f, "j", "i")
+        assert loop_tree(f) == [("j", [("i", [])])]
+        assert same(run_inplace(mod, A), run_inplace(wavefront(di, dj), A))
+    else:
+        before = fingerprint(f)
+        with pytest.raises(ScheduleError, match=r"reorder: argument 'axes': order \(j, i\) reverses a dependence on 'A'"):
+            reorder(f, "j", "i")
+        assert fingerprint(f) == before
+
+
+# ----------------------------------------------------------------------------- IR from the frontend
+def _fe_gemm(A: float32[16, 16], B: float32[16, 16]) -> float32[16, 16]:
+    C: float32[16, 16] = 0.0
+    for i, j in allo.grid(16, 16):
+        for k in allo.reduction(16):
+            C[i, j] += A[i, k] * B[k, j]
+    return C
+
+
+def _fe_blur(A: float32[10, 10]) -> float32[8, 8]:
+    B: float32[8, 8] = 0.0
+    for y, x in allo.grid(8, 8):
+        B[y, x] = (A[y, x] + A[y, x + 1] + A[y, x + 2] + A[y + 1, x] + A[y + 1, x + 1] + A[y + 1, x + 2]
+                   + A[y + 2, x] + A[y + 2, x + 1] + A[y + 2, x + 2])
+    return B
+
+
+def _fe_pc(A: float32[8, 8]) -> float32[8, 8]:
+    B: float32[8, 8] = 0.0
+    for i, j in allo.grid(8, 8):
+        B[i, j] = A[i, j] + 1.0
+    C: float32[8, 8] = 0.0
+    for ii, jj in allo.grid(8, 8):
+        C[ii, jj] = B[ii, jj] * 2.0
+    return C
+
+
+FRONTEND_SCHEDULES = [
+    ("_fe_gemm", lambda f: (split(f, "i", 3), split(f, "j", 5), reorder(f, "i.outer", "j.outer", "i.inner", "j.inner"),
+                            pipeline(f, "j.inner"))),
+    ("_fe_gemm", lambda f: (buffer_at(f, "C", "i"), reorder(f, "k", "j"), pipeline(f, "j"))),
+    ("_fe_gemm", lambda f: (fuse(f, "i", "j"), unroll(f, "k", 4), split(f, "i_j_fused", 7))),
+    ("_fe_blur", lambda f: reuse_at(f, reuse_at(f, "A", "y"), "x")),
+    ("_fe_pc", lambda f: compute_at(f, "j", "jj")),
+    ("_fe_pc", lambda f: compute_at(f, "i", "ii")),
+]
+
+
+@pytest.mark.parametrize("kernel,schedule", FRONTEND_SCHEDULES)
+def test_primitives_on_frontend_ir(kernel, schedule):
+    build_ir = pytest.importorskip("allo.customize").build_ir
+    fn = globals()[kernel]
+    check_same(lambda: build_ir(fn)[0], schedule)

@@ -86,8 +86,8 @@ def guarded_chain(prim: str, arg: str, outer: N.For, inner: N.For) -> tuple:
             guards.append(body[0])
             body = body[0].then
         if len(body) != 1 or not isinstance(body[0], N.For):
-            raise _err(prim, arg, f"loops {outer.name!r} .. {inner.name!r} are not a perfect nest: loop "
-                                  f"{chain[-1].name!r} holds {len(body)} statement(s) besides a single loop")
+            raise _err(prim, arg, f"loops {outer.name!r} .. {inner.name!r} are not a perfect nest: the body of "
+                                  f"loop {chain[-1].name!r} has {len(body)} statements, not just the next loop")
         chain.append(body[0])
     return chain, guards
 
@@ -158,6 +158,7 @@ def reorder(func: N.Func, *loops) -> None:
                                                   "which would no longer enclose it")
     if all(a is b for a, b in zip(new, chain)):
         return
+    check_dependences("reorder", chain, new)
     body, pos = parent_list(func, chain[0])
     innermost_body = chain[-1].body
     top_name = chain[0].attrs.pop("op_name", None)
@@ -167,6 +168,85 @@ def reorder(func: N.Func, *loops) -> None:
         new[0].attrs = {"op_name": top_name, **new[0].attrs}
     relink(new, guards, innermost_body)
     body[pos] = new[0]
+
+
+def check_dependences(prim: str, chain: list, new: list) -> None:
+    """Reject a loop permutation that reverses a dependence between two accesses of one buffer
+    (e.g. interchanging `A[i, j] = A[i-1, j+1]`).
+
+    Distances come from accesses whose every index is `v + c` (v a loop of the nest) or free of
+    the nest's loops; loops absent from an index give any distance. Pairs with identical indices
+    (reductions like `C[i, j] += ...`) are allowed: their per-element update order only changes
+    when loops absent from the index are swapped, which reassociates the reduction. Accesses the
+    analysis cannot read are not checked."""
+    pos = {id(f.var): k for k, f in enumerate(chain)}
+    perm = [next(k for k, c in enumerate(chain) if c is f) for f in new]
+    body = chain[-1].body
+    groups = {}
+    for s in N.walk_stmts(body):
+        if isinstance(s, N.Store):
+            groups.setdefault(id(s.buf), []).append(("w", s.indices, s.buf))
+    for ld in R.iter_loads(body):
+        if id(ld.buf) in groups:
+            groups[id(ld.buf)].append(("r", ld.indices, ld.buf))
+    for accs in groups.values():
+        for kind_a, ia, buf in accs:
+            if kind_a != "w":
+                continue
+            for _, ib, _ in accs:
+                if all(R.expr_equal(x, y) for x, y in zip(ia, ib)):
+                    continue
+                dist = _distance(ia, ib, pos, len(chain))
+                if dist is not None and _reverses(dist, perm):
+                    names = ", ".join(f.name for f in new)
+                    raise _err(prim, "axes", f"order ({names}) reverses a dependence on {buf.name!r} "
+                                             f"(distance {_fmt(dist, chain)})")
+
+
+def _distance(ia, ib, pos, n):
+    """Per-loop distance between two accesses touching one element (None entries = any), or
+    None when they never touch one element or the indices are not `loop + c` / loop-free."""
+    dist = [None] * n
+    for ea, eb in zip(ia, ib):
+        fa, fb = R.affine(ea), R.affine(eb)
+        if fa is None or fb is None:
+            return None
+        va = {k: c for k, (_, c) in fa[0].items() if k in pos}
+        vb = {k: c for k, (_, c) in fb[0].items() if k in pos}
+        oa = {k: c for k, (_, c) in fa[0].items() if k not in pos}
+        ob = {k: c for k, (_, c) in fb[0].items() if k not in pos}
+        if oa != ob or va != vb or len(va) > 1 or any(c != 1 for c in va.values()):
+            return None
+        if not va:
+            if fa[1] != fb[1]:
+                return None
+            continue
+        k = pos[next(iter(va))]
+        d = fa[1] - fb[1]
+        if dist[k] is not None and dist[k] != d:
+            return None
+        dist[k] = d
+    return dist
+
+
+def _reverses(dist, perm) -> bool:
+    """Does some concrete distance vector change its lexicographic sign under `perm`?"""
+    import itertools
+
+    free = [k for k, d in enumerate(dist) if d is None]
+    for signs in itertools.product((-1, 0, 1), repeat=len(free)):
+        vec = list(dist)
+        for k, sgn in zip(free, signs):
+            vec[k] = sgn
+        before = next((v for v in vec if v), 0)
+        after = next((vec[k] for k in perm if vec[k]), 0)
+        if (before > 0) != (after > 0) and before and after:
+            return True
+    return False
+
+
+def _fmt(dist, chain):
+    return "(" + ", ".join(f"{f.name}: {'*' if d is None else d}" for f, d in zip(chain, dist)) + ")"
 
 
 # ----------------------------------------------------------------------------- fuse
