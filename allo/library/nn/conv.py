@@ -14,7 +14,7 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
-from .common import targ, try_step
+from .common import targ
 
 
 @allo.kernel(template="T, B, Cin, Cout, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw, Dh, Dw, G")
@@ -27,21 +27,46 @@ def conv2d(X: "T[B, Cin, H, W]", Wt: "T[Cout, Cin // G, Kh, Kw]", b: "T[Cout]") 
         for pn, pc, ph, pw in allo.grid(B, Cin, H, W):
             Xp[pn, pc, ph + Ph, pw + Pw] = X[pn, pc, ph, pw]
     Z: T[B, Cout, Oh, Ow]
-    for n, g, co, oh, ow in allo.grid(B, G, Cout // G, Oh, Ow):
-        acc: T = b[g * (Cout // G) + co]
-        for ci, kh, kw in allo.reduction(Cin // G, Kh, Kw):
-            acc += Xp[n, g * (Cin // G) + ci, oh * Sh + kh * Dh, ow * Sw + kw * Dw] * Wt[g * (Cout // G) + co, ci, kh, kw]
-        Z[n, g * (Cout // G) + co, oh, ow] = acc
+    if Kh == 3 and Kw == 3 and Sh == 1 and Sw == 1 and Dh == 1 and Dw == 1:
+        # The 3x3 unit-stride case with the window written out: constant row/column offsets
+        # make the input a stencil, so the schedule can build line and window buffers (reuse_at).
+        for n, g, co, oh, ow in allo.grid(B, G, Cout // G, Oh, Ow):
+            acc: T = b[g * (Cout // G) + co]
+            for ci in allo.reduction(Cin // G):
+                acc += Xp[n, g * (Cin // G) + ci, oh, ow] * Wt[g * (Cout // G) + co, ci, 0, 0]
+                acc += Xp[n, g * (Cin // G) + ci, oh, ow + 1] * Wt[g * (Cout // G) + co, ci, 0, 1]
+                acc += Xp[n, g * (Cin // G) + ci, oh, ow + 2] * Wt[g * (Cout // G) + co, ci, 0, 2]
+                acc += Xp[n, g * (Cin // G) + ci, oh + 1, ow] * Wt[g * (Cout // G) + co, ci, 1, 0]
+                acc += Xp[n, g * (Cin // G) + ci, oh + 1, ow + 1] * Wt[g * (Cout // G) + co, ci, 1, 1]
+                acc += Xp[n, g * (Cin // G) + ci, oh + 1, ow + 2] * Wt[g * (Cout // G) + co, ci, 1, 2]
+                acc += Xp[n, g * (Cin // G) + ci, oh + 2, ow] * Wt[g * (Cout // G) + co, ci, 2, 0]
+                acc += Xp[n, g * (Cin // G) + ci, oh + 2, ow + 1] * Wt[g * (Cout // G) + co, ci, 2, 1]
+                acc += Xp[n, g * (Cin // G) + ci, oh + 2, ow + 2] * Wt[g * (Cout // G) + co, ci, 2, 2]
+            Z[n, g * (Cout // G) + co, oh, ow] = acc
+    else:
+        for n, g, co, oh, ow in allo.grid(B, G, Cout // G, Oh, Ow):
+            acc: T = b[g * (Cout // G) + co]
+            for ci, kh, kw in allo.reduction(Cin // G, Kh, Kw):
+                acc += Xp[n, g * (Cin // G) + ci, oh * Sh + kh * Dh, ow * Sw + kw * Dw] * Wt[g * (Cout // G) + co, ci, kh, kw]
+            Z[n, g * (Cout // G) + co, oh, ow] = acc
     return Z
 
 
 @schedule_for(conv2d)
 def schedule_conv2d(s):
-    """Line buffer over rows (`reuse_at(Xp, "oh")`) when legal (unit stride and dilation); then
-    pipeline the innermost reduction loop; the padding copy is pipelined along its rows."""
-    if targ(s, "Ph") + targ(s, "Pw") > 0:
+    """3x3 unit stride: line buffer over rows (`reuse_at(Xp, "oh")`), then a window buffer
+    (`reuse_at(line, "ow")`), both partitioned along the window, pipelining the channel loop. Other shapes: pipeline the innermost
+    window loop `kw`. The padding copy is pipelined along its rows."""
+    padded = targ(s, "Ph") + targ(s, "Pw") > 0
+    if padded:
         s.pipeline("pw")
-    if (targ(s, "Sh"), targ(s, "Sw"), targ(s, "Dh"), targ(s, "Dw")) == (1, 1, 1, 1):
-        target = s.Xp if targ(s, "Ph") + targ(s, "Pw") > 0 else s.X
-        try_step(s.reuse_at, target, "oh")
-    s.pipeline("kw")
+    window = tuple(targ(s, p) for p in ("Kh", "Kw", "Sh", "Sw", "Dh", "Dw"))
+    if window == (3, 3, 1, 1, 1, 1):
+        line = s.reuse_at(s.Xp if padded else s.X, "oh")
+        win = s.reuse_at(line, "ow")
+        s.partition(line, allo.Partition.Complete, dim=2)
+        s.partition(win, allo.Partition.Complete, dim=2)
+        s.partition(win, allo.Partition.Complete, dim=3)
+        s.pipeline("ci")
+    else:
+        s.pipeline("kw")
