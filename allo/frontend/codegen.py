@@ -1,0 +1,277 @@
+"""DSL source assembly for imported models: names, weight globals, statements, helper kernels.
+
+A `Program` collects what the op handlers emit: library calls (`nn.linear[float32, 8, 32, 16, "1"]`
+with instance ids assigned at render time), small generated helper kernels for data movement and
+elementwise math, and the weights (module globals `g_<name>` bound at the top of `forward`, or
+extra arguments with `weights_as_args`). `render()` returns the source text; `load()` executes it
+under a linecache-registered file name so allo's source capture can read it.
+
+Example::
+
+    prog = Program()
+    x = prog.add_input("data", (8, 16), float32)
+    w = prog.add_weight("linear1_weight", np.zeros((32, 16), np.float32))
+    ...
+    print(prog.render())
+"""
+from __future__ import annotations
+
+import builtins as py
+import keyword
+import linecache
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import FrontendError
+from .layout import Buf, View, numel, plan_loops, rank1
+
+RESERVED = {"allo", "nn", "forward", "INF", "NEG_INF", "NAN", "Y", "acc", "range", "min", "max", "float", "int",
+            "abs", "pow", "len", "print", "bool", "index", "True", "False", "None"}
+TYPE_NAMES = ["int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool",
+              "index", "float16", "float32", "float64", "bfloat16"]
+RESERVED |= set(TYPE_NAMES)
+
+
+def torch_dtype_to_allo(dtype):
+    """The allo element type for a torch dtype (FrontendError if allo has none)."""
+    import torch
+
+    import allo
+
+    table = {torch.float32: allo.float32, torch.float64: allo.float64, torch.float16: allo.float16,
+             torch.bfloat16: allo.bfloat16, torch.int64: allo.int64, torch.int32: allo.int32, torch.int16: allo.int16,
+             torch.int8: allo.int8, torch.uint8: allo.uint8, torch.bool: allo.bool}
+    if dtype not in table:
+        raise FrontendError(f"tensors of dtype {dtype} are not supported (use float32, integer or bool tensors)")
+    return table[dtype]
+
+
+def type_str(dtype, shape) -> str:
+    return f"{dtype!r}[{', '.join(str(d) for d in shape)}]"
+
+
+def literal(v) -> str:
+    """Python source for a scalar constant inside kernel code."""
+    if isinstance(v, (py.bool, np.bool_)):
+        return "1" if v else "0"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    v = float(v)
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "INF" if v > 0 else "NEG_INF"
+    return repr(v)
+
+
+@dataclass
+class NnCall:
+    """`var = nn.kernel[targs, "id"](args)`; the id is assigned when the program is rendered."""
+
+    var: str
+    kernel: str
+    targs: tuple
+    args: tuple
+    inst_id: str | None = None
+
+    def instance(self) -> str:
+        targs = [repr(t) if not isinstance(t, str) else t for t in self.targs]
+        if self.inst_id is not None:
+            targs.append(f'"{self.inst_id}"')
+        return f"nn.{self.kernel}[{', '.join(targs)}]"
+
+    def render(self) -> str:
+        return f"{self.var} = {self.instance()}({', '.join(self.args)})"
+
+
+@dataclass
+class Layer:
+    """One row of the per-layer summary (`allo compile` prints these)."""
+
+    node: str
+    op: str
+    kernel: str
+    in_shapes: list
+    out_shape: tuple | None
+    schedule: str = ""
+    calls: list = field(default_factory=list)
+
+
+class Program:
+    """The generated DSL program of one model; see the module docstring."""
+
+    def __init__(self, weights_as_args=False):
+        self.weights_as_args = weights_as_args
+        self.names = set(RESERVED)
+        self.inputs = []  # Bufs of model inputs
+        self.weights = {}  # var name -> (Buf, numpy array)
+        self.stmts = []  # NnCall or str lines of forward's body
+        self.helpers = {}  # body text -> (name, full text)
+        self.helper_order = []
+        self.outputs = []  # Bufs returned by forward
+        self.layers = []
+        self.current = None  # the Layer being emitted
+
+    # ---------------------------------------------------------------- names
+    def fresh(self, hint: str) -> str:
+        name = re.sub(r"\W", "_", str(hint)) or "t"
+        if name[0].isdigit():
+            name = "t_" + name
+        if keyword.iskeyword(name) or name.startswith("__"):
+            name = "v_" + name.strip("_")
+        base, n = name, 0
+        while name in self.names:
+            n += 1
+            name = f"{base}_{n}"
+        self.names.add(name)
+        return name
+
+    # ---------------------------------------------------------------- inputs and weights
+    def add_input(self, hint, shape, dtype) -> Buf:
+        buf = Buf(self.fresh(hint), tuple(shape) or (1,), dtype, "input")
+        self.inputs.append(buf)
+        return buf
+
+    def add_weight(self, hint, array: np.ndarray, dtype) -> Buf:
+        array = np.ascontiguousarray(array)
+        if array.ndim == 0:
+            array = array.reshape(1)
+        if array.dtype == np.bool_:
+            array = array.astype(np.bool_)
+        buf = Buf(self.fresh(hint), tuple(array.shape), dtype, "const")
+        self.weights[buf.name] = (buf, array)
+        return buf
+
+    def global_name(self, buf: Buf) -> str:
+        return f"g_{buf.name}"
+
+    # ---------------------------------------------------------------- statements
+    def nn_call(self, kernel: str, targs, args, out_shape, dtype, hint) -> Buf:
+        out = Buf(self.fresh(hint), tuple(out_shape), dtype)
+        call = NnCall(out.name, kernel, tuple(targs), tuple(args))
+        self.stmts.append(call)
+        if self.current is not None:
+            self.current.calls.append(call)
+        return out
+
+    def helper_call(self, op: str, params, body_lines, out_shape, dtype, hint) -> Buf:
+        """Define (or reuse) a helper kernel `def <op>_kN(<params>) -> dtype[out_shape]` whose body
+        fills `Y`, and call it. `params` is [(param name, Buf)] (Bufs passed in order)."""
+        sig = ", ".join(f"{p}: {type_str(b.dtype, b.shape)}" for p, b in params)
+        ret = type_str(dtype, out_shape)
+        body = [f"    Y: {ret}"] + ["    " + ln for ln in body_lines] + ["    return Y"]
+        key = f"({sig}) -> {ret}:\n" + "\n".join(body)
+        if key not in self.helpers:
+            name = self.fresh(f"{op}_k{len(self.helpers)}")
+            self.helpers[key] = (name, f"def {name}{key}\n")
+            self.helper_order.append(key)
+        name = self.helpers[key][0]
+        out = Buf(self.fresh(hint), tuple(out_shape), dtype)
+        self.stmts.append(f"{out.name} = {name}({', '.join(b.name for _, b in params)})")
+        if self.current is not None:
+            self.current.calls.append(name)
+        return out
+
+    # ---------------------------------------------------------------- loop helpers
+    def loop_kernel(self, op, out_sizes, dtype, operands, expr_fn, hint, out_shape=None, splits=()) -> View:
+        """A helper whose single loop nest computes `Y = expr_fn(*operand reads)` elementwise over
+        `out_sizes`; operands are Views with sizes == out_sizes (broadcast via expand)."""
+        sizes = tuple(out_sizes) or (1,)
+        operands = [rank1(v) for v in operands]
+        out_shape = tuple(out_shape or sizes)
+        params, pnames = _params(operands)
+        out_buf = Buf("Y", out_shape, dtype)
+        out_view = View.whole(out_buf, sizes)
+        extents, names, idx = plan_loops(sizes, [out_view] + operands, splits)
+        reads = [f"{pnames[id(v.buf)]}[{', '.join(ix)}]" for v, ix in zip(operands, idx[1:])]
+        stmt = f"Y[{', '.join(idx[0])}] = {expr_fn(*reads)}"
+        body = loop_text(extents, names, [stmt])
+        buf = self.helper_call(op, params, body, out_shape, dtype, hint)
+        return View.whole(buf, tuple(out_sizes))
+
+    def render(self, forward_name="forward") -> str:
+        """The full source: `forward` first (like the seed), then the helper kernels."""
+        counts = {}
+        for s in self.stmts:
+            if isinstance(s, NnCall):
+                counts[s.kernel] = counts.get(s.kernel, 0) + 1
+        seen = {}
+        for s in self.stmts:
+            if isinstance(s, NnCall):
+                seen[s.kernel] = seen.get(s.kernel, 0) + 1
+                s.inst_id = str(seen[s.kernel]) if counts[s.kernel] > 1 else None
+        params = [f"{b.name}: {type_str(b.dtype, b.shape)}" for b in self.inputs]
+        lines = []
+        for name, (buf, _) in self.weights.items():
+            if self.weights_as_args:
+                params.append(f"{name}: {type_str(buf.dtype, buf.shape)}")
+            else:
+                lines.append(f"    {name}: {type_str(buf.dtype, buf.shape)} = {self.global_name(buf)}")
+        lines += ["    " + (s.render() if isinstance(s, NnCall) else s) for s in self.stmts]
+        rets = ", ".join(type_str(b.dtype, b.shape) for b in self.outputs)
+        lines.append(f"    return ({', '.join(b.name for b in self.outputs)})")
+        text = f"def {forward_name}({', '.join(params)}) -> ({rets}):\n" + "\n".join(lines) + "\n"
+        for key in self.helper_order:
+            text += "\n\n" + self.helpers[key][1]
+        return text
+
+    def namespace(self) -> dict:
+        import allo
+        from allo.library import nn
+
+        ns = {"__name__": "allo_frontend_generated", "allo": allo, "nn": nn,
+              "INF": float("inf"), "NEG_INF": float("-inf"), "NAN": float("nan")}
+        ns.update({t: getattr(allo, t) for t in TYPE_NAMES})
+        for name, (buf, array) in self.weights.items():
+            ns[self.global_name(buf)] = array
+        return ns
+
+    def load(self, text: str, filename: str, forward_name="forward"):
+        """Execute the generated source (registered in linecache) and return its forward function."""
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        ns = self.namespace()
+        exec(compile(text, filename, "exec"), ns)  # noqa: S102 - our own generated code
+        return ns[forward_name]
+
+
+def _params(operands):
+    params, pnames = [], {}
+    for v in operands:
+        if id(v.buf) not in pnames:
+            pnames[id(v.buf)] = f"X{len(params)}" if len(operands) > 1 else "X"
+            params.append((pnames[id(v.buf)], v.buf))
+    return params, pnames
+
+
+def loop_text(extents, names, body, kind="grid", indent=""):
+    """`for i0, i1 in allo.grid(4, 8):` around `body` lines (no loop for an empty band)."""
+    if not extents:
+        return [indent + ln for ln in body]
+    head = f"{indent}for {', '.join(names)} in allo.{kind}({', '.join(str(e) for e in extents)}):"
+    return [head] + [indent + "    " + ln for ln in body]
+
+
+def split_loops(extents, names, outer_size):
+    """Split a planned loop band where the product of the outer extents reaches `outer_size`."""
+    acc, k = 1, 0
+    while k < len(extents) and acc < outer_size:
+        acc *= extents[k]
+        k += 1
+    if acc != outer_size:
+        raise FrontendError("internal: loop band does not split at the reduction boundary")
+    return k
+
+
+def rename_loops(index_strs, old, new):
+    mapping = dict(zip(old, new))
+    pat = re.compile(r"\b(" + "|".join(re.escape(o) for o in old) + r")\b") if old else None
+    out = []
+    for ix in index_strs:
+        out.append(tuple(pat.sub(lambda m: mapping[m.group(1)], e) if pat else e for e in ix))
+    return out
+
+
+__all__ = ["Program", "Layer", "NnCall", "literal", "type_str", "torch_dtype_to_allo", "loop_text", "numel"]

@@ -1,0 +1,271 @@
+"""`allo.frontend.from_pytorch`: import a PyTorch model as an allo program.
+
+Pipeline: capture (torch.export) -> one pass over the graph with the op table (ops.py) -> readable
+DSL source (library calls like `nn.linear[float32, 8, 32, 16, "1"]`) -> `allo.customize` -> compose
+each library instance's predefined schedule -> build. The frontend never builds MLIR itself.
+
+Example::
+
+    mod = allo.frontend.from_pytorch(model, example_inputs=[torch.rand(8, 16)])
+    out = mod(x.numpy())                      # numpy in, numpy out, matches model(x)
+    hls = allo.frontend.from_pytorch(model, [torch.rand(8, 16)], target="vhls")
+    print(hls.hls_code)
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from ..errors import AlloError, FrontendError
+from .capture import Const, capture
+from .codegen import Layer, NnCall, Program, torch_dtype_to_allo
+from .layout import View
+from .lower import Lowering
+from .ops import OPS, bind, supported_ops
+
+TARGETS = ("llvm", "vhls", "vitis_hls", "mlir")
+_counter = itertools.count()
+
+
+def from_pytorch(model, example_inputs, verbose=False, target="llvm", weights_as_args=False):
+    """Import `model` traced on `example_inputs` and build it for `target`.
+
+    Returns, by target: "llvm" -> a callable taking the model inputs as numpy arrays (or tensors)
+    and returning numpy arrays shaped like the model's outputs; "vhls" -> the HLS module
+    (`.hls_code`); "mlir" -> the composed `allo.Schedule`. `verbose=True` prints the captured
+    graph, the generated DSL source and the MLIR module. With `weights_as_args=True` the weights
+    are kernel arguments instead of memref.global constants (the callable still takes only the
+    model inputs). Unsupported operators raise `allo.FrontendError` naming the op and node.
+
+    Example::
+
+        mod = from_pytorch(MLP().eval(), [torch.rand(8, 16)], verbose=True)
+        res = mod(np.random.rand(8, 16).astype(np.float32))
+    """
+    if target not in TARGETS:
+        raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
+    imported = import_model(model, example_inputs, weights_as_args=weights_as_args)
+    if verbose:
+        print(imported.graph)
+        print()
+        print(imported.source)
+    s = imported.schedule()
+    if verbose:
+        print(s.module)
+    return imported.build(target)
+
+
+class ImportedModel:
+    """A model turned into DSL source; `schedule()` customizes and composes, `build()` builds."""
+
+    def __init__(self, captured, program: Program, source: str, filename: str, out_info):
+        self.captured = captured
+        self.program = program
+        self.source = source
+        self.filename = filename
+        self.out_info = out_info  # [(kind, value)] per flat model output: ("array", (idx, sizes)) or ("value", v)
+        self.forward = program.load(source, filename)
+        self._schedule = None
+
+    @property
+    def graph(self):
+        return self.captured.graph
+
+    @property
+    def layers(self):
+        return self.program.layers
+
+    def schedule(self):
+        """`allo.customize(forward)` with every library instance's schedule composed (cached)."""
+        if self._schedule is not None:
+            return self._schedule
+        import allo
+        from allo.library import nn
+
+        try:
+            s = allo.customize(self.forward)
+        except AlloError as e:
+            raise FrontendError(f"the generated program does not compile (a frontend bug; source in "
+                                f"{self.filename}):\n{e}") from None
+        calls = {id(c): c for c in self.program.stmts if isinstance(c, NnCall)}
+        for layer in self.program.layers:
+            applied = []
+            for c in layer.calls:
+                if not isinstance(c, NnCall) or id(c) not in calls:
+                    continue
+                kernel = getattr(nn, c.kernel)
+                if getattr(kernel, "schedule_fn", None) is None or not hasattr(s, "compose"):
+                    continue
+                s.compose(kernel, id=c.inst_id, instantiate=list(c.targs))
+                applied.append(f"{c.kernel}{'_' + c.inst_id if c.inst_id else ''}")
+            layer.schedule = ", ".join(f"{n} (library)" for n in applied) or layer.schedule
+        self._schedule = s
+        return s
+
+    def build(self, target="llvm"):
+        s = self.schedule()
+        if target == "mlir":
+            return s
+        if target in ("vhls", "vitis_hls"):
+            return s.build(target=target)
+        if target != "llvm":
+            raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
+        weights = [arr for _, arr in self.program.weights.values()] if self.program.weights_as_args else []
+        return TorchModule(s.build(target="llvm"), self.program.inputs, self.input_sizes(), weights, self.out_info,
+                           self.captured.out_spec, self)
+
+    def input_sizes(self):
+        return [shape for _, _, shape, _ in self.captured.inputs]
+
+    def summary(self) -> str:
+        """A per-layer table: torch node, op, kernel instance(s), shapes, schedule applied."""
+        rows = [("node", "op", "kernel instance", "input shapes", "output", "schedule")]
+        for layer in self.program.layers:
+            ins = " ".join("x".join(map(str, s)) or "()" for s in layer.in_shapes)
+            out = "x".join(map(str, layer.out_shape)) if layer.out_shape is not None else "-"
+            rows.append((layer.node, layer.op, layer.kernel, ins, out, layer.schedule))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+
+class TorchModule:
+    """The LLVM build of an imported model: call it with the model's inputs (numpy or torch)."""
+
+    def __init__(self, llvm_mod, input_bufs, input_sizes, weights, out_info, out_spec, imported):
+        self.llvm = llvm_mod
+        self.input_bufs = input_bufs
+        self.input_sizes = input_sizes
+        self.weights = weights
+        self.out_info = out_info
+        self.out_spec = out_spec
+        self.imported = imported
+
+    @property
+    def source(self):
+        return self.imported.source
+
+    def __call__(self, *inputs):
+        if len(inputs) != len(self.input_bufs):
+            raise AlloError(f"the model takes {len(self.input_bufs)} input(s), got {len(inputs)}")
+        arrays = []
+        for i, (x, buf, sizes) in enumerate(zip(inputs, self.input_bufs, self.input_sizes)):
+            if hasattr(x, "detach") and hasattr(x, "numpy"):
+                x = x.detach().cpu().numpy()
+            x = np.asarray(x)
+            if tuple(x.shape) != tuple(sizes):
+                raise AlloError(f"input {i} ({buf.name}) must have shape {list(sizes)}, got {list(x.shape)}")
+            arrays.append(np.ascontiguousarray(x).reshape(buf.shape))
+        res = self.llvm(*arrays, *self.weights)
+        res = list(res) if isinstance(res, tuple) else [res]
+        flat = []
+        for kind, info in self.out_info:
+            if kind == "value":
+                flat.append(info)
+            else:
+                idx, sizes = info
+                flat.append(np.asarray(res[idx]).reshape(sizes))
+        if self.out_spec is not None:
+            from torch.utils._pytree import tree_unflatten
+
+            return tree_unflatten(flat, self.out_spec)
+        return flat[0] if len(flat) == 1 else tuple(flat)
+
+
+# ---------------------------------------------------------------------------- import
+def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
+    """Capture `model` and generate its DSL program (no build). See `from_pytorch`."""
+    cap = capture(model, example_inputs)
+    prog = Program(weights_as_args=weights_as_args)
+    ctx = Lowering(prog)
+    env = {}
+    for fx_node, name, shape, dtype in cap.inputs:
+        buf = prog.add_input(name, shape, torch_dtype_to_allo(dtype))
+        env[fx_node] = View.whole(buf, shape)
+    env.update(cap.consts)
+    names = _preferred_names(cap)
+    from torch.fx.node import map_arg
+
+    for tn in cap.nodes:
+        handler = OPS.get(tn.key)
+        if handler is None:
+            raise _unsupported(tn)
+        args = map_arg(tn.args, lambda n: _lookup(env, n, tn))
+        kwargs = map_arg(tn.kwargs, lambda n: _lookup(env, n, tn))
+        ctx.node, ctx.hint = tn, names.get(tn.fx, tn.name)
+        in_shapes = [tuple(ctx.sizes(x)) for x in _tensors(args)]
+        layer = Layer(tn.name, tn.key, "", in_shapes, tn.shape)
+        prog.current = layer
+        try:
+            value = handler(ctx, tn, bind(tn.fx.target, args, kwargs))
+        except FrontendError as e:
+            if tn.name in str(e):
+                raise
+            raise FrontendError(f"{tn.key} at {tn.where()}: {e}") from None
+        except AlloError:
+            raise
+        except Exception as e:  # a handler bug must still name the node
+            raise FrontendError(f"internal error importing {tn.key} at {tn.where()}: {type(e).__name__}: {e}") from e
+        prog.current = None
+        layer.kernel = ", ".join(c.instance() if isinstance(c, NnCall) else c for c in layer.calls) or "view (no code)"
+        if layer.calls and not any(isinstance(c, NnCall) for c in layer.calls):
+            layer.schedule = "generated loops"
+        prog.layers.append(layer)
+        env[tn.fx] = value
+    out_info = []
+    ctx.node, ctx.hint = None, "out"
+    for out in cap.outputs:
+        value = env.get(out, out) if _is_node(out) else out
+        if isinstance(value, (View, Const)):
+            v = ctx.view(value)
+            ctx.hint = getattr(out, "name", "out")
+            buf = ctx.output_buf(v)
+            prog.outputs.append(buf)
+            out_info.append(("array", (len(prog.outputs) - 1, v.sizes)))
+        else:
+            out_info.append(("value", value))
+    if not prog.outputs:
+        raise FrontendError("the model returns no tensors; nothing to compute")
+    source = prog.render()
+    filename = f"<allo.frontend {type(model).__name__} #{next(_counter)}>"
+    return ImportedModel(cap, prog, source, filename, out_info)
+
+
+def _is_node(x):
+    return hasattr(x, "op") and hasattr(x, "target")
+
+
+def _lookup(env, n, tn):
+    if n not in env:
+        raise FrontendError(f"{tn.key} at {tn.where()}: uses {n.name!r}, which has no value (its op produced none)")
+    return env[n]
+
+
+def _tensors(args):
+    for a in args:
+        if isinstance(a, (View, Const)):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (x for x in a if isinstance(x, (View, Const)))
+
+
+def _preferred_names(cap) -> dict:
+    """Name a node after its module (`linear1`) when it is the only node of that module."""
+    by_module = {}
+    for tn in cap.nodes:
+        by_module.setdefault(tn.module, []).append(tn)
+    names = {}
+    for module, tns in by_module.items():
+        if module and len(tns) == 1:
+            names[tns[0].fx] = module.replace(".", "_")
+    return names
+
+
+def _unsupported(tn) -> FrontendError:
+    target = tn.fx.target
+    torch_name = getattr(target, "__name__", None) or str(target)
+    known = sorted({k.split(".", 1)[-1] for k in supported_ops()})
+    return FrontendError(
+        f"unsupported operator {tn.key} ({torch_name}) at {tn.where()}. Supported operators: {', '.join(known)}")
