@@ -92,6 +92,14 @@ def mixed_add(A: "T1[N]", B: "T2[N]") -> "T3[N]":
     return C
 
 
+@allo.kernel(template="T1, T2, T3, N")
+def mixed_mul(A: "T1[N]", B: "T2[N]") -> "T3[N]":
+    C: T3[N] = 0  # noqa: F821
+    for i in range(N):  # noqa: F821
+        C[i] = A[i] * B[i]
+    return C
+
+
 @allo.kernel(template="S, T, N")
 def cast_to(X: "S[N]") -> "T[N]":
     C: T[N] = 0  # noqa: F821
@@ -283,6 +291,30 @@ def test_mixed_integer_types_promote_then_wrap(t1, t2, n, seed):
     got = mixed_add[t1, t2, t3, n](int_array(a, t1, (n,)), int_array(b, t2, (n,)))
     assert got.dtype == t3.np_dtype
     assert ints_of(got) == [wrap(x + y, t3.bits, _signed(t3)) for x, y in zip(a, b)], (t1, t2, t3)
+
+
+def fixed_cast_raw(r: int, src, dst) -> int:
+    """Raw value of fixed/int type `src` converted to fixed type `dst` (shift by the fraction
+    difference, floor on right shifts, then wrap)."""
+    fs = getattr(src, "frac", 0)
+    d = dst.frac - fs
+    v = r << d if d >= 0 else r >> -d
+    return wrap(v, dst.bits, _signed(dst))
+
+
+@SETTINGS
+@given(t1=fixed_types, t2=st.one_of(fixed_types, st.sampled_from([int8, uint8, Int(5), int16])),
+       op=st.sampled_from(["add", "mul"]), n=st.integers(1, 6), seed=seeds)
+def test_mixed_fixed_point_promotes_then_follows_the_rules(t1, t2, op, n, seed):
+    t3 = promote(t1, t2)
+    rng = np.random.default_rng(seed)
+    ra, rb = random_ints(rng, t1, (n,)), random_ints(rng, t2, (n,))
+    A = fixed_array(ra, t1, (n,))
+    B = fixed_array(rb, t2, (n,)) if hasattr(t2, "frac") else int_array(rb, t2, (n,))
+    want = [fixed_binop(op, fixed_cast_raw(x, t1, t3), fixed_cast_raw(y, t2, t3), t3) for x, y in zip(ra, rb)]
+    kern = mixed_add if op == "add" else mixed_mul
+    got = kern[t1, t2, t3, n](A, B)
+    np.testing.assert_array_equal(got, fixed_array(want, t3, (n,)), err_msg=f"{t1} {op} {t2} -> {t3}")
 
 
 def test_promotion_table_examples():
