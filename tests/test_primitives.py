@@ -116,6 +116,31 @@ def blur(dt=float32, H=10, W=10):
     return module(N.Func("blur", [A], [dt[H - 2, W - 2]], body))
 
 
+def conv(dt=float32, H=8, W=9, KH=3, KW=2):
+    """out[y, x] += A[y + r, x + s] * Wt[r, s] (window loops r, s inside y, x)."""
+    A, Wt = arg("A", dt[H, W]), arg("Wt", dt[KH, KW])
+    out = local("out", dt[H - KH + 1, W - KW + 1])
+    y, x, r, s = (N.IterVar(n) for n in "yxrs")
+    upd = st_(out, [y, x], b("add", ld(out, y, x), b("mul", ld(A, b("add", y, r), b("add", x, s)), ld(Wt, r, s))))
+    body = [N.Alloc(out, c(0, dt)),
+            loop(y, 0, H - KH + 1, [loop(x, 0, W - KW + 1, [loop(r, 0, KH, [loop(s, 0, KW, [upd])], op="S_r_s_1")])],
+                 op="S_y_x_0"),
+            N.Return([out])]
+    return module(N.Func("conv", [A, Wt], [dt[H - KH + 1, W - KW + 1]], body))
+
+
+def stencil1d(n=10):
+    """out[i] = A[i] + A[i + 1], plus A[i - 1] when i >= 1 (a guarded read below row 0)."""
+    A, out = arg("A", float32[n]), local("out", float32[n - 1])
+    i = N.IterVar("i")
+    body = [N.Alloc(out, c(0.0, float32)),
+            loop(i, 0, n - 1, [st_(out, [i], b("add", ld(A, i), ld(A, ix(i, 1)))),
+                               N.If(b("ge", i, c(1)), [st_(out, [i], b("add", ld(out, i), ld(A, ix(i, -1))))])],
+                 op="S_i_0"),
+            N.Return([out])]
+    return module(N.Func("st1", [A], [float32[n - 1]], body))
+
+
 def prod_cons(consumer_index=None):
     """B[i, j] = A[i, j] + 1; C[ii, jj] = B[<consumer_index>] * 2."""
     A = arg("A", float32[8, 8])
@@ -654,6 +679,27 @@ def test_reuse_at_window_chain():
     check_same(blur, lambda f: (reuse_at(f, "A", "x"), split(f, "y", 3)))
 
 
+def test_reuse_at_convolution_window():
+    def sched(f):
+        lb = reuse_at(f, "A", "y")
+        return lb, reuse_at(f, lb, "x")
+    f, (lb, wb) = check_same(conv, sched)
+    assert lb.shape == (3, 9) and wb.shape == (3, 2)
+    r_loop = find_loop(f, "r")
+    assert {ld.buf.name for ld in _loads(r_loop.body)} == {wb.name, "Wt", "out"}
+    check_same(lambda: conv(int32, 7, 7, 2, 3), sched)
+    check_same(conv, lambda f: (split(f, "r", 2), reuse_at(f, "A", "y")))
+
+
+def test_reuse_at_1d_with_boundary_guard():
+    f, rb = check_same(stencil1d, lambda f: reuse_at(f, "A", "i"))
+    assert rb.shape == (3,)
+    i = find_loop(f, "i")
+    assert (i.lb.value, i.ub.value) == (-1, 10)
+    fill = [s for s in i.body if isinstance(s, N.If)][0]  # the row load is guarded (row -1 does not exist)
+    assert isinstance(fill.then[0], N.Store) and fill.then[0].buf is rb
+
+
 def test_reuse_at_after_split():
     def sched(f):
         split(f, "y", 3)
@@ -681,7 +727,7 @@ def test_reuse_at_errors():
     s = strided(0, 8, 1).func("strided")
     i = find_loop(s, "i")
     i.body[0].value.lhs.indices = [N.BinOp("mul", i.var, c(2), index)]  # A[2*i]
-    with pytest.raises(ScheduleError, match="reuse_at: argument 'axis': read of 'A' is not a constant-offset stencil"):
+    with pytest.raises(ScheduleError, match="reuse_at: argument 'axis': a read of 'A' is not a stencil access"):
         reuse_at(s, "A", "i")
     st2 = strided(0, 16, 2).func("strided")
     with pytest.raises(ScheduleError, match="reuse_at: argument 'axis': loop 'i' has step 2"):
@@ -731,6 +777,7 @@ KERNELS = {
     "gemm": lambda: gemm(int32, 6, 7, 5),
     "mm2": lambda: two_mm(int32, 5, 4, 6, 3),
     "blur": lambda: blur(int32, 7, 8),
+    "conv": lambda: conv(int32, 6, 5, 2, 3),
 }
 
 

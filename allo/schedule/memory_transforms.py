@@ -191,8 +191,10 @@ def _initial_value(func, lp, buf, fixed_exprs):
 def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     """Read a sliding stencil window of `buffer` along `loop` from a reuse buffer.
 
-    All reads of `buffer` inside `loop` (variable y) must be `buffer[.., y + c, ..]` with
-    constant offsets c in [cmin, cmax] in one dimension (K = cmax - cmin + 1 rows). The loop is
+    All reads of `buffer` inside `loop` (variable y) must be `buffer[.., y + c, ..]` in one
+    dimension, with offsets c in [cmin, cmax] (K = cmax - cmin + 1 rows); an offset is a
+    constant or involves loops inside `loop` with constant bounds (`A[y + r, x + s]` of a
+    convolution with window loops r, s). The loop is
     extended to start cmin earlier and end cmax later; each iteration shifts the reuse buffer
     by one row and loads the newest row, and the original body runs (guarded) K-1 iterations
     behind. Before / after (3x3 blur, `reuse_at(A, "y")`)::
@@ -220,8 +222,8 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
         raise _err("reuse_at", "target", f"buffer {src.name!r} is not read inside loop {lp.name!r}")
     _only_loads("reuse_at", loads, src, lp)
     inner = R.bound_vars(lp.body)
-    rdim, offsets, row = _stencil_offsets(lp, src, loads, inner)
-    lo, hi = min(offsets), max(offsets)
+    rdim, per_load, row = _stencil_offsets(lp, src, loads)
+    lo, hi = min(p[0] for p in per_load), max(p[1] for p in per_load)
     k_rows = hi - lo + 1
     dropped = {}
     for d in range(len(src.shape)):
@@ -238,8 +240,8 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
                     "local", loc=src.loc)
     fill = _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row)
 
-    for ld, off in zip(loads, offsets):
-        ld.indices = [R.const(off - lo) if d == rdim else ld.indices[d] for d in dims]
+    for ld, (_, _, terms, const) in zip(loads, per_load):
+        ld.indices = [_slot(terms, const, lo) if d == rdim else ld.indices[d] for d in dims]
         ld.buf = rbuf
     body = lp.body
     R.subst_stmts(body, {lp.var: R.sub(lp.var, hi)})
@@ -252,11 +254,17 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     return rbuf
 
 
-def _stencil_offsets(lp, src, loads, inner):
-    """(the dimension indexed by lp.var, the constant offset of every load, the row index
-    expression without its offset). Rows are `lp.var + base + c` with `base` made of loop
-    variables bound outside `lp` (the same in every load) and constant offsets c."""
-    rdim, offsets, base = None, [], None
+def _stencil_offsets(lp, src, loads):
+    """Analyse the reads along `lp`: (the dimension indexed by lp.var, per-load (lowest offset,
+    highest offset, offset terms, constant), the row index expression without offsets).
+
+    A read's row index must be `lp.var + base + off` where `base` uses loops outside `lp` (the
+    same in every read) and `off` is a constant plus multiples of loops inside `lp` with
+    constant bounds (e.g. the `r` of a convolution window `A[y + r, x + s]`)."""
+    inner_loops = {id(s.var): s for s in N.walk_stmts(lp.body) if isinstance(s, N.For)}
+    rdim, base, per_load = None, None, []
+    bad = _err("reuse_at", "axis", f"a read of {src.name!r} is not a stencil access '{lp.name} + offset' "
+                                   f"along loop {lp.name!r} (offsets must be constants or loops with constant bounds)")
     for ld in loads:
         dims = [d for d, e in enumerate(ld.indices) if id(lp.var) in R.expr_vars(e)]
         if len(dims) != 1 or (rdim is not None and dims[0] != rdim):
@@ -264,17 +272,34 @@ def _stencil_offsets(lp, src, loads, inner):
                                            f"with loop variable {lp.name!r}")
         rdim = dims[0]
         aff = R.affine(ld.indices[rdim])
-        terms = None if aff is None else {k: c for k, (_, c) in aff[0].items()}
-        if terms is None or terms.get(id(lp.var)) != 1 or (terms.keys() & inner.keys()) - {id(lp.var)} \
-                or (base is not None and terms != base[0]):
-            raise _err("reuse_at", "axis", f"read of {src.name!r} is not a constant-offset stencil access "
-                                           f"'{lp.name} + c' along loop {lp.name!r}")
-        base = (terms, aff[0])
-        offsets.append(aff[1])
-    row = R.const(0)
-    for v, coeff in base[1].values():
+        if aff is None or aff[0][id(lp.var)][1] != 1:
+            raise bad
+        outer = {k: t for k, t in aff[0].items() if k != id(lp.var) and k not in inner_loops}
+        if base is not None and {k: c for k, (_, c) in outer.items()} != {k: c for k, (_, c) in base.items()}:
+            raise bad
+        base = outer
+        lo = hi = aff[1]
+        terms = [t for k, t in aff[0].items() if k in inner_loops]
+        for v, coeff in terms:
+            loop_ = inner_loops[id(v)]
+            n = R.trip_count(loop_)
+            if not n:
+                raise bad
+            ends = (coeff * R.as_int(loop_.lb), coeff * (R.as_int(loop_.lb) + (n - 1) * loop_.step))
+            lo, hi = lo + min(ends), hi + max(ends)
+        per_load.append((lo, hi, terms, aff[1]))
+    row = lp.var
+    for v, coeff in base.values():
         row = R.add(row, R.mul(v, coeff))
-    return rdim, offsets, row
+    return rdim, per_load, row
+
+
+def _slot(terms, const, lo):
+    """The reuse-buffer row a read lands in: its offset minus the lowest offset."""
+    e = R.const(const - lo)
+    for v, coeff in terms:
+        e = R.add(R.mul(v, coeff), e)
+    return e
 
 
 def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row):
