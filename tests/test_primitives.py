@@ -664,6 +664,8 @@ def test_reuse_at_line_buffer():
     tree = loop_tree(f)
     assert tree == [("y", [("A_reuse_y_c0", [("A_reuse_y_shift", [])]), ("x", [])])]
     assert not any(ld.buf.name == "A" for ld in _loads(find_loop(f, "x").body))
+    alloc = next(s for s in f.body if isinstance(s, N.Alloc) and s.buf is lb)
+    assert alloc.init.value == 0.0  # zero-filled: no slot is ever read uninitialised
 
 
 def test_reuse_at_window_chain():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from ..ir import nodes as N
-from ..ir.types import ArrayType
+from ..ir.types import ArrayType, is_bool, is_fixed, is_float
 from . import rewrite as R
 from .loop_transforms import check_int
 from .loops import find_buffer, find_loop, fresh_loop_name, fresh_op_name, top_level_stmt
@@ -57,12 +57,19 @@ def _copy_nest(func, names, extents, make_stmt, loc, attrs=None):
     return body
 
 
-def _insert_alloc(func, stmt, buf, loc):
+def _insert_alloc(func, stmt, buf, loc, zero=False):
     """Declare `buf` just before the top-level statement containing `stmt` (outside every
-    loop, so the memory is allocated once)."""
+    loop, so the memory is allocated once), zero-filled if asked."""
     top = top_level_stmt(func, stmt)
     pos = next(k for k, s in enumerate(func.body) if s is top)
-    func.body.insert(pos, N.Alloc(buf, None, loc))
+    init = N.Const(_zero(buf.dtype), buf.dtype, loc) if zero else None
+    func.body.insert(pos, N.Alloc(buf, init, loc))
+
+
+def _zero(t):
+    if is_float(t) or is_fixed(t):
+        return 0.0
+    return False if is_bool(t) else 0
 
 
 def _only_loads(prim, loads, buf, lp):
@@ -250,7 +257,9 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     if k_rows > 1:
         body = [N.If(R.cmp("ge", lp.var, guard_lb), body, loc=lp.loc)]
     lp.body = fill + body
-    _insert_alloc(func, lp, rbuf, lp.loc)
+    # Zero-filled: rows beyond the source's edges are never loaded (nor read by the body), and
+    # C++ compilers cannot prove that.
+    _insert_alloc(func, lp, rbuf, lp.loc, zero=True)
     return rbuf
 
 
