@@ -5,6 +5,7 @@ ScheduleError("<primitive>: argument '<arg>': ...") before touching the IR when 
 from __future__ import annotations
 
 import builtins
+import itertools
 import math
 
 import numpy as np
@@ -231,8 +232,6 @@ def _distance(ia, ib, pos, n):
 
 def _reverses(dist, perm) -> bool:
     """Does some concrete distance vector change its lexicographic sign under `perm`?"""
-    import itertools
-
     free = [k for k, d in enumerate(dist) if d is None]
     for signs in itertools.product((-1, 0, 1), repeat=len(free)):
         vec = list(dist)
