@@ -14,7 +14,6 @@ returns; for in-place kernels (no return) `outputs` lists the argument positions
 updates and `reference` returns their expected contents (a tuple, in that order).
 Sizes follow PolyBench's naming (NI, NJ, ...) but are tiny so that a build + run stays fast.
 """
-from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
@@ -317,6 +316,10 @@ class Case:
 
     def __post_init__(self):
         self.top = self.top or self.kernel.__name__
+
+    def __iter__(self):
+        """`kernel, make_inputs, reference = case` also works."""
+        return iter((self.kernel, self.make_inputs, self.reference))
 
     def run(self, mod, args):
         """Call built module `mod` on copies of `args`; returns the results to compare with `reference`."""
