@@ -17,7 +17,7 @@ Rules (first match wins; `a`, `b` are the operand types):
 Example::
 
     promote(int8, int32)        # int32
-    promote(int8, uint8)        # int16
+    promote(int8, uint8)        # Int(9), i.e. ap_int<9> (rule 10)
     promote(Fixed(8, 4), int8)  # Fixed(12, 4)
 """
 from __future__ import annotations

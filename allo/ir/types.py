@@ -48,11 +48,19 @@ class AlloType:
 
     def __call__(self, value):
         """Outside kernels, convert a Python value to this type's numpy representation."""
-        from .fixed import quantize
+        from .fixed import int_wrap_array, quantize
 
         if isinstance(self, (Fixed, UFixed)):
             return quantize(np.asarray(value, dtype=np.float64), self)
-        return self.np_dtype.type(value) if not isinstance(self, Index) else int(value)
+        if isinstance(self, Index):
+            return int(value)
+        if isinstance(self, (Int, UInt)):
+            arr = np.asarray(value)
+            if arr.dtype.kind == "f":
+                arr = np.trunc(arr).astype(np.int64)
+            out = int_wrap_array(arr, self)
+            return out[()] if out.ndim == 0 else out
+        return self.np_dtype.type(value)
 
 
 @dataclass(frozen=True, repr=False)
