@@ -36,18 +36,19 @@ _cache_lock = threading.Lock()
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
-def optimize_for_cpu(module, threads=None):
-    """CPU optimisation of the rendered module, in place, before lowering (tiling, vectorisation).
+def optimize_for_cpu(module, prep=None):
+    """CPU optimisation of the parsed module, in place, before lowering (allo.backend.cpu_opt:
+    tiling/vectorisation happen while rendering; here fast-math flags are set)."""
+    if prep is None:
+        return module
+    from .cpu_opt import optimize_mlir
 
-    Placeholder: currently does nothing; the scalar pipeline lowers the loops as written."""
-    return module
+    return optimize_mlir(module, prep)
 
 
 def apply_parallel(module, threads=None):
-    """Hook for OpenMP: loops carrying the `parallel` unit attribute should become scf.parallel /
-    omp.parallel using `threads` threads (libiomp5 from `openmp_library()`).
-
-    Currently does nothing: `parallel` loops stay ordinary affine.for loops and run serially."""
+    """Parallel loops are rendered as affine.parallel by allo.backend.cpu_opt and become OpenMP
+    loops in its lowering pipeline (see allo.backend.openmp); nothing to do on the module."""
     return module
 
 
@@ -91,7 +92,7 @@ def _cache_key(text: str, big: dict, opts: tuple) -> str:
     return h.hexdigest()
 
 
-def _compile(text: str, big: dict, top: str, opt_level: int, threads) -> _Compiled:
+def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None) -> _Compiled:
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
 
@@ -102,12 +103,13 @@ def _compile(text: str, big: dict, top: str, opt_level: int, threads) -> _Compil
             module.operation.verify()
         except Exception as e:
             raise BackendError(f"internal error: the rendered module does not verify: {e}") from None
-        optimize_for_cpu(module, threads)
+        optimize_for_cpu(module, prep)
         apply_parallel(module, threads)
         mlir_text = module.operation.get_asm(large_elements_limit=16)
-        run_pipeline(module, "llvm-lowering", LLVM_PIPELINE)
+        run_pipeline(module, "llvm-lowering", prep.pipeline if prep is not None else LLVM_PIPELINE)
+        libs = list(runtime_libraries()) + (list(prep.shared_libs) if prep is not None else [])
         try:
-            engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=list(runtime_libraries()))
+            engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
         except Exception as e:
             raise BackendError(f"LLVM JIT compilation failed: {e}") from e
         addr = engine.raw_lookup(f"_mlir_ciface_{ENTRY_PREFIX}{top}")  # the packed (void**) wrapper
@@ -120,7 +122,9 @@ class LLVMModule:
     """A kernel compiled for the CPU. `mod(*args)` checks the arguments, runs, returns numpy.
 
     Attributes: `top_func_name`, `mlir_text` (the module before lowering to the LLVM dialect),
-    `opt_level`, `threads`.
+    `opt_level`, `threads`, `cpu_report` (what allo.backend.cpu_opt optimised).
+    Options: `optimize=False` compiles the loops as written (serial, scalar); `fast_math=True`
+    allows FMA contraction and reassociation of float reductions (results may change slightly).
 
     Example::
 
@@ -128,7 +132,8 @@ class LLVMModule:
         out = m(np.ones((32, 32), np.float32), np.ones((32, 32), np.float32))
     """
 
-    def __init__(self, mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL):
+    def __init__(self, mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL,
+                 optimize: bool = True, fast_math: bool = False):
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise BackendError(f"threads must be a positive integer or None, got {threads!r}")
         self.top_func_name = mod.top
@@ -137,14 +142,18 @@ class LLVMModule:
             top = mod.func(mod.top)
         except KeyError:
             raise BackendError(f"top function {mod.top!r} not found in the module") from None
-        text, big = render_with_globals(mod, "llvm")
-        self.key = _cache_key(text, big, (opt_level, threads, LLVM_PIPELINE))
+        from .cpu_opt import prepare
+
+        prep = prepare(mod, optimize=optimize, fast_math=fast_math, threads=threads)
+        text, big = prep.text, prep.big
+        self.cpu_report = prep.report
+        self.key = _cache_key(text, big, (opt_level, threads, prep.options))
         with _cache_lock:
             compiled = _cache.get(self.key)
             if compiled is not None:
                 _cache.move_to_end(self.key)
         if compiled is None:
-            compiled = _compile(text, big, mod.top, opt_level, threads)
+            compiled = _compile(text, big, mod.top, opt_level, threads, prep)
             with _cache_lock:
                 _cache[self.key] = compiled
                 while len(_cache) > _CACHE_SIZE:
@@ -169,7 +178,8 @@ class LLVMModule:
         return f"<allo LLVMModule {self.top_func_name} opt_level={self.opt_level}>"
 
 
-def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL) -> LLVMModule:
+def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL,
+               optimize: bool = True, fast_math: bool = False) -> LLVMModule:
     """Compile an allo IR module for the CPU (cached process-wide by module text and options).
 
     Example::
@@ -178,7 +188,7 @@ def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAU
         C = f(A, B)
     """
     try:
-        return LLVMModule(mod, threads=threads, opt_level=opt_level)
+        return LLVMModule(mod, threads=threads, opt_level=opt_level, optimize=optimize, fast_math=fast_math)
     except AlloError:
         raise
     except Exception as e:  # keep internal failures user-facing but informative

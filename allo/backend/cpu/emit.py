@@ -1,0 +1,403 @@
+"""MLIR text (vector dialect) for a recognised contraction, emitted through the LLVM renderer.
+
+Shape of the generated code (GEMM names: v=j lanes, u=i rows, k reduction)::
+
+    for others...:                         # parallel loops that are neither u nor v
+      for jc in 0..V step NC:              # packed case only: cache block of v
+        for kc in 0..K step KC:            #   and of the reduction
+          pack B[kc:kc+KC, jc:jc+NC] into panels Bp[NC/NR][KC][NR]
+          for ic in 0..U step MC:
+            for jr in jc..jc+NC step NR:
+              for ir in ic..ic+MC step MR:
+                acc[MR][NR/VL] = X[ir.., jr..]        # vector loads (masked at the right edge)
+                for k...: acc[r][c] = acc[r][c] op rhs(u=ir+r, v=jr+c*VL..)   (same order as source)
+                X[ir.., jr..] = acc
+Every X element receives the same updates in the same order as in the source loop nest, each
+operation rounded the same way, so the result is bit-identical (fast math only adds flags).
+
+Example::
+
+    ContractionEmitter(renderer, contraction, arch).emit()
+"""
+from __future__ import annotations
+
+from ...ir import nodes as N
+from ...ir.types import Float, UInt
+from .nests import depends
+
+_VFLOAT = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf",
+           "min": "arith.minimumf", "max": "arith.maximumf"}
+_VINT = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli"}
+_VSINT = {"min": "arith.minsi", "max": "arith.maxsi"}
+_VUINT = {"min": "arith.minui", "max": "arith.maxui"}
+
+
+def vector_op(op, t) -> str:
+    if isinstance(t, Float):
+        return _VFLOAT[op]
+    if op in _VINT:
+        return _VINT[op]
+    return (_VUINT if isinstance(t, UInt) else _VSINT)[op]
+
+
+class Tiles:
+    """Register/cache tile sizes for one contraction (chosen from the element size and the ISA)."""
+
+    def __init__(self, c, arch, threads=1):
+        ebytes = c.dtype.bits // 8
+        self.VL = max(1, arch.vector_bytes // ebytes)
+        lanes_needed = -(-c.V // self.VL)
+        self.NV = max(1, min(arch.max_row_vectors, lanes_needed))
+        self.NR = self.NV * self.VL
+        self.MR = 1 if c.u is None else max(1, min(c.U, arch.acc_budget // self.NV))
+        k_bytes = arch.l1_bytes // 2 // max(1, self.NR * ebytes)
+        self.KC = max(16, min(512, k_bytes // 16 * 16))
+        self.MC = self.MR * max(1, -(-arch.mc_rows // self.MR))
+        self.NC = self.NR * max(1, arch.nc_cols // self.NR)
+
+
+class ContractionEmitter:
+    def __init__(self, r, c, arch, parallel=None):
+        self.r, self.c, self.arch = r, c, arch
+        self.t = Tiles(c, arch)
+        self.parallel = parallel  # id of the loop var whose generated loop runs in parallel, or None
+        self.T = c.dtype
+        self.pack_bufs = {}  # id(Load) -> (ssa, memref type, element type)
+
+    # ------------------------------------------------------------------ small helpers
+    def uid(self) -> int:
+        """Fresh number from the renderer's counter (names must not depend on history: the
+        rendered text is the JIT cache key)."""
+        self.r.n += 1
+        return self.r.n
+
+    def vt(self, t) -> str:
+        return f"vector<{self.t.VL}x{t.mlir}>"
+
+    def apply(self, expr, operands) -> str:
+        dims = ", ".join(f"d{k}" for k in range(len(operands)))
+        return self.r.op(f"affine.apply affine_map<({dims}) -> ({expr})>({', '.join(operands)})")
+
+    def open_for(self, lb, ub, step=1, iter_args=None, parallel=False, name="x"):
+        """Open an affine loop; lb/ub are ints or (ssa, offset[, cap]) meaning ssa + offset
+        (capped by min with cap). Returns (iv, results_ssa)."""
+        r = self.r
+        iv = f"%{name}{self.uid()}"
+        if parallel and not iter_args:
+            r.emit(f"affine.parallel ({iv}) = ({self._pbound(lb)}) to ({self._pbound(ub)}) step ({step}) {{")
+            r.ind += 1
+            return iv, None
+        res = None
+        head = f"affine.for {iv} = {self._bound(lb, 'max')} to {self._bound(ub, 'min')} step {step}"
+        if iter_args:
+            res = f"%res{self.uid()}"
+            args = ", ".join(f"{a} = {b}" for a, b in iter_args[0])
+            types = ", ".join(iter_args[1])
+            n = len(iter_args[0])
+            head = f"{res}{':' + str(n) if n > 1 else ''} = {head} iter_args({args}) -> ({types})"
+        r.emit(head + " {")
+        r.ind += 1
+        return iv, res
+
+    def close_for(self, yields=None, types=None):
+        r = self.r
+        if yields:
+            r.emit(f"affine.yield {', '.join(yields)} : {', '.join(types)}")
+        r.ind -= 1
+        r.emit("}")
+
+    @staticmethod
+    def _bound(b, kind):
+        if isinstance(b, int):
+            return str(b)
+        ssa, off = b[0], b[1]
+        cap = b[2] if len(b) > 2 else None
+        expr = f"d0 + {off}" if off else "d0"
+        if cap is None:
+            return f"affine_map<(d0) -> ({expr})>({ssa})"
+        return f"{kind} affine_map<(d0) -> ({expr}, {cap})>({ssa})"
+
+    @staticmethod
+    def _pbound(b):
+        if isinstance(b, int):
+            return str(b)
+        ssa, off = b[0], b[1]
+        cap = b[2] if len(b) > 2 else None
+        expr = f"{ssa} + {off}" if off else ssa
+        return expr if cap is None else f"min({expr}, {cap})"
+
+    def bind(self, var, ssa):
+        self.r.env[var] = (ssa, True)
+
+    # ------------------------------------------------------------------ driver
+    def emit(self):
+        c, r, t = self.c, self.r, self.t
+        saved = dict(r.env)
+        try:
+            for ld in c.packs:
+                ty = f"memref<{self.t.NC // t.NR}x{t.KC}x{t.NR}x{ld.buf.dtype.mlir}>"
+                m = r.op(f"memref.alloc() {{alignment = 64 : i64, name = \"{ld.buf.name}_packed\"}} : {ty}")
+                self.pack_bufs[id(ld)] = (m, ty, ld.buf.dtype)
+            depth = 0
+            for f, n in c.others:
+                iv, _ = self.open_for(0, n, parallel=self.parallel == id(f.var), name="o")
+                self.bind(f.var, iv)
+                depth += 1
+            V_full = c.V // t.NR * t.NR
+            if c.packs:
+                if V_full:
+                    jc, _ = self.open_for(0, V_full, t.NC, parallel=False, name="jc")
+                    self.block(jc, V_full, t.NR)
+                    self.close_for()
+                if c.V > V_full:
+                    self.block(None, c.V, c.V - V_full)
+            else:
+                if V_full:
+                    self.compute(None, 0, V_full, t.NR, None)
+                if c.V > V_full:
+                    self.compute(None, V_full, c.V, c.V - V_full, None)
+            for _ in range(depth):
+                self.close_for()
+            for m, ty, _ in self.pack_bufs.values():
+                r.emit(f"memref.dealloc {m} : {ty}")
+        finally:
+            r.env.clear()
+            r.env.update(saved)
+
+    def block(self, jc, vend, width):
+        """Packed case: one cache block of v starting at loop value `jc` (None: the tail panel
+        starting at vend - width)."""
+        c, t = self.c, self.t
+        (kf, K), = c.reds
+        kc, _ = self.open_for(0, K, t.KC, name="kc")
+        self.pack(jc, kc, vend, width, K)
+        self.compute(jc, vend - width if jc is None else None, vend, width, (kc, K))
+        self.close_for()
+
+    # ------------------------------------------------------------------ packing
+    def pack(self, jc, kc, vend, width, K):
+        c, t, r = self.c, self.t, self.r
+        kf = c.reds[0][0]
+        if jc is None:
+            panels = [(vend - width, None)]
+        else:
+            panels = None
+        if panels is None:
+            pj, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=False, name="pj")
+            p = self.apply(f"(d0 - d1) floordiv {t.NR}", [pj, jc])
+            v0 = pj
+        else:
+            v0 = self.index_const(vend - width)
+            p = self.index_const(0)
+        for ld in c.packs:
+            m, ty, et = self.pack_bufs[id(ld)]
+            contiguous = ld in c.contiguous or self._contig(ld)
+            if contiguous:
+                pk, _ = self.open_for((kc, 0), (kc, t.KC, K), name="pk")
+                self.bind(kf.var, pk)
+                kk = self.apply("d0 - d1", [pk, kc])
+                for off, w in self.chunks(width):
+                    self.bind(c.v, self.apply(f"d0 + {off}", [v0]) if off else v0)
+                    idx = [r.index_value(i) for i in ld.indices]
+                    vec = self.vload(r.memref(ld.buf), idx, ld.buf.type.mlir, et, w)
+                    o = self.index_const(off)
+                    r.emit(f"vector.store {vec}, {m}[{p}, {kk}, {o}] : {ty}, {self.vt(et)}")
+                self.close_for()
+            else:
+                jj, _ = self.open_for(0, width, name="pjj")
+                self.bind(c.v, self.apply("d0 + d1", [v0, jj]))
+                pk, _ = self.open_for((kc, 0), (kc, t.KC, K), name="pk")
+                self.bind(kf.var, pk)
+                kk = self.apply("d0 - d1", [pk, kc])
+                idx, affine = r.indices(ld.indices)
+                kind = "affine.load" if affine else "memref.load"
+                x = r.op(f"{kind} {r.memref(ld.buf)}[{idx}] : {ld.buf.type.mlir}")
+                r.emit(f"memref.store {x}, {m}[{p}, {kk}, {jj}] : {ty}")
+                self.close_for()
+                self.close_for()
+        if panels is None:
+            self.close_for()
+
+    def _contig(self, ld):
+        from .contraction import _contiguous
+
+        return _contiguous(ld, self.c.v)
+
+    def index_const(self, n) -> str:
+        return self.r.op(f"arith.constant {int(n)} : index")
+
+    def chunks(self, width):
+        VL = self.t.VL
+        return [(o, min(VL, width - o)) for o in range(0, width, VL)]
+
+    # ------------------------------------------------------------------ compute
+    def compute(self, jc, vstart, vend, width, kblock):
+        """Loop over register tiles. jc: ssa of the cache block start (packed, full panels) or
+        None with `vstart` the constant start of a single panel (the tail) or of the range."""
+        c, t = self.c, self.t
+        single = width < t.NR or (jc is None and kblock is not None)
+        if jc is not None:
+            jr, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=self.parallel == id(c.v), name="jr")
+            panel = self.apply(f"(d0 - d1) floordiv {t.NR}", [jr, jc])
+        elif single:
+            jr = self.index_const(vstart)
+            panel = self.index_const(0)
+        else:
+            jr, _ = self.open_for(vstart, vend, t.NR, parallel=self.parallel == id(c.v), name="jr")
+            panel = None
+        if c.u is None:
+            self.micro([None], jr, width, kblock, panel)
+        else:
+            MR, U = t.MR, c.U
+            U_full = U // MR * MR
+            if U_full:
+                par_u = self.parallel == id(c.u)
+                ic, _ = self.open_for(0, U_full, t.MC, parallel=par_u, name="ic")
+                ir, _ = self.open_for((ic, 0), (ic, t.MC, U_full), MR, name="ir")
+                self.micro([(ir, k) for k in range(MR)], jr, width, kblock, panel)
+                self.close_for()
+                self.close_for()
+            if U > U_full:
+                base = self.index_const(U_full)
+                self.micro([(base, k) for k in range(U - U_full)], jr, width, kblock, panel)
+        if jc is not None or not single:
+            self.close_for()
+
+    def micro(self, rows, v0, width, kblock, panel):
+        """One register tile: rows = [(ssa, offset)] values of u (or [None]); lanes v0..v0+width."""
+        c, r = self.c, self.r
+        T = self.T
+        vt = self.vt(T)
+        X = c.store.buf
+        xm = r.memref(X)
+        chunks = self.chunks(width)
+        useq = []
+        for row in rows:
+            if row is None:
+                useq.append(None)
+            else:
+                useq.append(self.apply(f"d0 + {row[1]}", [row[0]]) if row[1] else row[0])
+        vstarts = [self.apply(f"d0 + {off}", [v0]) if off else v0 for off, _ in chunks]
+        # accumulator addresses and initial values
+        addr, init = {}, []
+        for ri, us in enumerate(useq):
+            if us is not None:
+                self.bind(c.u, us)
+            for ci, (off, w) in enumerate(chunks):
+                self.bind(c.v, vstarts[ci])
+                idx = [r.index_value(i) for i in c.store.indices]
+                addr[ri, ci] = idx
+                init.append(self.vload(xm, idx, X.type.mlir, T, w))
+        keys = [(ri, ci) for ri in range(len(useq)) for ci in range(len(chunks))]
+        types = [vt] * len(keys)
+        cur = list(init)
+        results = []
+        for li, (f, n) in enumerate(c.reds):
+            names = [f"%a{self.uid()}" for _ in keys]
+            if li == 0 and kblock is not None:
+                kc, K = kblock
+                lb, ub = (kc, 0), (kc, self.t.KC, K)
+            else:
+                lb, ub = 0, n
+            iv, res = self.open_for(lb, ub, iter_args=(list(zip(names, cur)), types), name="k")
+            self.bind(f.var, iv)
+            results.append(res)
+            cur = names
+        # innermost: one update per accumulator, rhs evaluated lane-wise
+        memo = {}
+        new = []
+        for ri, us in enumerate(useq):
+            for ci, (off, w) in enumerate(chunks):
+                val = self.value(c.rhs, ri, ci, us, vstarts[ci], w, memo, kblock, panel, off)
+                a = cur[keys.index((ri, ci))]
+                lhs, rhs = (a, val) if c.acc_left else (val, a)
+                new.append(r.op(f"{vector_op(c.op, T)} {lhs}, {rhs} : {vt}"))
+        for li in reversed(range(len(c.reds))):
+            self.close_for(new, types)
+            res = results[li]
+            new = [res] if len(keys) == 1 else [f"{res}#{k}" for k in range(len(keys))]
+        for k, (ri, ci) in enumerate(keys):
+            self.vstore(new[k], xm, addr[ri, ci], X.type.mlir, T, chunks[ci][1])
+
+    # ------------------------------------------------------------------ lane-wise values
+    def value(self, e, ri, ci, us, vstart, w, memo, kblock, panel, off):
+        """SSA of `e` for row ri (u value `us`) and chunk ci: a vector if e depends on v, else a
+        broadcast of the scalar."""
+        c, r = self.c, self.r
+        dep_u = c.u is not None and depends(e, c.u)
+        if not depends(e, c.v):
+            key = ("s", id(e), ri if dep_u else None)
+            if key not in memo:
+                if dep_u:
+                    self.bind(c.u, us)
+                s = r.expr(e)
+                memo[key] = r.op(f"vector.broadcast {s} : {e.type.mlir} to {self.vt(e.type)}")
+            return memo[key]
+        key = ("v", id(e), ci, ri if dep_u else None)
+        if key in memo:
+            return memo[key]
+        if dep_u:
+            self.bind(c.u, us)
+        self.bind(c.v, vstart)
+        t = e.type
+        if isinstance(e, N.Load):
+            et = e.buf.dtype
+            if id(e) in self.pack_bufs:
+                m, ty, _ = self.pack_bufs[id(e)]
+                kc, _ = kblock
+                kv = r.env[c.reds[0][0].var][0]
+                kk = self.apply("d0 - d1", [kv, kc])
+                o = self.index_const(off)
+                out = r.op(f"vector.load {m}[{panel}, {kk}, {o}] : {ty}, {self.vt(et)}")
+            else:
+                idx = [r.index_value(i) for i in e.indices]
+                out = self.vload(r.memref(e.buf), idx, e.buf.type.mlir, et, w)
+            if et != t:
+                out = self.vcast(out, et, t)
+        elif isinstance(e, N.BinOp):
+            a = self.value(e.lhs, ri, ci, us, vstart, w, memo, kblock, panel, off)
+            b = self.value(e.rhs, ri, ci, us, vstart, w, memo, kblock, panel, off)
+            out = r.op(f"{vector_op(e.op, t)} {a}, {b} : {self.vt(t)}")
+        elif isinstance(e, N.Cast):
+            a = self.value(e.value, ri, ci, us, vstart, w, memo, kblock, panel, off)
+            out = self.vcast(a, e.value.type, t)
+        elif isinstance(e, N.UnaryOp):  # neg on floats
+            a = self.value(e.operand, ri, ci, us, vstart, w, memo, kblock, panel, off)
+            out = r.op(f"arith.negf {a} : {self.vt(t)}")
+        else:  # recognise() only accepts the forms above
+            raise NotImplementedError(type(e).__name__)
+        memo[key] = out
+        return out
+
+    def vcast(self, x, s, d) -> str:
+        if s == d:
+            return x
+        a, b = self.vt(s), self.vt(d)
+        if isinstance(s, Float) and isinstance(d, Float):
+            kind = "extf" if d.bits > s.bits else "truncf"
+        elif isinstance(d, Float):
+            kind = "uitofp" if isinstance(s, UInt) else "sitofp"
+        elif d.bits > s.bits:
+            kind = "extui" if isinstance(s, UInt) else "extsi"
+        elif d.bits < s.bits:
+            kind = "trunci"
+        else:
+            return x
+        return self.r.op(f"arith.{kind} {x} : {a} to {b}")
+
+    def vload(self, m, idx, mty, et, w) -> str:
+        vt = self.vt(et)
+        if w == self.t.VL:
+            return self.r.op(f"vector.load {m}[{', '.join(idx)}] : {mty}, {vt}")
+        mask = self.r.op(f"vector.constant_mask [{w}] : vector<{self.t.VL}xi1>")
+        zero = "0.0" if isinstance(et, Float) else "0"
+        pt = self.r.op(f"arith.constant dense<{zero}> : {vt}")
+        return self.r.op(f"vector.maskedload {m}[{', '.join(idx)}], {mask}, {pt} : {mty}, vector<{self.t.VL}xi1>, {vt} into {vt}")
+
+    def vstore(self, x, m, idx, mty, et, w):
+        vt = self.vt(et)
+        if w == self.t.VL:
+            self.r.emit(f"vector.store {x}, {m}[{', '.join(idx)}] : {mty}, {vt}")
+            return
+        mask = self.r.op(f"vector.constant_mask [{w}] : vector<{self.t.VL}xi1>")
+        self.r.emit(f"vector.maskedstore {m}[{', '.join(idx)}], {mask}, {x} : {mty}, vector<{self.t.VL}xi1>, {vt}")

@@ -1,0 +1,161 @@
+"""The LLVM-mode MLIR renderer extended for the CPU: vector micro-kernels for recognised
+contractions, `affine.parallel` for loops marked parallel (OpenMP later), private storage for
+locals declared inside parallel loops.
+
+It subclasses the renderer of `allo.ir.render_mlir` (mode "llvm") and only overrides loops and
+allocation, so every scalar semantic (casts, fixed point, integer widths) stays in one place.
+
+Example::
+
+    text, big = render_cpu(ir_module, CpuConfig(parallel=True))
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...ir import nodes as N
+from ...ir import render_mlir as R
+from .contraction import recognise
+from .emit import ContractionEmitter
+from .nests import perfect_nest
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What the tile sizes depend on."""
+
+    vector_bytes: int = 64  # 64: AVX-512, 32: AVX2
+    acc_budget: int = 16  # accumulator vectors in the register tile
+    max_row_vectors: int = 4  # vectors per tile row
+    l1_bytes: int = 48 * 1024
+    mc_rows: int = 128
+    nc_cols: int = 512
+
+
+@dataclass(frozen=True)
+class CpuConfig:
+    contractions: bool = True  # emit vector micro-kernels
+    parallel: bool = False  # loops marked parallel become affine.parallel (-> OpenMP)
+    fast_math: bool = False  # polynomial exp (vectorisable); flags are set on the parsed module
+    arch: Arch = Arch()
+
+
+class CpuModuleRenderer(R._ModuleRenderer):
+    def __init__(self, mod, big_limit, config: CpuConfig):
+        super().__init__(mod, "llvm", big_limit)
+        self.config = config
+        self.report = []  # what was done, for `LLVMModule.cpu_report`
+
+    def render(self) -> str:
+        if not self.mod.funcs:
+            raise R.BackendError("module has no functions")
+        bodies = [CpuFuncRenderer(self, f).render() for f in self.mod.funcs]
+        bodies.append(self.entry_wrapper())
+        return "module {\n" + "".join(line + "\n" for line in self.global_lines) + "".join(bodies) + "}\n"
+
+
+def _find_contractions(body, out):
+    for s in body:
+        if isinstance(s, N.For):
+            c = recognise(perfect_nest(s))
+            if c is not None:
+                out[id(s)] = c
+                continue
+        for child in R._children(s):
+            _find_contractions(child, out)
+    return out
+
+
+def _private_allocs(body, inside, out):
+    """ids of buffers whose Alloc sits inside a loop marked parallel (one copy per iteration)."""
+    for s in body:
+        if isinstance(s, N.Alloc) and inside:
+            out.add(id(s.buf))
+        par = inside or (isinstance(s, N.For) and bool(s.attrs.get("parallel")))
+        for child in R._children(s):
+            _private_allocs(child, par, out)
+    return out
+
+
+class CpuFuncRenderer(R._FuncRenderer):
+    def __init__(self, mr: CpuModuleRenderer, f: N.Func):
+        super().__init__(mr, f)
+        self.config = mr.config
+        self.contractions = _find_contractions(f.body, {}) if self.config.contractions else {}
+        self.private = _private_allocs(f.body, False, set()) if self.config.parallel else set()
+        self.par_depth = 0
+        self.scoped = []  # stack of lists of (ssa, type) to free at the end of a parallel body
+
+    # ------------------------------------------------------------------ allocation
+    def hoist_list(self, bufs):
+        return [b for b in super().hoist_list(bufs) if id(b) not in self.private or id(b) in self.returned]
+
+    def private_allocs(self, body):
+        """Allocate, at the top of a parallel loop body, the locals declared inside it."""
+        for s in N.walk_stmts(body):
+            b = s.buf if isinstance(s, N.Alloc) else None
+            if b is None or id(b) not in self.private or id(b) in self.hoisted:
+                continue
+            small = b.type.rank == 0 or b.type.size * R._elem_bytes(b.dtype) <= R.STACK_BYTES
+            kind = "memref.alloca" if small else "memref.alloc"
+            m = self.op(f"{kind}() {R._attr_dict([('name', b.name)])} : {b.type.mlir}", b.loc or self.loc)
+            self.mem[id(b)] = m
+            self.hoisted.add(id(b))
+            if not small:
+                self.scoped[-1].append((m, b.type.mlir))
+
+    # ------------------------------------------------------------------ loops
+    def s_for(self, s: N.For):
+        c = self.contractions.get(id(s))
+        if c is not None:
+            par = None
+            if self.config.parallel and self.par_depth == 0:
+                marked = [f.var for f in c.nest.loops if f.attrs.get("parallel")]
+                order = [f.var for f, _ in c.others] + ([c.u] if c.u is not None else []) + [c.v]
+                for v in order:
+                    if any(v is m for m in marked):
+                        par = id(v)
+                        break
+            self.mr.report.append(f"{self.f.name}: vector micro-kernel for loop nest "
+                                  f"{'/'.join(f.name for f in c.nest.loops)}")
+            ContractionEmitter(self, c, self.config.arch, parallel=par).emit()
+            return
+        if self.config.parallel and s.attrs.get("parallel") and self.par_depth == 0 and "unroll" not in s.attrs:
+            if self._parallel_for(s):
+                return
+        super().s_for(s)
+
+    def _parallel_for(self, s: N.For) -> bool:
+        lb, ub = R.affine_form(s.lb, self._is_dim), R.affine_form(s.ub, self._is_dim)
+        if lb is None or ub is None or not isinstance(s.step, int) or s.step <= 0:
+            return False
+        name = lambda v: self.env[v][0]  # noqa: E731
+        iv = f"%i{self.n + 1}"
+        self.n += 1
+        self.emit(f"affine.parallel ({iv}) = ({R._aff_str(lb, name)}) to ({R._aff_str(ub, name)}) step ({int(s.step)}) {{")
+        old = self.env.get(s.var)
+        self.env[s.var] = (iv, True)
+        self.ind += 1
+        self.par_depth += 1
+        self.scoped.append([])
+        self.private_allocs(s.body)
+        self.block(s.body)
+        for m, ty in self.scoped.pop():
+            self.emit(f"memref.dealloc {m} : {ty}")
+        self.par_depth -= 1
+        self.ind -= 1
+        if old is None:
+            del self.env[s.var]
+        else:
+            self.env[s.var] = old
+        self.emit(f"}} {R._attr_dict([('loop_name', s.name)])}", self.loc)
+        self.mr.report.append(f"{self.f.name}: loop {s.name!r} runs in parallel")
+        return True
+
+    _STMTS = {**R._FuncRenderer._STMTS, N.For: s_for}
+
+
+def render_cpu(mod: N.Module, config: CpuConfig) -> tuple[str, dict, list]:
+    """(MLIR text, big global data, report lines) of `mod` rendered for the CPU."""
+    r = CpuModuleRenderer(mod, R.BIG_GLOBAL, config)
+    return r.render(), r.big, r.report
