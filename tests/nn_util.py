@@ -15,6 +15,7 @@ from allo.ir import nodes as N
 from allo.ir.fixed import to_raw, from_raw, wrap_int
 
 FAST = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+QUICK = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 TOL = dict(atol=1e-4, rtol=1e-4)
 
 
@@ -23,7 +24,7 @@ def rand(rng, *shape, scale=1.0):
 
 
 def tt(x):
-    return torch.from_numpy(np.ascontiguousarray(x))
+    return torch.from_numpy(np.array(x))  # a writable contiguous copy
 
 
 def pipelined_loops(s) -> list:

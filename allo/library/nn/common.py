@@ -2,8 +2,9 @@
 
 Kernels read `LOWEST[T]` (the most negative finite value of element type T, a Python number folded
 at build time) where a max-reduction needs a start value. Schedules use `targ(s, "N")` to read a
-template argument of the instance they schedule and `try_step` for primitives that only apply to
-some instances (reuse_at needs unit stride, for example).
+template argument of the instance they schedule (conv2d builds line buffers only for 3x3 unit
+stride). Shape functions (`SIZE[shape]`, `CAT[sa, sb, axis]`, ...) compute shapes of the
+shape-tuple kernels at build time.
 
 Example::
 
@@ -43,17 +44,6 @@ def targ(s, name: str):
     if name not in params:
         raise ScheduleError(f"kernel {s.kernel.name!r} has no template parameter {name!r}")
     return s.targs[params.index(name)]
-
-
-def try_step(primitive, *args, **kwargs) -> bool:
-    """Apply `primitive(*args)` if it is legal for this instance; report whether it applied.
-
-    Primitives are atomic (a failing one changes nothing), so an optional step can be tried."""
-    try:
-        primitive(*args, **kwargs)
-    except ScheduleError:
-        return False
-    return True
 
 
 class _ShapeFn:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
-from .common import try_step
 
 
 @allo.kernel(template="T, M, N, K")
@@ -29,18 +28,18 @@ def linear(X: "T[M, K]", W: "T[N, K]", b: "T[N]") -> "T[M, N]":
     return Z
 
 
-def _row_buffered_gemm(s, row="i"):
-    """reorder(k, j) + buffer_at(Z, row) + pipeline(j): the seed's i -> [j_init, k -> j, j_back]."""
+def _row_buffered_gemm(s):
+    """reorder(k, j) + buffer_at(Z, i) + pipeline(j): the seed's i -> [j_init, k -> j, j_back]."""
     s.reorder("k", "j")
-    try_step(s.buffer_at, s.Z, row)
-    s.pipeline("j")
-    for extra in ("j_init", "j_back", "j0"):
-        try_step(s.pipeline, extra)
+    s.buffer_at(s.Z, "i")
+    for loop in ("j", "j_init", "j_back"):
+        s.pipeline(loop)
 
 
 @schedule_for(linear)
 def schedule_linear(s):
     _row_buffered_gemm(s)
+    s.pipeline("j0")  # the bias initialisation
 
 
 @allo.kernel(template="T, B, M, N, K")
@@ -58,6 +57,7 @@ def linear3d(X: "T[B, M, K]", W: "T[N, K]", b: "T[N]") -> "T[B, M, N]":
 @schedule_for(linear3d)
 def schedule_linear3d(s):
     _row_buffered_gemm(s)
+    s.pipeline("j0")  # the bias initialisation
 
 
 @allo.kernel(template="T, M, K, N")
