@@ -88,6 +88,22 @@ class NnCall:
 
 
 @dataclass
+class HelperCall:
+    """`out = helper(args)`; `regen(shape)` re-plans the helper to produce another shape."""
+
+    out: Buf
+    helper: str
+    args: list
+    regen: object = None
+
+    def instance(self) -> str:
+        return self.helper
+
+    def render(self) -> str:
+        return f"{self.out.name} = {self.helper}({', '.join(b.name for b in self.args)})"
+
+
+@dataclass
 class Layer:
     """One row of the per-layer summary (`allo compile` prints these)."""
 
@@ -97,6 +113,7 @@ class Layer:
     in_shapes: list
     out_shape: tuple | None
     schedule: str = ""
+    var: str = ""
     calls: list = field(default_factory=list)
 
 
@@ -112,6 +129,9 @@ class Program:
         self.helpers = {}  # body text -> (name, full text)
         self.helper_order = []
         self.outputs = []  # Bufs returned by forward
+        self.uses = {}  # id(Buf) -> number of references in emitted code
+        self.bufs = {}  # name -> Buf
+        self.producers = {}  # id(Buf) -> HelperCall that computes it
         self.layers = []
         self.current = None  # the Layer being emitted
 
@@ -130,8 +150,13 @@ class Program:
         return name
 
     # ---------------------------------------------------------------- inputs and weights
+    def new_buf(self, hint, shape, dtype, kind="local") -> Buf:
+        buf = Buf(self.fresh(hint), tuple(shape) or (1,), dtype, kind)
+        self.bufs[buf.name] = buf
+        return buf
+
     def add_input(self, hint, shape, dtype) -> Buf:
-        buf = Buf(self.fresh(hint), tuple(shape) or (1,), dtype, "input")
+        buf = self.new_buf(hint, shape, dtype, "input")
         self.inputs.append(buf)
         return buf
 
@@ -141,7 +166,7 @@ class Program:
             array = array.reshape(1)
         if array.dtype == np.bool_:
             array = array.astype(np.bool_)
-        buf = Buf(self.fresh(hint), tuple(array.shape), dtype, "const")
+        buf = self.new_buf(hint, array.shape, dtype, "const")
         self.weights[buf.name] = (buf, array)
         return buf
 
@@ -149,17 +174,45 @@ class Program:
         return f"g_{buf.name}"
 
     # ---------------------------------------------------------------- statements
+    def use(self, *bufs):
+        """Mark arrays as referenced by emitted code (their shape is then fixed)."""
+        for b in bufs:
+            if isinstance(b, Buf):
+                self.uses[id(b)] = self.uses.get(id(b), 0) + 1
+
+    def try_reshape(self, buf: Buf, shape) -> bool:
+        """Give a not-yet-used array another shape of the same size, at no cost: weights are
+        reshaped, inputs take the new shape (the caller's arrays are reshaped), and generated
+        loop kernels are re-planned to write that shape. False if the shape is already fixed."""
+        shape = tuple(shape)
+        if self.uses.get(id(buf)) or numel(shape) != numel(buf.shape):
+            return False
+        if buf.kind == "const":
+            b, array = self.weights[buf.name]
+            self.weights[buf.name] = (b, array.reshape(shape))
+        elif buf.kind == "local":
+            stmt = self.producers.get(id(buf))
+            if stmt is None or stmt.regen is None:
+                return False
+            stmt.helper = stmt.regen(shape)
+        elif buf.kind != "input":
+            return False
+        buf.shape = shape
+        return True
+
     def nn_call(self, kernel: str, targs, args, out_shape, dtype, hint) -> Buf:
-        out = Buf(self.fresh(hint), tuple(out_shape), dtype)
-        call = NnCall(out.name, kernel, tuple(targs), tuple(args))
+        """Emit `out = nn.kernel[targs](args)`; args are Bufs or literal strings."""
+        out = self.new_buf(hint, out_shape, dtype)
+        self.use(*[self.bufs.get(a, a) for a in args])
+        call = NnCall(out.name, kernel, tuple(targs), tuple(a.name if isinstance(a, Buf) else a for a in args))
         self.stmts.append(call)
         if self.current is not None:
             self.current.calls.append(call)
         return out
 
-    def helper_call(self, op: str, params, body_lines, out_shape, dtype, hint) -> Buf:
-        """Define (or reuse) a helper kernel `def <op>_kN(<params>) -> dtype[out_shape]` whose body
-        fills `Y`, and call it. `params` is [(param name, Buf)] (Bufs passed in order)."""
+    def define_helper(self, op: str, params, body_lines, out_shape, dtype) -> str:
+        """Define (or reuse an identical) helper kernel `def <op>_kN(<params>) -> dtype[out_shape]`
+        whose body fills `Y`; returns its name. `params` is [(param name, Buf)]."""
         sig = ", ".join(f"{p}: {type_str(b.dtype, b.shape)}" for p, b in params)
         ret = type_str(dtype, out_shape)
         body = [f"    Y: {ret}"] + ["    " + ln for ln in body_lines] + ["    return Y"]
@@ -168,11 +221,18 @@ class Program:
             name = self.fresh(f"{op}_k{len(self.helpers)}")
             self.helpers[key] = (name, f"def {name}{key}\n")
             self.helper_order.append(key)
-        name = self.helpers[key][0]
-        out = Buf(self.fresh(hint), tuple(out_shape), dtype)
-        self.stmts.append(f"{out.name} = {name}({', '.join(b.name for _, b in params)})")
+        return self.helpers[key][0]
+
+    def helper_call(self, op: str, params, body_lines, out_shape, dtype, hint, regen=None) -> Buf:
+        """Define a helper (see define_helper) and emit `out = helper(args)`."""
+        name = self.define_helper(op, params, body_lines, out_shape, dtype)
+        out = self.new_buf(hint, out_shape, dtype)
+        stmt = HelperCall(out, name, [b for _, b in params], regen)
+        self.use(*stmt.args)
+        self.stmts.append(stmt)
+        self.producers[id(out)] = stmt
         if self.current is not None:
-            self.current.calls.append(name)
+            self.current.calls.append(stmt)
         return out
 
     # ---------------------------------------------------------------- loop helpers
@@ -181,16 +241,25 @@ class Program:
         `out_sizes`; operands are Views with sizes == out_sizes (broadcast via expand)."""
         sizes = tuple(out_sizes) or (1,)
         operands = [rank1(v) for v in operands]
-        out_shape = tuple(out_shape or sizes)
         params, pnames = _params(operands)
-        out_buf = Buf("Y", out_shape, dtype)
-        out_view = View.whole(out_buf, sizes)
-        extents, names, idx = plan_loops(sizes, [out_view] + operands, splits)
-        reads = [f"{pnames[id(v.buf)]}[{', '.join(ix)}]" for v, ix in zip(operands, idx[1:])]
-        stmt = f"Y[{', '.join(idx[0])}] = {expr_fn(*reads)}"
-        body = loop_text(extents, names, [stmt])
-        buf = self.helper_call(op, params, body, out_shape, dtype, hint)
-        return View.whole(buf, tuple(out_sizes))
+
+        def make(shape):
+            out_view = View.whole(Buf("Y", shape, dtype), sizes)
+            extents, names, idx = plan_loops(sizes, [out_view] + operands, splits)
+            reads = [f"{pnames[id(v.buf)]}[{', '.join(ix)}]" for v, ix in zip(operands, idx[1:])]
+            stmt = f"Y[{', '.join(idx[0])}] = {expr_fn(*reads)}"
+            return self.define_helper(op, params, loop_text(extents, names, [stmt]), shape, dtype)
+
+        out_shape = tuple(out_shape or sizes)
+        name = make(out_shape)
+        out = self.new_buf(hint, out_shape, dtype)
+        stmt = HelperCall(out, name, [b for _, b in params], make)
+        self.use(*stmt.args)
+        self.stmts.append(stmt)
+        self.producers[id(out)] = stmt
+        if self.current is not None:
+            self.current.calls.append(stmt)
+        return View.whole(out, tuple(out_sizes))
 
     def render(self, forward_name="forward") -> str:
         """The full source: `forward` first (like the seed), then the helper kernels."""
@@ -210,12 +279,14 @@ class Program:
                 params.append(f"{name}: {type_str(buf.dtype, buf.shape)}")
             else:
                 lines.append(f"    {name}: {type_str(buf.dtype, buf.shape)} = {self.global_name(buf)}")
-        lines += ["    " + (s.render() if isinstance(s, NnCall) else s) for s in self.stmts]
+        lines += ["    " + s.render() for s in self.stmts]
         rets = ", ".join(type_str(b.dtype, b.shape) for b in self.outputs)
         lines.append(f"    return ({', '.join(b.name for b in self.outputs)})")
         text = f"def {forward_name}({', '.join(params)}) -> ({rets}):\n" + "\n".join(lines) + "\n"
+        used = {s.helper for s in self.stmts if isinstance(s, HelperCall)}
         for key in self.helper_order:
-            text += "\n\n" + self.helpers[key][1]
+            if self.helpers[key][0] in used:
+                text += "\n\n" + self.helpers[key][1]
         return text
 
     def namespace(self) -> dict:

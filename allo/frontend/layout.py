@@ -268,7 +268,7 @@ def plan_loops(sizes, views, splits=(), prefix="i"):
     for v in views:
         if tuple(v.sizes) != tuple(sizes):
             raise FrontendError(f"internal: view of sizes {list(v.sizes)} planned over {list(sizes)}")
-    shapes = [tuple(n for n in sizes if n != 1)] + [tuple(n for n in s if n != 1) for s in splits]
+    shapes = [tuple(n for n in s if n != 1) for s in splits]
     simple = [_phys_split(_simplify(v.sizes, v.strides), v.buf.shape) for v in views]
     shapes += [tuple(n for n, _ in s) for s in simple]
     extents = _refine([s for s in shapes if s]) if numel(sizes) > 1 else []

@@ -82,7 +82,7 @@ class Lowering:
         shape = tuple(shape if shape is not None else v.sizes) or (1,)
         if numel(shape) != numel(v.sizes):
             raise FrontendError(f"internal: {list(v.sizes)} cannot be laid out as {list(shape)}")
-        if v.is_whole() and tuple(v.buf.shape) == shape:
+        if v.is_whole() and (tuple(v.buf.shape) == shape or self.prog.try_reshape(v.buf, shape)):
             return v.buf
         key = (id(v.buf), v.sizes, v.strides, v.offset, shape)
         if key not in self._copies:

@@ -607,7 +607,7 @@ def _linear(ctx, x, w, b, out_sizes):
     T = _T(ctx)
     wname = ctx.arr(w, (n, k))
     bname = _flat_param(ctx, b, n, "bias", _zeros)
-    if v.is_whole() and len(v.buf.shape) == 3 and v.buf.shape[2] == k:
+    if v.is_whole() and len(v.buf.shape) == 3 and v.buf.shape[2] == k and ctx.prog.uses.get(id(v.buf)):
         bb, m, _ = v.buf.shape
         return ctx.nn("linear3d", [T, bb, m, n, k], [v.buf.name, wname, bname], out_sizes, (bb, m, n))
     xname, (m, _) = ctx.rows(v, k)

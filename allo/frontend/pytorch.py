@@ -122,9 +122,10 @@ class ImportedModel:
         """A per-layer table: torch node, op, kernel instance(s), shapes, schedule applied."""
         rows = [("node", "op", "kernel instance", "input shapes", "output", "schedule")]
         for layer in self.program.layers:
+            layer.kernel = ", ".join(c.instance() for c in layer.calls) or "view (no code)"
             ins = " ".join("x".join(map(str, s)) or "()" for s in layer.in_shapes)
             out = "x".join(map(str, layer.out_shape)) if layer.out_shape is not None else "-"
-            rows.append((layer.node, layer.op, layer.kernel, ins, out, layer.schedule))
+            rows.append((layer.var, layer.op, layer.kernel, ins, out, layer.schedule))
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
@@ -196,7 +197,7 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
         kwargs = map_arg(tn.kwargs, lambda n: _lookup(env, n, tn))
         ctx.node, ctx.hint = tn, names.get(tn.fx, tn.name)
         in_shapes = [tuple(ctx.sizes(x)) for x in _tensors(args)]
-        layer = Layer(tn.name, tn.key, "", in_shapes, tn.shape)
+        layer = Layer(tn.name, tn.key, "", in_shapes, tn.shape, var=ctx.hint)
         prog.current = layer
         try:
             value = handler(ctx, tn, bind(tn.fx.target, args, kwargs))
@@ -209,7 +210,6 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
         except Exception as e:  # a handler bug must still name the node
             raise FrontendError(f"internal error importing {tn.key} at {tn.where()}: {type(e).__name__}: {e}") from e
         prog.current = None
-        layer.kernel = ", ".join(c.instance() if isinstance(c, NnCall) else c for c in layer.calls) or "view (no code)"
         if layer.calls and not any(isinstance(c, NnCall) for c in layer.calls):
             layer.schedule = "generated loops"
         prog.layers.append(layer)
@@ -222,6 +222,7 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
             v = ctx.view(value)
             ctx.hint = getattr(out, "name", "out")
             buf = ctx.output_buf(v)
+            prog.use(buf)
             prog.outputs.append(buf)
             out_info.append(("array", (len(prog.outputs) - 1, v.sizes)))
         else:
