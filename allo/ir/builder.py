@@ -156,6 +156,7 @@ class FunctionBuilder:
         self.current = None  # the AST node being visited (for locations)
         self.arrays = ArrayOps(self)
         self.calls = CallDispatcher(self)
+        self.result_calls = {}  # id(result Buffer) -> the CallStmt producing it
 
     # ---------------------------------------------------------------- naming helpers
     def fresh_loop_name(self, hint):
@@ -193,6 +194,7 @@ class FunctionBuilder:
         tree = self.src.tree
         self.current = tree
         self.assigned = _assigned_names(tree)
+        self.mutated = _mutated_names(tree)
         params = [self.visit_param(a) for a in tree.args.args]
         for extra in (tree.args.vararg, tree.args.kwarg):
             if extra is not None:
@@ -320,7 +322,7 @@ class FunctionBuilder:
         value = self.visit(node.value) if node.value is not None else None
         shape = t.shape if isinstance(t, ArrayType) else ()
         dtype = t.dtype if isinstance(t, ArrayType) else t
-        if isinstance(value, Buffer) and value.kind == "global" and name not in self.assigned and shape:
+        if isinstance(value, Buffer) and value.kind == "global" and name not in self.mutated and shape:
             if tuple(value.shape) != tuple(shape):
                 raise self.error(AlloTypeError, f"{name!r} is declared {t!r} but the constant has shape {list(value.shape)}", node)
             if value.dtype != dtype:
@@ -348,6 +350,9 @@ class FunctionBuilder:
 
     def bind_temp(self, name, buf):
         buf.attrs.pop("temp", None)
+        call = self.result_calls.get(id(buf))
+        if call is not None:
+            call.attrs.setdefault("name", name)
         if name not in self.buffer_names:
             self.buffer_names.discard(buf.name)
             buf.name = name
@@ -730,3 +735,21 @@ def _assigned_names(tree) -> set:
                 if isinstance(sub, ast.Name):
                     names.add(sub.id)
     return names
+
+
+def _mutated_names(tree) -> set:
+    """Names written after their declaration: stored through a subscript, updated with an
+    augmented assignment, or assigned more than once."""
+    counts, mutated = {}, set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                        mutated.add(sub.value.id)
+                    elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                        counts[sub.id] = counts.get(sub.id, 0) + 1
+                        if isinstance(n, ast.AugAssign):
+                            mutated.add(sub.id)
+    return mutated | {k for k, c in counts.items() if c > 1}

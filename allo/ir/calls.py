@@ -143,7 +143,10 @@ class CallDispatcher:
             else:
                 buf = Buffer(fb.fresh_buffer_name(callee.name + "_res"), ArrayType(t, ()), "result", loc=loc)
             results.append(buf)
-        fb.emit(CallStmt(callee.name, call_args, results, {}, loc))
+        call = CallStmt(callee.name, call_args, results, {}, loc)
+        for r in results:
+            fb.result_calls[id(r)] = call
+        fb.emit(call)
         outs = [r if r.shape else Load(r, [], loc=loc) for r in results]
         if not outs:
             return None

@@ -57,9 +57,9 @@ module {
   }
   func.func @calls_and_odd_widths(%arg0: memref<4xi32>, %arg1: memref<4xi8>) -> (memref<4xi32>, memref<4xi8>) attributes {arg_names = ["A", "X"], itypes = "__", kernel = "calls_and_odd_widths", otypes = "__"} {
     %c3_i32 = arith.constant 3 : i32
-    %0 = call @scale_1(%arg0, %c3_i32) : (memref<4xi32>, i32) -> memref<4xi32>
+    %0 = call @scale_1(%arg0, %c3_i32) {name = "B"} : (memref<4xi32>, i32) -> memref<4xi32>
     %c2_i5 = arith.constant 2 : i5
-    %1 = call @scale_2(%arg1, %c2_i5) : (memref<4xi8>, i5) -> memref<4xi8>
+    %1 = call @scale_2(%arg1, %c2_i5) {name = "Y"} : (memref<4xi8>, i5) -> memref<4xi8>
     return %0, %1 : memref<4xi32>, memref<4xi8>
   }
 }
