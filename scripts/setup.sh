@@ -7,7 +7,6 @@ PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 . .venv/bin/activate
-python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-python -m pip install -q "torch==2.13.0"
-python -m pip install -q -e ".[torch,test]"
+python -m pip install -q "torch==2.13.0" 2>&1 | sed "/is ignored: it is neither/d"
+python -m pip install -q -e ".[torch,test]" 2>&1 | sed "/is ignored: it is neither/d"
 python -c "import mlir.ir, torch, allo; print('allo setup ok: torch', torch.__version__)"
