@@ -90,8 +90,8 @@ def host_arch():
     if "avx512f" in flags:
         return Arch(vector_bytes=64, acc_budget=16, max_row_vectors=4)
     if "avx2" in flags or "avx" in flags:
-        return Arch(vector_bytes=32, acc_budget=12, max_row_vectors=2, l1_bytes=32 * 1024)
-    return Arch(vector_bytes=16, acc_budget=8, max_row_vectors=2, l1_bytes=32 * 1024)
+        return Arch(vector_bytes=32, acc_budget=12, max_row_vectors=2)
+    return Arch(vector_bytes=16, acc_budget=8, max_row_vectors=2)
 
 
 def has_parallel(mod: N.Module) -> bool:

@@ -50,8 +50,7 @@ class Tiles:
         self.NV = max(1, min(arch.max_row_vectors, lanes_needed))
         self.NR = self.NV * self.VL
         self.MR = 1 if c.u is None else max(1, min(c.U, arch.acc_budget // self.NV))
-        k_bytes = arch.l1_bytes // 2 // max(1, self.NR * ebytes)
-        self.KC = max(16, min(512, k_bytes // 16 * 16))
+        self.KC = arch.kc
         self.MC = self.MR * max(1, -(-arch.mc_rows // self.MR))
         self.NC = self.NR * max(1, arch.nc_cols // self.NR)
 

@@ -27,7 +27,7 @@ class Arch:
     vector_bytes: int = 64  # 64: AVX-512, 32: AVX2
     acc_budget: int = 16  # accumulator vectors in the register tile
     max_row_vectors: int = 4  # vectors per tile row
-    l1_bytes: int = 48 * 1024
+    kc: int = 256  # cache block of the reduction (packed case)
     mc_rows: int = 128
     nc_cols: int = 512
 
