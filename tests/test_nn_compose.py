@@ -1,12 +1,13 @@
 """Library kernels composed into user kernels (a small CNN and an attention block): every instance
 gets its predefined schedule through `s.compose(...)`, and the result still matches torch."""
 import numpy as np
+import pytest
 import torch
 import torch.nn.functional as F
 
 import allo
 from allo.ir import nodes as N
-from allo.ir.types import float32
+from allo.ir.types import Fixed, float32, int8
 from allo.library import nn
 
 from .nn_util import TOL, pipelined_loops, rand, tt
@@ -82,7 +83,7 @@ def attention_block(X: float32[6, 8], g: float32[8], b: float32[8], Wq: float32[
 
 def test_attention_block_composed_matches_torch():
     rng = np.random.default_rng(1)
-    args = [rand(rng, L, D), rand(rng, D), rand(rng, D)] + [a for _ in range(4) for a in (rand(rng, D, D), rand(rng, D))]
+    args = attention_args(rng)
     X, g, b, Wq, bq, Wk, bk, Wv, bv, Wo, bo = map(tt, args)
     h = F.layer_norm(X, (D,), g, b, 1e-5)
     q, k, v = (F.linear(h, w, bias)[None] for w, bias in ((Wq, bq), (Wk, bk), (Wv, bv)))
@@ -99,3 +100,46 @@ def test_attention_block_composed_matches_torch():
     assert len(pipelined_loops(s)) > 2 * len(instances)
     np.testing.assert_allclose(s.build()(*args), ref, **TOL)
     assert s.build(target="vhls").hls_code.count("#pragma HLS pipeline II=1") > 2 * len(instances)
+
+
+def attention_args(rng):
+    return [rand(rng, L, D), rand(rng, D), rand(rng, D)] + [a for _ in range(4) for a in (rand(rng, D, D), rand(rng, D))]
+
+
+def test_composed_blocks_hls_csim_match_llvm(tmp_path):
+    """The HLS C++ of the scheduled library kernels (line buffers, pipelines) computes what LLVM does."""
+    rng = np.random.default_rng(2)
+    cnn_args = [rand(rng, 1, 3, 8, 8), rand(rng, 4, 3, 3, 3), rand(rng, 4), rand(rng, 4),
+                (rng.random(4) + 0.5).astype(np.float32), rand(rng, 4), rand(rng, 4), rand(rng, 3, 4), rand(rng, 3)]
+    s = compose_all(allo.customize(cnn), CNN_INSTANCES)
+    csim = s.build(target="vhls", mode="csim", project=str(tmp_path / "cnn"))
+    np.testing.assert_allclose(csim(*cnn_args), s.build()(*cnn_args), **TOL)
+    s = allo.customize(attention_block)
+    s.compose(nn.linear, id="q", instantiate=[float32, L, D, D])
+    s.compose(nn.scaled_dot_product_attention, instantiate=[float32, 1, L, L, D, 1])
+    args = attention_args(rng)
+    csim = s.build(target="vhls", mode="csim", project=str(tmp_path / "attn"))
+    np.testing.assert_allclose(csim(*args), s.build()(*args), **TOL)
+
+
+def qmlp(X: int8[4, 8], W: int8[6, 8], b: int8[6]) -> int8[4, 6]:
+    return nn.relu[int8, 4, 6](nn.linear[int8, 4, 6, 8](X, W, b))
+
+
+def fmlp(X: Fixed(16, 8)[4, 8], W: Fixed(16, 8)[6, 8], b: Fixed(16, 8)[6]) -> Fixed(16, 8)[4, 6]:
+    return nn.relu[Fixed(16, 8), 4, 6](nn.linear[Fixed(16, 8), 4, 6, 8](X, W, b))
+
+
+@pytest.mark.parametrize("fn,T", [(qmlp, int8), (fmlp, Fixed(16, 8))], ids=["int8", "fixed16_8"])
+def test_quantized_mlp_llvm_and_csim_agree_bit_for_bit(fn, T, tmp_path):
+    rng = np.random.default_rng(3)
+    if T == int8:
+        args = tuple(rng.integers(-100, 100, sh).astype(np.int8) for sh in ((4, 8), (6, 8), (6,)))
+    else:
+        args = tuple(rng.standard_normal(sh) for sh in ((4, 8), (6, 8), (6,)))
+    s = allo.customize(fn)
+    s.compose(nn.linear, instantiate=[T, 4, 6, 8])
+    s.compose(nn.relu, instantiate=[T, 4, 6])
+    plain = allo.customize(fn).build()(*args)
+    np.testing.assert_array_equal(s.build()(*args), plain)
+    np.testing.assert_array_equal(s.build(target="vhls", mode="csim", project=str(tmp_path / "q"))(*args), plain)
