@@ -43,6 +43,11 @@ class TNode:
     shape: tuple | None
     dtype: object
     module: str = ""  # innermost nn.Module path that produced the node ("" = top level)
+    target: object = None  # the aten op (defaults to fx.target)
+
+    def __post_init__(self):
+        if self.target is None:
+            self.target = self.fx.target
 
     @property
     def name(self):
@@ -104,12 +109,35 @@ def capture(model, example_inputs) -> Captured:
     model.eval()
     try:
         try:
-            ep = torch.export.export(model, inputs)
+            with _quiet_torch():
+                ep = torch.export.export(model, inputs)
         except Exception as export_error:  # noqa: BLE001 - any tracing failure
             return _capture_fx(model, inputs, export_error)
         return _from_export(ep)
     finally:
         model.train(was_training)
+
+
+class _quiet_torch:
+    """Silence torch's tracing output while exporting (a failed export prints the whole graph to
+    stderr; our FrontendError says what went wrong instead)."""
+
+    def __enter__(self):
+        import contextlib
+        import io
+        import logging
+
+        self.redirect = contextlib.redirect_stderr(io.StringIO())
+        self.redirect.__enter__()
+        self.loggers = [logging.getLogger(n) for n in ("torch", "torch.fx", "torch._dynamo", "torch.export")]
+        self.levels = [lg.level for lg in self.loggers]
+        for lg in self.loggers:
+            lg.setLevel(logging.CRITICAL)
+
+    def __exit__(self, *exc):
+        for lg, level in zip(self.loggers, self.levels):
+            lg.setLevel(level)
+        self.redirect.__exit__(*exc)
 
 
 def _dynamic_error(e) -> FrontendError | None:
@@ -159,7 +187,7 @@ def _from_export(ep) -> Captured:
     return cap
 
 
-def _tnode(n, key, module=None) -> TNode:
+def _tnode(n, key, module=None, target=None, args=None, kwargs=None) -> TNode:
     val = n.meta.get("val", n.meta.get("tensor_meta"))
     shape = dtype = None
     if hasattr(val, "shape"):
@@ -172,7 +200,9 @@ def _tnode(n, key, module=None) -> TNode:
     if module is None:
         stack = n.meta.get("nn_module_stack") or {}
         module = list(stack.values())[-1][0] if stack else ""
-    return TNode(n, key, tuple(n.args), dict(n.kwargs), shape, dtype, module or "")
+    args = tuple(n.args) if args is None else tuple(args)
+    kwargs = dict(n.kwargs) if kwargs is None else dict(kwargs)
+    return TNode(n, key, args, kwargs, shape, dtype, module or "", target)
 
 
 def _fold_constants(cap: Captured):
@@ -191,7 +221,7 @@ def _fold_constants(cap: Captured):
             kwargs = map_arg(tn.kwargs, lambda d: cap.consts[d].tensor)
             try:
                 with torch.no_grad():
-                    value = tn.fx.target(*args, **kwargs)
+                    value = tn.target(*args, **kwargs)
             except Exception as e:  # noqa: BLE001
                 raise FrontendError(f"cannot evaluate constant {tn.where()} ({tn.key}): {e}") from None
             if isinstance(value, torch.Tensor):

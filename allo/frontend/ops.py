@@ -262,6 +262,32 @@ def getitem(ctx, node, a):
     return item
 
 
+@torch_op("fx.index")
+def tensor_index(ctx, node, a):
+    """`x[:, 0, None, 1:3]` from the torch.fx fallback: basic indexing as views."""
+    v = ctx.view(a["arg0"])
+    idx = a["arg1"] if isinstance(a["arg1"], tuple) else (a["arg1"],)
+    if any(i is Ellipsis for i in idx):
+        k = idx.index(Ellipsis)
+        fill = v.rank - sum(1 for i in idx if i is not None and i is not Ellipsis)
+        idx = idx[:k] + (slice(None),) * fill + idx[k + 1:]
+    dim = 0
+    for i in idx:
+        if i is None:
+            v = v.unsqueeze(dim)
+            dim += 1
+        elif isinstance(i, int):
+            v = v.select(dim, i)
+        elif isinstance(i, slice):
+            n = v.sizes[dim]
+            start, stop, step = i.indices(n)
+            v = v.slice(dim, start, stop, step)
+            dim += 1
+        else:
+            raise ctx.error(f"indexing with {type(i).__name__} is not supported (only ints, slices, None, ...)")
+    return v
+
+
 @torch_op("aten.cat", "aten.concat", "aten.concatenate")
 def cat(ctx, node, a):
     xs = [x for x in a["tensors"] if numel(ctx.sizes(x))]

@@ -185,7 +185,7 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
     for fx_node, name, shape, dtype in cap.inputs:
         buf = prog.add_input(name, shape, torch_dtype_to_allo(dtype))
         env[fx_node] = View.whole(buf, shape)
-    env.update(cap.consts)
+    env.update({n: c if _is_tensor_const(c) else c.tensor for n, c in cap.consts.items()})
     names = _preferred_names(cap)
     from torch.fx.node import map_arg
 
@@ -200,7 +200,7 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
         layer = Layer(tn.name, tn.key, "", in_shapes, tn.shape, var=ctx.hint)
         prog.current = layer
         try:
-            value = handler(ctx, tn, bind(tn.fx.target, args, kwargs))
+            value = handler(ctx, tn, bind(tn.target, args, kwargs))
         except FrontendError as e:
             if tn.name in str(e):
                 raise
@@ -234,6 +234,13 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
     return ImportedModel(cap, prog, source, filename, out_info)
 
 
+def _is_tensor_const(c):
+    import torch
+
+    t = c.tensor
+    return isinstance(t, torch.Tensor) or (isinstance(t, (tuple, list)) and t and all(isinstance(x, torch.Tensor) for x in t))
+
+
 def _is_node(x):
     return hasattr(x, "op") and hasattr(x, "target")
 
@@ -265,7 +272,7 @@ def _preferred_names(cap) -> dict:
 
 
 def _unsupported(tn) -> FrontendError:
-    target = tn.fx.target
+    target = tn.target
     torch_name = getattr(target, "__name__", None) or str(target)
     known = sorted({k.split(".", 1)[-1] for k in supported_ops()})
     return FrontendError(
