@@ -45,6 +45,10 @@ class BufferHandle:
         return f"{self.func_name}:{self.name}"
 
 
+class _NoSuchBuffer(ScheduleError, AttributeError):
+    """`s.X` for a buffer that does not exist: an AlloError (and an AttributeError, for hasattr)."""
+
+
 class Partition:
     """Partition kinds for `s.partition(..., partition_type=...)`."""
 
@@ -89,10 +93,13 @@ class Schedule:
         func = self.ir.func(self.top_func_name)
         from ..ir.nodes import iter_buffers
 
-        for b in iter_buffers(func):
+        bufs = iter_buffers(func)
+        for b in bufs:
             if b.name == name:
                 return BufferHandle(func.name, name)
-        raise AttributeError(f"{self.top_func_name} has no argument or local named {name!r}")
+        names = ", ".join(dict.fromkeys(b.name for b in bufs)) or "(none)"
+        raise _NoSuchBuffer(f"function {self.top_func_name!r} has no argument or local named {name!r}; "
+                            f"buffers: {names} (use 'func:name' for other functions)")
 
     # ------------------------------------------------------------------ build
     def build(self, target: str = "llvm", mode: str | None = None, project: str | None = None, threads: int | None = None, **kw):
