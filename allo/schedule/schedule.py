@@ -317,9 +317,18 @@ class Schedule:
             raise ScheduleError(f"compose: no function {target!r} to apply the schedule of {base!r} to; "
                                 f"functions: {', '.join(self._func_names())}")
         self._check_same_instance(sub, target)
-        for step in sub.steps:
+        snapshot, steps = self.ir.clone(), list(self.steps)  # compose is atomic as a whole
+        for k, step in enumerate(sub.steps):
             func = target if step.func == base else step.func
-            self._run(step.primitive, func, step.args, dict(step.kwargs))
+            try:
+                self._run(step.primitive, func, step.args, dict(step.kwargs))
+            except AlloError as e:
+                self.ir, self._mlir_cache = snapshot, None
+                self.steps[:] = steps
+                from ..customize import _clean
+
+                raise _clean(ScheduleError(f"compose: step {k} of the schedule of {base!r} ({step}) does not "
+                                           f"apply to {func!r}: {e}")) from None
         return self
 
     def _sub_schedule(self, sched_or_kernel, instantiate):
