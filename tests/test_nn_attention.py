@@ -1,6 +1,5 @@
 """scaled_dot_product_attention (causal and not), rope and embedding against torch."""
 import numpy as np
-import pytest
 import torch
 import torch.nn.functional as F
 from hypothesis import given, strategies as st

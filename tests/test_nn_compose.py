@@ -2,7 +2,6 @@
 gets its predefined schedule through `s.compose(...)`, and the result still matches torch."""
 import numpy as np
 import pytest
-import torch
 import torch.nn.functional as F
 
 import allo

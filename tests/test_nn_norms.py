@@ -1,6 +1,5 @@
 """softmax, log_softmax, layer_norm, rms_norm, batch_norm2d against torch."""
 import numpy as np
-import torch
 import torch.nn.functional as F
 from hypothesis import given, strategies as st
 

@@ -8,7 +8,7 @@ Example::
 from __future__ import annotations
 
 import allo
-from allo.ir.types import int64
+from allo.ir.types import int64  # noqa: F401 - used by the "int64[L]" annotation
 
 from ..registry import schedule_for
 from .common import LOWEST
