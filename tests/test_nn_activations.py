@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, strategies as st
 
-from allo.ir.fixed import quantize
+from allo.ir.fixed import quantize, wrap_int
 from allo.ir.types import Fixed, float32, int8, int16, int32
 from allo.library import nn
 
@@ -67,6 +67,27 @@ def test_pow_scalar_and_pow_int():
     Xn = rand(rng, 4, 6, scale=2)
     check(nn.pow_int, [float32, 4, 6, 3], (Xn,), torch.pow(tt(Xn), 3).numpy())
     check(nn.pow_int, [float32, 4, 6, 0], (Xn,), np.ones_like(Xn))
+
+
+@FAST
+@given(M=dims, N=dims, slope=st.sampled_from([0.01, 0.2, 1.5]), seed=st.integers(0, 2**16))
+def test_leaky_relu(M, N, slope, seed):
+    X = rand(np.random.default_rng(seed), M, N, scale=3)
+    check(nn.leaky_relu, [float32, M, N], (X, np.float32(slope)), F.leaky_relu(tt(X), slope).numpy())
+
+
+def test_cast_follows_allo_rules():
+    X = np.array([[-2.7, -0.5, 0.5, 1.99, 127.9, 300.0]], np.float32)
+    plain, sched = run_both(nn.cast, [float32, int8, 1, 6], (X,))
+    ref = wrap_int(np.trunc(X).astype(np.int64), 8, True).astype(np.int8)  # fptosi then wrap at 8 bits
+    np.testing.assert_array_equal(plain[:, :5], ref[:, :5])
+    np.testing.assert_array_equal(sched, plain)
+    T = Fixed(12, 4)
+    plain, _ = run_both(nn.cast, [float32, T, 1, 6], (X,))
+    np.testing.assert_array_equal(plain, quantize(X, T))
+    I = np.array([[-129, -128, 127, 128, 1000, 255]], np.int32)
+    plain, _ = run_both(nn.cast, [int32, int8, 1, 6], (I,))
+    np.testing.assert_array_equal(plain, I.astype(np.int8))
 
 
 def test_maximum_minimum():

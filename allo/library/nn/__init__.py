@@ -16,13 +16,13 @@ The full table (kernel, template arguments, arguments, schedule) is docs/library
 """
 from __future__ import annotations
 
-from .activations import gelu, gelu_tanh, relu, sigmoid, silu, tanh
+from .activations import gelu, gelu_tanh, leaky_relu, relu, sigmoid, silu, tanh
 from .attention import embedding, rope, scaled_dot_product_attention
 from .conv import conv2d
-from .elementwise import (abs, add, add_mid, add_outer, add_scalar, clamp, div, div_mid, div_outer, div_scalar, exp,
-                          log, maximum, minimum, mul, mul_mid, mul_outer, mul_scalar, neg, pow_int, pow_scalar,
-                          rdiv_mid, rdiv_outer, rdiv_scalar, rsqrt, rsub_mid, rsub_outer, rsub_scalar, sqrt, sub,
-                          sub_mid, sub_outer, sub_scalar)
+from .elementwise import (abs, add, add_mid, add_outer, add_scalar, cast, clamp, div, div_mid, div_outer,
+                          div_scalar, exp, log, maximum, minimum, mul, mul_mid, mul_outer, mul_scalar, neg, pow_int,
+                          pow_scalar, rdiv_mid, rdiv_outer, rdiv_scalar, rsqrt, rsub_mid, rsub_outer, rsub_scalar, sqrt,
+                          sub, sub_mid, sub_outer, sub_scalar)
 from .linear import bmm, linear, linear3d, matmul
 from .norms import batch_norm2d, layer_norm, log_softmax, rms_norm, softmax
 from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
@@ -54,7 +54,7 @@ CONVENTIONS = """
 """
 
 __all__ = [
-    "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh",
+    "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "leaky_relu",
     "softmax", "log_softmax", "layer_norm", "rms_norm", "batch_norm2d",
     "linear", "linear3d", "matmul", "bmm",
     "conv2d", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
@@ -62,7 +62,7 @@ __all__ = [
     "add", "sub", "mul", "div", "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "rdiv_scalar",
     "add_mid", "sub_mid", "mul_mid", "div_mid", "rsub_mid", "rdiv_mid",
     "add_outer", "sub_outer", "mul_outer", "div_outer", "rsub_outer", "rdiv_outer",
-    "exp", "log", "sqrt", "rsqrt", "neg", "abs", "pow_scalar", "pow_int", "clamp", "maximum", "minimum",
+    "exp", "log", "sqrt", "rsqrt", "neg", "abs", "pow_scalar", "pow_int", "clamp", "maximum", "minimum", "cast",
     "transpose", "permute", "reshape", "concat", "slice", "select", "expand", "sum", "mean", "amax",
     "CONVENTIONS",
 ]

@@ -1,4 +1,4 @@
-"""Pointwise activations on [M, N] arrays: relu, gelu (erf), gelu_tanh, silu, sigmoid, tanh.
+"""Pointwise activations on [M, N] arrays: relu, gelu (erf), gelu_tanh, silu, sigmoid, tanh, leaky_relu.
 
 Any tensor can use them through a 2-D view [prod(shape[:-1]), shape[-1]] (see the conventions in
 `allo.library.nn`). Each schedule pipelines the column loop `j` (II=1).
@@ -74,6 +74,16 @@ def tanh(X: "T[M, N]") -> "T[M, N]":
     return Z
 
 
-@schedule_for(relu, gelu, gelu_tanh, silu, sigmoid, tanh)
+@allo.kernel(template="T, M, N")
+def leaky_relu(X: "T[M, N]", slope: "T") -> "T[M, N]":
+    """`x if x > 0 else slope * x` (torch.nn.functional.leaky_relu)."""
+    Z: T[M, N]
+    for i, j in allo.grid(M, N):
+        x: T = X[i, j]
+        Z[i, j] = x if x > T(0) else x * slope
+    return Z
+
+
+@schedule_for(relu, gelu, gelu_tanh, silu, sigmoid, tanh, leaky_relu)
 def schedule_pointwise(s):
     s.pipeline("j")

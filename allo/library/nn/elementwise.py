@@ -343,6 +343,16 @@ def minimum(A: "T[M, N]", B: "T[M, N]") -> "T[M, N]":
     return Z
 
 
-@schedule_for(exp, log, sqrt, rsqrt, neg, abs, pow_scalar, pow_int, clamp, maximum, minimum)
+@allo.kernel(template="T, U, M, N")
+def cast(X: "T[M, N]") -> "U[M, N]":
+    """Convert element type T to U with allo's cast rules (float -> int truncates toward zero,
+    float -> fixed floors, integers wrap), e.g. to quantise activations."""
+    Z: U[M, N]
+    for i, j in allo.grid(M, N):
+        Z[i, j] = U(X[i, j])
+    return Z
+
+
+@schedule_for(exp, log, sqrt, rsqrt, neg, abs, pow_scalar, pow_int, clamp, maximum, minimum, cast)
 def schedule_unary(s):
     s.pipeline("j")
