@@ -1,7 +1,8 @@
 """Recognise loop nests that map onto a vector micro-kernel ("contractions").
 
-A contraction is a perfect nest with constant bounds whose body is one update
-`X[idx] = X[idx] <op> rhs` (op in add, sub, max, min; `rhs` does not read X) where
+A contraction is a perfect nest with constant bounds whose body is a sequence of updates of one
+element `X[idx] = X[idx] <op> rhs` (op in add, sub, max, min; no `rhs` reads X; an unrolled
+reduction gives several updates) where
 - `idx` is linear and injective over the loops it mentions (the "parallel" loops; the others
   are reductions, kept in their order so every X element sees its updates in the same order),
 - one parallel loop `v` walks X contiguously (last index, coefficient 1): it becomes the vector
@@ -33,10 +34,8 @@ MIN_PACK_ROWS = 16  # pack a v-operand only when its packed copy is reused by th
 @dataclass(repr=False)
 class Contraction:
     nest: Nest
-    store: N.Store
-    op: str  # accumulation op
-    acc_left: bool  # X[idx] is the left operand of op
-    rhs: N.Expr
+    store: N.Store  # the first update (X and idx)
+    updates: list  # [(op, acc_left, rhs)] applied in order each iteration; acc_left: X is the lhs
     v: N.IterVar
     V: int
     u: N.IterVar | None
@@ -51,7 +50,7 @@ class Contraction:
         return self.store.buf.dtype
 
     def __repr__(self):
-        return (f"<Contraction {self.store.buf.name} {self.op}= ... v={self.v.name}[{self.V}] "
+        return (f"<Contraction {self.store.buf.name} x{len(self.updates)} v={self.v.name}[{self.V}] "
                 f"u={self.u.name if self.u is not None else None}[{self.U}] "
                 f"reds={[f.name for f, _ in self.reds]} others={[f.name for f, _ in self.others]} "
                 f"packs={[ld.buf.name for ld in self.packs]}>")
@@ -105,7 +104,7 @@ def _same(a, b) -> bool:
 
 def recognise(nest: Nest):
     """The Contraction described by `nest`, or None when it does not fit (see module doc)."""
-    if len(nest.body) != 1 or not isinstance(nest.body[0], N.Store) or not nest.constant():
+    if not nest.body or not all(isinstance(x, N.Store) for x in nest.body) or not nest.constant():
         return None
     if any(f.attrs.get("unroll") is not None for f in nest.loops):
         return None
@@ -113,12 +112,14 @@ def recognise(nest: Nest):
     X = st.buf
     if X.kind == "scalar_arg" or X.type.rank == 0 or not vector_dtype(X.dtype):
         return None
-    upd = _update(st)
-    if upd is None:
-        return None
-    op, acc_left, rhs = upd
-    if any(ld.buf is X for ld in loads_of(rhs)):
-        return None
+    updates = []
+    for x in nest.body:
+        upd = _update(x) if x.buf is X and _same(x.indices, st.indices) else None
+        if upd is None or any(ld.buf is X for ld in loads_of(upd[2])):
+            return None
+        updates.append(upd)
+    rhs_all = [u[2] for u in updates]
+    all_loads = [ld for e in rhs_all for ld in loads_of(e)]
     xf = access_forms(st.indices)
     if xf is None:
         return None
@@ -135,9 +136,9 @@ def recognise(nest: Nest):
         v = f.var
         if xf[-1].coef(v) != 1 or any(x.depends(v) for x in xf[:-1]):
             continue
-        if not _vectorizable(rhs, v):
+        if not all(_vectorizable(e, v) for e in rhs_all):
             continue
-        vloads = [ld for ld in loads_of(rhs) if depends(ld, v)]
+        vloads = [ld for ld in all_loads if depends(ld, v)]
         if not vloads:
             continue
         cands.append((f, n, vloads))
@@ -152,7 +153,7 @@ def recognise(nest: Nest):
     for f, n in par:
         if f is fv or n < 2 or any(depends(ld, f.var) for ld in vloads):
             continue
-        used = any(depends(ld, f.var) for ld in loads_of(rhs))
+        used = any(depends(ld, f.var) for ld in all_loads)
         ucands.append((not used, -n, loops.index(f), f, n))
     ucands.sort(key=lambda c: c[:3])
     fu, U = (ucands[0][3], ucands[0][4]) if ucands else (None, 1)
@@ -169,5 +170,66 @@ def recognise(nest: Nest):
         else:
             return None
     others = [(f, n) for f, n in par if f is not fv and f is not fu]
-    return Contraction(nest, st, op, acc_left, rhs, v, V, fu.var if fu else None, U, others, reds,
+    return Contraction(nest, st, updates, v, V, fu.var if fu else None, U, others, reds,
                        packs, contiguous)
+
+
+# ----------------------------------------------------------------------------- scalar reductions
+# ops whose result does not depend on the order of the operands (exact for any grouping)
+_EXACT_REDUCE = {"f": ("max", "min"), "i": ("add", "max", "min")}
+
+
+@dataclass(repr=False)
+class Reduction:
+    """`for v in range(n): acc = acc op rhs(v)` with acc a rank-0 local (see recognise_reduction)."""
+
+    loop: N.For
+    acc: N.Buffer
+    op: str
+    acc_left: bool
+    rhs: N.Expr
+    n: int
+    v: N.IterVar
+    u = None
+    U = 1
+    packs = ()
+
+    @property
+    def dtype(self):
+        return self.acc.dtype
+
+    @property
+    def V(self):
+        return self.n
+
+    def __repr__(self):
+        return f"<Reduction {self.acc.name} {self.op}= ... over {self.loop.name}[{self.n}]>"
+
+
+def recognise_reduction(f: N.For, fast_math: bool, min_trip: int):
+    """A Reduction when loop `f` only folds a vectorisable, contiguous rhs into a rank-0 local
+    with an op that is exact in any order (max/min; integer add), or float add under fast_math."""
+    from .nests import const_extent
+
+    n = const_extent(f)
+    if n is None or n < min_trip or len(f.body) != 1 or not isinstance(f.body[0], N.Store):
+        return None
+    if f.attrs.get("unroll") is not None:
+        return None
+    st = f.body[0]
+    acc = st.buf
+    if acc.type.rank != 0 or acc.kind not in ("local",) or not vector_dtype(acc.dtype):
+        return None
+    upd = _update(st)
+    if upd is None:
+        return None
+    op, acc_left, rhs = upd
+    kind = "f" if isinstance(acc.dtype, Float) else "i"
+    if op not in _EXACT_REDUCE[kind] and not (fast_math and kind == "f" and op == "add"):
+        return None
+    v = f.var
+    if any(ld.buf is acc for ld in loads_of(rhs)) or not _vectorizable(rhs, v) or not depends(rhs, v):
+        return None
+    if not all(_contiguous(ld, v) for ld in loads_of(rhs) if depends(ld, v)):
+        return None
+    return Reduction(f, acc, op, acc_left, rhs, n, v)

@@ -307,10 +307,12 @@ class ContractionEmitter:
         new = []
         for ri, us in enumerate(useq):
             for ci, (off, w) in enumerate(chunks):
-                val = self.value(c.rhs, ri, ci, us, vstarts[ci], w, memo, kblock, panel, off)
                 a = cur[keys.index((ri, ci))]
-                lhs, rhs = (a, val) if c.acc_left else (val, a)
-                new.append(r.op(f"{vector_op(c.op, T)} {lhs}, {rhs} : {vt}"))
+                for op, acc_left, rhs_e in c.updates:
+                    val = self.value(rhs_e, ri, ci, us, vstarts[ci], w, memo, kblock, panel, off)
+                    lhs, rhs = (a, val) if acc_left else (val, a)
+                    a = r.op(f"{vector_op(op, T)} {lhs}, {rhs} : {vt}")
+                new.append(a)
         for li in reversed(range(len(c.reds))):
             self.close_for(new, types)
             res = results[li]
@@ -400,3 +402,70 @@ class ContractionEmitter:
             return
         mask = self.r.op(f"vector.constant_mask [{w}] : vector<{self.t.VL}xi1>")
         self.r.emit(f"vector.maskedstore {m}[{', '.join(idx)}], {mask}, {x} : {mty}, vector<{self.t.VL}xi1>, {vt}")
+
+
+_IDENTITY = {"add": 0, "max": "-inf", "min": "inf"}
+_REDUCTION_KIND = {("f", "max"): "maximumf", ("f", "min"): "minimumf", ("f", "add"): "add",
+                   ("s", "add"): "add", ("s", "max"): "maxsi", ("s", "min"): "minsi",
+                   ("u", "add"): "add", ("u", "max"): "maxui", ("u", "min"): "minui"}
+
+
+class ReductionEmitter(ContractionEmitter):
+    """`acc = acc op rhs(v)` over a loop: lane-wise partial results, then one vector.reduction.
+    Only for ops exact in any order (or float add under fast math)."""
+
+    def __init__(self, r, red, arch):
+        self.r, self.c, self.arch = r, red, arch
+        self.T = red.dtype
+        self.t = Tiles(red, arch)
+        self.parallel = None
+        self.pack_bufs = {}
+
+    def emit(self):
+        c, r, T = self.c, self.r, self.T
+        VL = self.t.VL
+        vt = self.vt(T)
+        kind = "f" if isinstance(T, Float) else ("u" if isinstance(T, UInt) else "s")
+        ident = _IDENTITY[c.op]
+        if kind != "f" and ident != 0:
+            bits = T.bits
+            signed = kind == "s"
+            lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+            ident = lo if c.op == "max" else hi
+            if not signed and ident >= 1 << (bits - 1):
+                ident -= 1 << bits
+        if kind == "f":
+            lit = {0: "0.0", "-inf": "0xFF800000" if T.bits == 32 else "0xFFF0000000000000",
+                   "inf": "0x7F800000" if T.bits == 32 else "0x7FF0000000000000"}[ident]
+        else:
+            lit = str(ident)
+        vinit = r.op(f"arith.constant dense<{lit}> : {vt}")
+        saved = dict(r.env)
+        try:
+            acc_m = r.memref(c.acc)
+            full = c.n // VL * VL
+            names = [f"%a{self.uid()}"]
+            iv, res = self.open_for(0, full, VL, iter_args=([(names[0], vinit)], [vt]), name="rv")
+            self.bind(c.v, iv)
+            val = self.value(c.rhs, 0, 0, None, iv, VL, {}, None, None, 0)
+            lhs, rhs = (names[0], val) if c.acc_left else (val, names[0])
+            nxt = r.op(f"{vector_op(c.op, T)} {lhs}, {rhs} : {vt}")
+            self.close_for([nxt], [vt])
+            part = res
+            if c.n > full:
+                start = self.index_const(full)
+                self.bind(c.v, start)
+                w = c.n - full
+                val = self.value(c.rhs, 0, 0, None, start, w, {}, None, None, 0)
+                mask = r.op(f"vector.constant_mask [{w}] : vector<{VL}xi1>")
+                val = r.op(f"arith.select {mask}, {val}, {vinit} : vector<{VL}xi1>, {vt}")
+                lhs, rhs = (part, val) if c.acc_left else (val, part)
+                part = r.op(f"{vector_op(c.op, T)} {lhs}, {rhs} : {vt}")
+            red = r.op(f"vector.reduction <{_REDUCTION_KIND[kind, c.op]}>, {part} : {vt} into {T.mlir}")
+            old = r.op(f"affine.load {acc_m}[] : {c.acc.type.mlir}")
+            lhs, rhs = (old, red) if c.acc_left else (red, old)
+            new = r.op(f"{vector_op(c.op, T)} {lhs}, {rhs} : {T.mlir}")
+            r.emit(f"affine.store {new}, {acc_m}[] : {c.acc.type.mlir}")
+        finally:
+            r.env.clear()
+            r.env.update(saved)

@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from ...ir import nodes as N
 from ...ir import render_mlir as R
-from .contraction import recognise
-from .emit import ContractionEmitter
+from .contraction import recognise, recognise_reduction
+from ...ir.types import Float
+from .emit import ContractionEmitter, ReductionEmitter
+from .fastmath import EMITTERS
 from .nests import perfect_nest
 
 
@@ -120,6 +122,12 @@ class CpuFuncRenderer(R._FuncRenderer):
                                   f"{'/'.join(f.name for f in c.nest.loops)}")
             ContractionEmitter(self, c, self.config.arch, parallel=par).emit()
             return
+        if self.config.contractions and not s.attrs.get("parallel"):
+            red = recognise_reduction(s, self.config.fast_math, self.config.arch.vector_bytes // 4)
+            if red is not None:
+                self.mr.report.append(f"{self.f.name}: reduction into {red.acc.name!r} over loop {s.name!r} vectorised")
+                ReductionEmitter(self, red, self.config.arch).emit()
+                return
         if self.config.parallel and s.attrs.get("parallel") and self.par_depth == 0 and "unroll" not in s.attrs:
             if self._parallel_for(s):
                 return
@@ -152,7 +160,15 @@ class CpuFuncRenderer(R._FuncRenderer):
         self.mr.report.append(f"{self.f.name}: loop {s.name!r} runs in parallel")
         return True
 
+    # ------------------------------------------------------------------ fast math
+    def e_math(self, e: N.MathCall):
+        t = e.type
+        if self.config.fast_math and e.fn in EMITTERS and isinstance(t, Float) and t.bits == 32 and not t.brain:
+            return EMITTERS[e.fn](self, self.expr_as(e.args[0], t))
+        return super().e_math(e)
+
     _STMTS = {**R._FuncRenderer._STMTS, N.For: s_for}
+    _EXPRS = {**R._FuncRenderer._EXPRS, N.MathCall: e_math}
 
 
 def render_cpu(mod: N.Module, config: CpuConfig) -> tuple[str, dict, list]:

@@ -85,19 +85,21 @@ def _rewrite_body(f, body, counts, report):
     out = []
     for s in body:
         if isinstance(s, N.For):
-            s = dataclasses.replace(s, body=_rewrite_body(f, s.body, counts, report))
-            split = split_accumulator(s, counts)
+            if recognise(perfect_nest(s)) is not None:  # already a contraction: keep its context
+                out.append(s)
+                continue
+            split = split_accumulator(s, counts)  # outermost first: the largest nest
             if split is not None:
                 report.append(f"{f.name}: accumulator {split[2]!r} of loop {s.name!r} kept in place")
-                out += split[:2]
+                out += _rewrite_body(f, list(split[:2]), counts, report)
                 continue
+            s = dataclasses.replace(s, body=_rewrite_body(f, s.body, counts, report))
             parts = distribute(s)
             if parts is not None:
                 report.append(f"{f.name}: loop {s.name!r} distributed over {len(parts)} statements")
                 out += parts
                 continue
-            s2 = permute_nest(s, report, f.name)
-            out.append(s2)
+            out.append(permute_nest(s, report, f.name))
         elif isinstance(s, N.If):
             out.append(dataclasses.replace(s, then=_rewrite_body(f, s.then, counts, report),
                                            orelse=_rewrite_body(f, s.orelse, counts, report)))
@@ -131,25 +133,28 @@ def split_accumulator(s: N.For, counts):
     if acc.type.rank != 0 or acc.kind != "local" or not isinstance(red, N.For) or not isinstance(fin, N.Store):
         return None
     rnest = perfect_nest(red)
-    if len(rnest.body) != 1 or not isinstance(rnest.body[0], N.Store) or not rnest.constant():
+    if not rnest.body or not all(isinstance(x, N.Store) for x in rnest.body) or not rnest.constant():
         return None
-    upd = rnest.body[0]
     Z = fin.buf
-    if upd.buf is not acc or not _is_load_of(fin.value, acc) or Z is acc or Z.dtype != acc.dtype:
+    if not _is_load_of(fin.value, acc) or Z is acc or Z.dtype != acc.dtype:
         return None
-    e = upd.value
-    if not isinstance(e, N.BinOp) or e.op not in ACC_OPS or e.type != acc.dtype:
-        return None
-    if _is_load_of(e.lhs, acc) and not _reads(e.rhs, acc):
-        left, rhs = True, e.rhs
-    elif e.op != "sub" and _is_load_of(e.rhs, acc) and not _reads(e.lhs, acc):
-        left, rhs = False, e.lhs
-    else:
-        return None
+    terms = []  # (op, acc_left, rhs, stmt)
+    for upd in rnest.body:
+        e = upd.value
+        if upd.buf is not acc or not isinstance(e, N.BinOp) or e.op not in ACC_OPS or e.type != acc.dtype:
+            return None
+        if _is_load_of(e.lhs, acc) and not _reads(e.rhs, acc):
+            terms.append((e, True, e.rhs, upd))
+        elif e.op != "sub" and _is_load_of(e.rhs, acc) and not _reads(e.lhs, acc):
+            terms.append((e, False, e.lhs, upd))
+        else:
+            return None
     # acc used only by these statements (Alloc + init store + update + final load)
-    if counts.get(id(acc), 0) != own + 1:
+    if counts.get(id(acc), 0) != own + len(terms):
         return None
-    if _reads(init, Z) or _reads(init, acc) or _reads(rhs, Z) or Z.kind == "scalar_arg" or Z.type.rank == 0:
+    if _reads(init, Z) or _reads(init, acc) or any(_reads(t[2], Z) for t in terms):
+        return None
+    if Z.kind == "scalar_arg" or Z.type.rank == 0:
         return None
     zf = access_forms(fin.indices)
     pvars = nest.vars
@@ -160,9 +165,12 @@ def split_accumulator(s: N.For, counts):
     if has_control(body):
         return None
     init_nest = _fresh_loops(nest.loops, [N.Store(Z, list(fin.indices), init, loc=fin.loc)])
-    zload = N.Load(Z, list(fin.indices), Z.dtype, loc=fin.loc)
-    value = N.BinOp(e.op, zload, rhs, e.type, e.loc) if left else N.BinOp(e.op, rhs, zload, e.type, e.loc)
-    red_copy = _fresh_loops(rnest.loops, [N.Store(Z, list(fin.indices), value, loc=upd.loc)])
+    stores = []
+    for e, left, rhs, upd in terms:
+        zload = N.Load(Z, list(fin.indices), Z.dtype, loc=fin.loc)
+        value = N.BinOp(e.op, zload, rhs, e.type, e.loc) if left else N.BinOp(e.op, rhs, zload, e.type, e.loc)
+        stores.append(N.Store(Z, list(fin.indices), value, loc=upd.loc))
+    red_copy = _fresh_loops(rnest.loops, stores)
     upd_nest = _fresh_loops(nest.loops, [red_copy])
     return init_nest, upd_nest, acc.name
 
@@ -293,33 +301,34 @@ def _reduction_update(st) -> bool:
     return not any(isinstance(x, N.Load) and x.buf is st.buf for x in N.walk_expr(other))
 
 
-def _stride_score(nest, v):
-    """How well loop variable v suits the innermost position: + for stride-1 accesses, - for
-    accesses that jump rows."""
-    score = 0
+def _inner_cost(nest, v):
+    """Memory cost of making `v` the innermost loop: per access 0 if invariant in v, 1 if
+    contiguous (vectorisable), 8 if strided. The self-load of a reduction is not counted."""
     st = nest.body[0]
-    accs = [(st.buf, st.indices, 2)] + [(x.buf, x.indices, 1) for x in N.walk_expr(st.value) if isinstance(x, N.Load)]
-    for buf, idx, w in accs:
+    accs = [st.indices] + [x.indices for x in N.walk_expr(st.value) if isinstance(x, N.Load) and x.buf is not st.buf]
+    cost = 0
+    for idx in accs:
         forms = access_forms(idx)
-        if forms is None or not forms:
+        if forms is None:
+            cost += 8
+        elif not any(fm.depends(v) for fm in forms):
             continue
-        if forms[-1].coef(v) == 1 and not any(fm.depends(v) for fm in forms[:-1]):
-            score += 2 * w
-        elif any(fm.depends(v) for fm in forms):
-            score -= w
-    return score
+        elif forms[-1].coef(v) == 1 and not any(fm.depends(v) for fm in forms[:-1]):
+            cost += 1
+        else:
+            cost += 8
+    return cost
 
 
 def _best_order(nest, par, red):
-    """Loops reordered: the best stride-1 loop innermost; reductions keep their relative order."""
+    """Loops reordered: the cheapest innermost loop last; reductions keep their relative order."""
     loops = nest.loops
-    best = max(loops, key=lambda f: (_stride_score(nest, f.var), loops.index(f)))
-    if _stride_score(nest, best.var) <= _stride_score(nest, loops[-1].var):
+    best = min(loops, key=lambda f: (_inner_cost(nest, f.var), -loops.index(f)))
+    if _inner_cost(nest, best.var) >= _inner_cost(nest, loops[-1].var):
         return loops
     if best in red and red[-1] is not best:
         return loops  # moving a reduction past later reductions would reorder the sum
-    rest = [f for f in loops if f is not best]
-    return rest + [best]
+    return [f for f in loops if f is not best] + [best]
 
 
 def _scalar_replace(s, nest, red, report, fname):

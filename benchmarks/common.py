@@ -1,0 +1,122 @@
+"""Shared helpers for the CPU benchmarks: machine facts, BLAS/torch thread control, and an
+interleaved timer (other processes on a shared machine slow every contender alike).
+
+Example::
+
+    t = timeit({"allo": lambda: f(A, B), "numpy": lambda: A @ B}, reps=15)
+    t["allo"]        # median seconds per call
+"""
+from __future__ import annotations
+
+import ctypes
+import glob
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+
+def _openblas():
+    d = os.path.join(os.path.dirname(np.__file__), "..", "numpy.libs")
+    for path in glob.glob(os.path.join(d, "*openblas*")):
+        return ctypes.CDLL(path)
+    return None
+
+
+def _blas_call(suffixes, restype=None, *args):
+    lib = _openblas()
+    if lib is None:
+        return None
+    for name in suffixes:
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            fn.restype = restype
+            return fn(*args)
+    return None
+
+
+def blas_core() -> str:
+    """The OpenBLAS kernel family numpy runs here (e.g. SkylakeX, Haswell)."""
+    r = _blas_call(["scipy_openblas_get_corename64_", "openblas_get_corename64_", "openblas_get_corename"],
+                   ctypes.c_char_p)
+    return r.decode() if r else "unknown"
+
+
+def set_threads(n: int):
+    """Thread count of numpy's OpenBLAS and of torch (intra-op)."""
+    _blas_call(["scipy_openblas_set_num_threads64_", "openblas_set_num_threads64_", "openblas_set_num_threads"],
+               None, ctypes.c_int(n))
+    try:
+        import torch
+
+        torch.set_num_threads(n)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def machine() -> dict:
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    info = {"nproc": os.cpu_count(), "cpu": model, "python": platform.python_version(), "numpy": np.__version__,
+            "blas_core": blas_core(), "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
+            "loadavg": open("/proc/loadavg").read().split()[0] if os.path.exists("/proc/loadavg") else "?"}
+    try:
+        import torch
+
+        info["torch"] = torch.__version__
+    except ImportError:  # pragma: no cover
+        pass
+    return info
+
+
+def timeit(fns: dict, reps: int = 15, min_time: float = 0.05) -> dict:
+    """Median seconds per call of each function, measured in interleaved rounds."""
+    for f in fns.values():  # warm up
+        f()
+    inner = {}
+    for name, f in fns.items():
+        t0 = time.perf_counter()
+        f()
+        dt = max(time.perf_counter() - t0, 1e-7)
+        inner[name] = max(1, int(min_time / dt))
+    samples = {name: [] for name in fns}
+    for _ in range(reps):
+        for name, f in fns.items():
+            n = inner[name]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                f()
+            samples[name].append((time.perf_counter() - t0) / n)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def compile_time(build) -> tuple:
+    """(result of build(), seconds) with allo's process-wide JIT cache cleared first."""
+    from allo.backend import llvm
+
+    llvm._cache.clear()
+    t0 = time.perf_counter()
+    out = build()
+    return out, time.perf_counter() - t0
+
+
+def row(name, t: dict, ours: str, refs, flops=None) -> str:
+    """One result line: medians in ms, speed ratios ref_time / our_time, GFLOP/s."""
+    parts = [f"{name:<34}"]
+    for k, v in t.items():
+        parts.append(f"{k} {v * 1e3:8.3f} ms")
+    for r in refs:
+        if r in t:
+            parts.append(f"speed vs {r} {t[r] / t[ours]:5.2f}x")
+    if flops:
+        parts.append(f"{flops / t[ours] / 1e9:6.1f} GFLOP/s")
+    return " | ".join(parts)
