@@ -155,3 +155,10 @@ def test_conv2d_rejects_wrong_weight_shape():
 
     with pytest.raises(allo.AlloTypeError, match="expects shape"):
         allo.customize(bad)
+
+
+def test_wrong_output_size_is_reported():
+    with pytest.raises(allo.AlloTypeError, match=r"output size 5 does not match.*= 4"):
+        allo.customize(nn.conv2d, instantiate=[float32, 1, 1, 1, 6, 6, 3, 3, 5, 4, 1, 1, 0, 0, 1, 1, 1])
+    with pytest.raises(allo.AlloTypeError, match="output size 3 does not match"):
+        allo.customize(nn.max_pool2d, instantiate=[float32, 1, 1, 8, 8, 2, 2, 3, 4, 2, 2, 0, 0])

@@ -12,7 +12,7 @@ Example::
 """
 from __future__ import annotations
 
-from ...errors import ScheduleError
+from ...errors import AlloTypeError, ScheduleError
 from ...ir.types import Fixed, Float, Int, UFixed, UInt
 
 _FLOAT_LOWEST = {16: -65504.0, 32: -3.4028234663852886e38, 64: -1.7976931348623157e308}
@@ -99,7 +99,17 @@ def _drop(items, axis):
     return tuple(x for k, x in enumerate(items) if k != axis)
 
 
+def _out_size(n, k, stride, pad, dil, out):
+    """`out` after checking it is torch's output extent `(n + 2*pad - dil*(k-1) - 1) // stride + 1`."""
+    want = (n + 2 * pad - dil * (k - 1) - 1) // stride + 1
+    if out != want or want < 1:
+        raise AlloTypeError(f"output size {out} does not match the input size {n}, kernel {k}, stride {stride}, "
+                            f"padding {pad}, dilation {dil}: (n + 2*pad - dil*(k-1) - 1) // stride + 1 = {want}")
+    return out
+
+
 RANK = _ShapeFn(len, unpack=False)
+OUT_SIZE = _ShapeFn(_out_size)
 SIZE = _ShapeFn(_size, unpack=False)
 CAT = _ShapeFn(_cat)
 SLICED = _ShapeFn(_sliced)

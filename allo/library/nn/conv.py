@@ -14,7 +14,7 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
-from .common import targ
+from .common import OUT_SIZE, targ
 
 
 @allo.kernel(template="T, B, Cin, Cout, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw, Dh, Dw, G")
@@ -26,7 +26,7 @@ def conv2d(X: "T[B, Cin, H, W]", Wt: "T[Cout, Cin // G, Kh, Kw]", b: "T[Cout]") 
         Xp: T[B, Cin, H + 2 * Ph, W + 2 * Pw] = 0
         for pn, pc, ph, pw in allo.grid(B, Cin, H, W):
             Xp[pn, pc, ph + Ph, pw + Pw] = X[pn, pc, ph, pw]
-    Z: T[B, Cout, Oh, Ow]
+    Z: T[B, Cout, OUT_SIZE[H, Kh, Sh, Ph, Dh, Oh], OUT_SIZE[W, Kw, Sw, Pw, Dw, Ow]]  # checks Oh, Ow
     if Kh == 3 and Kw == 3 and Sh == 1 and Sw == 1 and Dh == 1 and Dw == 1:
         # The 3x3 unit-stride case with the window written out: constant row/column offsets
         # make the input a stencil, so the schedule can build line and window buffers (reuse_at).

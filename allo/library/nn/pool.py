@@ -12,13 +12,13 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
-from .common import LOWEST
+from .common import LOWEST, OUT_SIZE
 
 
 @allo.kernel(template="T, B, C, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw")
 def max_pool2d(X: "T[B, C, H, W]") -> "T[B, C, Oh, Ow]":
     """Maximum over each Kh x Kw window (padding never wins, as torch's implicit -inf padding)."""
-    Z: T[B, C, Oh, Ow]
+    Z: T[B, C, OUT_SIZE[H, Kh, Sh, Ph, 1, Oh], OUT_SIZE[W, Kw, Sw, Pw, 1, Ow]]  # checks Oh, Ow
     for n, c, oh, ow in allo.grid(B, C, Oh, Ow):
         mx: T = LOWEST[T]
         for kh, kw in allo.reduction(Kh, Kw):
@@ -33,7 +33,7 @@ def max_pool2d(X: "T[B, C, H, W]") -> "T[B, C, Oh, Ow]":
 @allo.kernel(template="T, B, C, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw")
 def avg_pool2d(X: "T[B, C, H, W]") -> "T[B, C, Oh, Ow]":
     """Mean over each Kh x Kw window; padded zeros count in the divisor (count_include_pad=True)."""
-    Z: T[B, C, Oh, Ow]
+    Z: T[B, C, OUT_SIZE[H, Kh, Sh, Ph, 1, Oh], OUT_SIZE[W, Kw, Sw, Pw, 1, Ow]]  # checks Oh, Ow
     for n, c, oh, ow in allo.grid(B, C, Oh, Ow):
         acc: T = 0
         for kh, kw in allo.reduction(Kh, Kw):
