@@ -103,7 +103,7 @@ class HLSModule:
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
         params = self.func.params
         if len(args) != len(params):
-            raise AlloTypeError(f"{self.func.name}() takes {len(params)} arguments "
+            raise AlloTypeError(f"{self.func.name}: expected {len(params)} arguments "
                                 f"({', '.join(p.name for p in params)}), got {len(args)}")
         staged = [_to_storage(a, p, k, self.func.name) for k, (a, p) in enumerate(zip(args, params))]
         exe = self._binary()

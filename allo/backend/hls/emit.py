@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -56,7 +57,7 @@ _INFIX = {
     "land": ("&&", LAND, EQ, EQ), "lor": ("||", LOR, EQ, EQ),
 }
 _COMPARE = {"lt", "le", "gt", "ge", "eq", "ne", "land", "lor"}
-_FIXED_OK = {"add", "sub", "mul", "div", "min", "max", *(_COMPARE - {"land", "lor"})}
+_FIXED_OK = {"add", "sub", "mul", "div", "min", "max", "and", "or", "xor"}
 
 # Math functions on float/double (std:: overloads keep float in float); half computes in float.
 _MATH = {
@@ -68,20 +69,39 @@ _MATH = {
 
 # Helpers written into kernel.cpp only when used.
 HELPERS = {
+    "allo_div": """\
+// Integer division that never traps: x / 0 gives 0 and MIN / -1 wraps (as allo's LLVM backend).
+static inline int64_t allo_div(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  return a / b;
+}""",
+    "allo_divu": """\
+static inline uint64_t allo_divu(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }""",
+    "allo_modu": """\
+static inline uint64_t allo_modu(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }""",
     "allo_floordiv": """\
-// Floor division (numpy semantics for signed integers); x // 0 gives 0.
+// Floor division (numpy semantics for signed integers); x // 0 gives 0, MIN // -1 wraps.
 static inline int64_t allo_floordiv(int64_t a, int64_t b) {
   if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }""",
     "allo_mod": """\
 // Modulo with the sign of the divisor (numpy semantics for signed integers); x % 0 gives 0.
 static inline int64_t allo_mod(int64_t a, int64_t b) {
-  if (b == 0) return 0;
+  if (b == 0 || b == -1) return 0;
   int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }""",
+    "allo_shl": """\
+// Shifts by amounts outside [0, bits) give 0 (left, unsigned right) or the sign fill (signed right).
+static inline uint64_t allo_shl(uint64_t a, uint64_t n, int bits) { return n >= (uint64_t)bits ? 0 : a << n; }""",
+    "allo_shr": """\
+static inline int64_t allo_shr(int64_t a, uint64_t n, int bits) { return a >> (n >= (uint64_t)bits ? bits - 1 : (int)n); }""",
+    "allo_shru": """\
+static inline uint64_t allo_shru(uint64_t a, uint64_t n, int bits) { return n >= (uint64_t)bits ? 0 : a >> n; }""",
     "allo_fmod": """\
 // Floating-point modulo with the sign of the divisor (numpy semantics).
 template <class T> static inline T allo_fmod(T a, T b) {
@@ -89,13 +109,26 @@ template <class T> static inline T allo_fmod(T a, T b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }""",
     "allo_ipow": """\
-// Integer power with wrap-around; negative exponents give 0 (except for bases 1 and -1).
-static inline int64_t allo_ipow(int64_t base, int64_t e) {
-  if (e < 0) return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
-  uint64_t r = 1, b = (uint64_t)base;
-  for (; e; e >>= 1, b *= b)
-    if (e & 1) r *= b;
-  return (int64_t)r;
+// Integer power by squaring, wrapping at T's width; exponents <= 0 give 1.
+template <class T> static inline T allo_ipow(T base, T e) {
+  T r = 1;
+  for (; e > 0; e = (T)(e >> 1), base = (T)(base * base))
+    if (e & 1) r = (T)(r * base);
+  return r;
+}""",
+    "allo_fmin": """\
+// min of floats as arith.minimumf: NaN propagates, -0 < +0.
+template <class T> static inline T allo_fmin(T a, T b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}""",
+    "allo_fmax": """\
+// max of floats as arith.maximumf: NaN propagates, -0 < +0.
+template <class T> static inline T allo_fmax(T a, T b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
 }""",
     "allo_abs": """\
 template <class T> static inline T allo_abs(T x) { return x < T(0) ? (T)(-x) : x; }""",
@@ -230,7 +263,9 @@ def const_text(value, t, typed: bool = False) -> Code:
         if t.bits == 16:
             return Code(f"(half){text}", UNARY)
         return Code(text, UNARY if text.startswith(("-", "(")) else ATOM)
-    if is_fixed(t):
+    if is_fixed(t):  # an int is exact at any width; a float is floored by the conversion
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            return Code(f"({cpp_type(t)}){int_literal(int(value), Int(64))}", UNARY)
         return Code(f"({cpp_type(t)}){float(value)!r}", UNARY)
     if isinstance(value, float) and not float(value).is_integer():
         raise BackendError(f"integer constant of type {t!r} holds a non-integer {value!r}")
@@ -299,6 +334,7 @@ class _ModuleContext:
         self.order = call_order(mod)
         self.file_names = Namer(FILE_SCOPE_TAKEN)
         self.func_names = {f.name: self.file_names.fresh(f.name) for f in self.order}
+        self.file_decls = set(self.func_names.values())  # what a local must not shadow
         self.globals = {}  # key -> (cpp name, Buffer)
         self.helpers = []
         for f in self.order:  # file-scope names first, so no local can shadow a constant it reads
@@ -313,6 +349,7 @@ class _ModuleContext:
             if buf.data is None:
                 raise BackendError(f"global buffer {buf.name!r} has no data")
             self.globals[key] = (self.file_names.fresh(buf.global_name or buf.name), buf)
+            self.file_decls.add(self.globals[key][0])
         return self.globals[key][0]
 
     def need(self, helper: str) -> str:
@@ -385,10 +422,11 @@ class FuncEmitter:
         self.sig = ctx.signatures[func.name]
         self.lines = []
         self.depth = 1
-        self.names = Namer(ctx.file_names.taken)
+        self.names = Namer(ctx.file_decls)
         self.buf_names = {}  # id(Buffer) -> C++ name
         self.declared = set()  # ids of buffers already declared (params count)
         self.var_names = {}  # id(IterVar) -> C++ name
+        self.nonneg_vars = set()  # ids of IterVars that never go below 0
         self.active_vars = []
         self.labels = Namer()
         self.aliased = {}  # id(Buffer) -> Param it is written through
@@ -403,13 +441,12 @@ class FuncEmitter:
             self.buf_names[id(p)] = sp.name = self.names.fresh(p.name)
             self.declared.add(id(p))
         ret = f.body[-1] if f.body and isinstance(f.body[-1], N.Return) else None
-        top_level = self._top_level_buffers()
         outs = [p for p in self.sig.params if p.role in ("out", "out_scalar")]
         if ret is not None and len(ret.values) != len(f.result_types):
             raise BackendError(f"{f.name}: returns {len(ret.values)} values but declares {len(f.result_types)}")
         for p in outs:
             v = ret.values[p.index] if ret is not None else None
-            if (isinstance(v, N.Buffer) and v.kind in ("local", "result") and id(v) in top_level
+            if (isinstance(v, N.Buffer) and v.kind in ("local", "result") and v.shape
                     and id(v) not in self.aliased and p.role == "out"):
                 p.name = self.names.fresh(v.name)
                 self.buf_names[id(v)] = p.name
@@ -433,14 +470,22 @@ class FuncEmitter:
             if isinstance(s, N.Return):
                 self.read.update(id(a) for a in s.values if isinstance(a, N.Buffer))
 
-    def _top_level_buffers(self) -> set:
-        ids = set()
-        for s in self.func.body:
-            if isinstance(s, N.Alloc):
-                ids.add(id(s.buf))
-            elif isinstance(s, N.CallStmt):
-                ids.update(id(r) for r in s.results if isinstance(r, N.Buffer))
-        return ids
+        self.hoisted = _hoisted_buffers(f.body) - self.declared
+
+    def _declare_hoisted(self):
+        """Buffers declared in a nested block but used outside it are declared at the top."""
+        for b in N.iter_buffers(self.func):
+            if id(b) in self.hoisted and id(b) not in self.declared:
+                self.declare(b)
+
+    def declare(self, buf: N.Buffer):
+        name, ctype = self.bname(buf), cpp_type(buf.dtype)
+        if buf.shape:
+            self.line(array_decl(ctype, name, buf.shape) + ";")
+            self.partition(buf)
+        else:
+            self.line(f"{ctype} {name} = 0;")
+        self.declared.add(id(buf))
 
     def bname(self, buf: N.Buffer) -> str:
         if buf.kind == "global":
@@ -465,6 +510,7 @@ class FuncEmitter:
         f = self.func
         head = self.sig.text()
         self._function_pragmas()
+        self._declare_hoisted()
         body = f.body[:-1] if f.body and isinstance(f.body[-1], N.Return) else f.body
         for s in body:
             self.stmt(s)
@@ -521,6 +567,8 @@ class FuncEmitter:
         var = self.fresh_var(s.var.name)
         lb, ub = self.expr(s.lb).text, par(self.expr(s.ub), SHIFT)
         self.var_names[id(s.var)] = var
+        if s.step > 0 and self.nonneg(s.lb):
+            self.nonneg_vars.add(id(s.var))
         step = f"{var}++" if s.step == 1 else f"{var} += {s.step}"
         self.line(f"{label}: for (int {var} = {lb}; {var} < {ub}; {step}) {{")
         self.active_vars.append(var)
@@ -538,7 +586,7 @@ class FuncEmitter:
         self.line("}")
 
     def s_if(self, s: N.If, prefix: str = ""):
-        self.line(f"{prefix}if ({self.expr(s.cond).text}) {{")
+        self.line(f"{prefix}if ({self.as_bool(s.cond).text}) {{")
         self.block(s.then)
         orelse = s.orelse
         if len(orelse) == 1 and isinstance(orelse[0], N.If):
@@ -550,7 +598,7 @@ class FuncEmitter:
         self.line("}")
 
     def s_while(self, s: N.While):
-        self.line(f"while ({self.expr(s.cond).text}) {{")
+        self.line(f"while ({self.as_bool(s.cond).text}) {{")
         self.block(s.body)
         self.line("}")
 
@@ -560,21 +608,24 @@ class FuncEmitter:
         if not used:
             return  # never referenced: declaring it would trip -Wunused-variable
         name = self.bname(buf)
-        ctype = cpp_type(buf.dtype)
         if not buf.shape:
-            init = self.expr(s.init).text if isinstance(s.init, N.Expr) else (
-                self.ctx.global_name(s.init) if isinstance(s.init, N.Buffer) else "0")
-            self.line(f"{ctype} {name} = {init};")
+            if isinstance(s.init, N.Buffer):
+                init = self.bname(s.init)
+            else:
+                init = self.value_as(s.init, buf.dtype).text if isinstance(s.init, N.Expr) else None
+            if id(buf) in self.declared:
+                if init is not None:
+                    self.line(f"{name} = {init};")
+                return
+            self.line(f"{cpp_type(buf.dtype)} {name} = {'0' if init is None else init};")
             if id(buf) not in self.read:
                 self.line(f"(void){name};")
             self.declared.add(id(buf))
             return
         if id(buf) not in self.declared:
-            self.line(array_decl(ctype, name, buf.shape) + ";")
-            self.declared.add(id(buf))
-            self.partition(buf)
+            self.declare(buf)
         if isinstance(s.init, N.Expr):
-            value = self.expr(s.init)
+            value = self.value_as(s.init, buf.dtype)
             self.fill(buf.shape, lambda idx: f"{name}{idx} = {value.text};")
         elif isinstance(s.init, N.Buffer):
             src = self.bname(s.init)
@@ -625,12 +676,7 @@ class FuncEmitter:
                 args.append(self.value_as(a, p.type).text)
         for r in s.results:
             if isinstance(r, N.Buffer) and id(r) not in self.declared:
-                if r.shape:
-                    self.line(array_decl(cpp_type(r.dtype), self.bname(r), r.shape) + ";")
-                    self.partition(r)
-                else:
-                    self.line(f"{cpp_type(r.dtype)} {self.bname(r)} = 0;")
-                self.declared.add(id(r))
+                self.declare(r)
         call = f"{sig.name}({', '.join(args + [self.bname(r) for r in s.results])})"
         if sig.return_type is not None:
             call = f"{sig.name}({', '.join(args)})"
@@ -665,23 +711,22 @@ class FuncEmitter:
         return fmt(self, e)
 
     def value_as(self, e, t) -> Code:
-        """`e` converted to allo type `t` where C would not do it exactly by assignment."""
-        if e.type == t or not (is_fixed(t) or is_fixed(e.type)):
-            return self.expr(e)
-        return self.expr(N.Cast(e, t))
+        """`e` converted to allo type `t` by allo's cast rules (C's own conversions differ)."""
+        return self.expr(e) if e.type == t else self.expr(N.Cast(e, t))
 
-    def operand(self, e) -> Code:
-        """An operand in arithmetic: half is computed in float."""
-        c = self.expr(e)
-        if isinstance(e.type, Float) and e.type.bits == 16:
-            return cast("float", c)
-        return c
+    def as_bool(self, e) -> Code:
+        return self.value_as(e, BOOL)
+
+    def operand(self, e, t) -> Code:
+        """`e` as an operand of an operation computed in type `t` (half computes in float)."""
+        c = self.value_as(e, t)
+        return cast("float", c) if _is_half(t) else c
 
     def finish(self, c: Code, t, op: str = "") -> Code:
         """Bring a C arithmetic result back to allo type `t` (integer promotion, half, ap types)."""
         if is_native(t):
             return c
-        if isinstance(t, UInt) and t.bits == 1:
+        if _is_bool(t):
             if op in ("and", "or", "xor"):
                 return cast("bool", c)
             return cast("bool", Code(f"{par(c, UNARY)} & 1", BAND))
@@ -702,69 +747,115 @@ class FuncEmitter:
         return Code(name + "".join(f"[{self.expr(i).text}]" for i in e.indices), ATOM)
 
     def e_binop(self, e: N.BinOp) -> Code:
-        t, ot = e.type, e.lhs.type
-        if is_fixed(ot) and e.op not in _FIXED_OK:
-            raise BackendError(f"operator {e.op!r} is not supported on fixed-point type {ot!r}")
-        special = _BINOP_SPECIAL.get(e.op)
+        op = e.op
+        if op in ("land", "lor"):
+            sym, prec, nl, nr = _INFIX[op]
+            return Code(f"{par(self.as_bool(e.lhs), nl)} {sym} {par(self.as_bool(e.rhs), nr)}", prec)
+        if op in _INFIX and op in _COMPARE:  # operands compared in the left operand's type
+            t = e.lhs.type
+            sym, prec, nl, nr = _INFIX[op]
+            return Code(f"{par(self.operand(e.lhs, t), nl)} {sym} {par(self.operand(e.rhs, t), nr)}", prec)
+        t = e.type
+        if is_fixed(t) and op not in _FIXED_OK:
+            raise BackendError(f"operator {op!r} is not supported on fixed-point type {t!r}")
+        if isinstance(t, Float) and op in _NOT_FLOAT:
+            raise BackendError(f"operator {op!r} is not defined on {t!r}")
+        special = _BINOP_SPECIAL.get(op)
         if special is not None:
-            return special(self, e)
-        sym, prec, nl, nr = _INFIX[e.op]
-        a, b = self.operand(e.lhs), self.operand(e.rhs)
-        c = Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec)
-        if e.op in _COMPARE:
-            return c
-        return self.finish(c, t, e.op)
+            return special(self, e, self.operand(e.lhs, t), self.operand(e.rhs, t), t)
+        if op not in _INFIX:
+            raise BackendError(f"HLS backend: unsupported binary operator {op!r}")
+        sym, prec, nl, nr = _INFIX[op]
+        a, b = self.operand(e.lhs, t), self.operand(e.rhs, t)
+        return self.finish(Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec), t, op)
 
-    def b_div(self, e: N.BinOp) -> Code:
-        a, b = self.operand(e.lhs), self.operand(e.rhs)
-        return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), e.type)
+    def helper(self, name: str, args, t, returns: str) -> Code:
+        """A call of helper `name` (returning C type `returns`) brought back to allo type `t`."""
+        c = Code(f"{self.ctx.need(name)}({', '.join(a.text for a in args)})", ATOM)
+        return self.finish(c, t) if cpp_type(t) == returns or not is_native(t) else cast(cpp_type(t), c)
 
-    def b_floordiv(self, e: N.BinOp) -> Code:
-        a, b = self.operand(e.lhs), self.operand(e.rhs)
-        t = e.lhs.type
+    def b_div(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float) or is_fixed(t) or self._plain_divisor(e.rhs, t):
+            return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), t)
+        if _is_unsigned(t):
+            return self.helper("allo_divu", [a, b], t, "uint64_t")
+        return self.helper("allo_div", [a, b], t, "int64_t")
+
+    def b_floordiv(self, e, a: Code, b: Code, t) -> Code:
         if isinstance(t, Float):
-            return self.finish(Code(f"std::floor({a.text} / {par(b, UNARY)})", ATOM), e.type)
-        if isinstance(t, UInt):
-            return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), e.type)
-        return self.finish(Code(f"{self.ctx.need('allo_floordiv')}({a.text}, {b.text})", ATOM), e.type)
+            return self.finish(Code(f"std::floor({a.text} / {par(b, UNARY)})", ATOM), t)
+        if self._plain_divisor(e.rhs, t) and (_is_unsigned(t) or self.nonneg(e.lhs) and self.nonneg(e.rhs)):
+            return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), t)
+        if _is_unsigned(t):
+            return self.helper("allo_divu", [a, b], t, "uint64_t")
+        return self.helper("allo_floordiv", [a, b], t, "int64_t")
 
-    def b_mod(self, e: N.BinOp) -> Code:
-        a, b = self.operand(e.lhs), self.operand(e.rhs)
-        t = e.lhs.type
+    def b_mod(self, e, a: Code, b: Code, t) -> Code:
         if isinstance(t, Float):
-            return self.finish(Code(f"{self.ctx.need('allo_fmod')}({a.text}, {b.text})", ATOM), e.type)
-        if isinstance(t, UInt):
-            return self.finish(Code(f"{par(a, MUL)} % {par(b, UNARY)}", MUL), e.type)
-        return self.finish(Code(f"{self.ctx.need('allo_mod')}({a.text}, {b.text})", ATOM), e.type)
+            return self.finish(Code(f"{self.ctx.need('allo_fmod')}({a.text}, {b.text})", ATOM), t)
+        if self._plain_divisor(e.rhs, t) and (_is_unsigned(t) or self.nonneg(e.lhs) and self.nonneg(e.rhs)):
+            return self.finish(Code(f"{par(a, MUL)} % {par(b, UNARY)}", MUL), t)
+        if _is_unsigned(t):
+            return self.helper("allo_modu", [a, b], t, "uint64_t")
+        return self.helper("allo_mod", [a, b], t, "int64_t")
 
-    def b_pow(self, e: N.BinOp) -> Code:
-        a, b = self.operand(e.lhs), self.operand(e.rhs)
-        if isinstance(e.type, Float):
-            return self.finish(Code(f"std::pow({a.text}, {b.text})", ATOM), e.type)
-        return self.finish(Code(f"{self.ctx.need('allo_ipow')}({a.text}, {b.text})", ATOM), e.type)
+    def b_shift(self, e, a: Code, b: Code, t) -> Code:
+        bits = t.bits
+        if isinstance(e.rhs, N.Const) and 0 <= int(e.rhs.value) < bits:
+            sym = "<<" if e.op == "shl" else ">>"
+            return self.finish(Code(f"{par(a, UNARY)} {sym} {par(b, UNARY)}", SHIFT), t, e.op)
+        if e.op == "shl":
+            return self.helper("allo_shl", [a, b, Code(str(bits), ATOM)], t, "uint64_t")
+        name, ret = ("allo_shru", "uint64_t") if _is_unsigned(t) else ("allo_shr", "int64_t")
+        return self.helper(name, [a, b, Code(str(bits), ATOM)], t, ret)
 
-    def b_minmax(self, e: N.BinOp) -> Code:
-        a, b = self.expr(e.lhs), self.expr(e.rhs)
-        return Code(f"std::{e.op}<{cpp_type(e.lhs.type)}>({a.text}, {b.text})", ATOM)
+    @staticmethod
+    def _plain_divisor(e, t) -> bool:
+        """A constant divisor that can neither be 0 nor overflow (MIN / -1): C's `/` is exact."""
+        return isinstance(e, N.Const) and int(e.value) != 0 and (int(e.value) != -1 or _is_unsigned(t))
+
+    def nonneg(self, e) -> bool:
+        """Provably >= 0 (loop counters from non-negative bounds, their sums and products)."""
+        if _is_unsigned(e.type):
+            return True
+        if isinstance(e, N.Const):
+            return e.value >= 0
+        if isinstance(e, N.IterVar):
+            return id(e) in self.nonneg_vars
+        if isinstance(e, N.BinOp) and e.op in ("add", "mul", "floordiv", "mod", "min", "max"):
+            return self.nonneg(e.lhs) and self.nonneg(e.rhs)
+        return False
+
+    def b_pow(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float):
+            return self.finish(Code(f"std::pow({a.text}, {b.text})", ATOM), t)
+        return Code(f"{self.ctx.need('allo_ipow')}<{cpp_type(t)}>({a.text}, {b.text})", ATOM)
+
+    def b_minmax(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float):  # NaN-propagating, -0 < +0 (arith.minimumf / maximumf)
+            fn = self.ctx.need("allo_fmin" if e.op == "min" else "allo_fmax")
+            return self.finish(Code(f"{fn}({a.text}, {b.text})", ATOM), t)
+        return Code(f"std::{e.op}<{cpp_type(t)}>({a.text}, {b.text})", ATOM)
 
     def e_unary(self, e: N.UnaryOp) -> Code:
         t = e.type
-        if e.op == "not" or (e.op == "invert" and isinstance(t, UInt) and t.bits == 1):
-            return Code(f"!{par(self.expr(e.operand), UNARY)}", UNARY)
+        if e.op == "not":
+            return Code(f"!{par(self.as_bool(e.operand), UNARY)}", UNARY)
         if e.op == "neg":
-            if isinstance(t, UInt) and t.bits == 1:
-                return self.expr(e.operand)  # -x == x in one bit
-            return self.finish(Code(f"-{par(self.operand(e.operand), UNARY)}", UNARY), t)
+            if _is_bool(t):
+                return self.value_as(e.operand, t)  # -x == x in one bit
+            return self.finish(Code(f"-{par(self.operand(e.operand, t), UNARY)}", UNARY), t)
         if e.op == "invert":
-            if is_fixed(t) or isinstance(t, Float):
-                raise BackendError(f"operator '~' is not supported on {t!r}")
-            return self.finish(Code(f"~{par(self.operand(e.operand), UNARY)}", UNARY), t)
+            if isinstance(t, Float):
+                raise BackendError(f"operator '~' is not defined on {t!r}")
+            if _is_bool(t):
+                return Code(f"!{par(self.value_as(e.operand, t), UNARY)}", UNARY)
+            return self.finish(Code(f"~{par(self.operand(e.operand, t), UNARY)}", UNARY), t)
         raise BackendError(f"HLS backend: unsupported unary operator {e.op!r}")
 
     def e_select(self, e: N.Select) -> Code:
-        cond = self.expr(e.cond)
-        a = self._typed(e.a, e.type)
-        b = self._typed(e.b, e.type)
+        cond = self.as_bool(e.cond)
+        a, b = self._typed(e.a, e.type), self._typed(e.b, e.type)
         return Code(f"{par(cond, LOR)} ? {par(a, LOR)} : {par(b, COND)}", COND)
 
     def _typed(self, e, t) -> Code:
@@ -773,71 +864,150 @@ class FuncEmitter:
         return self.value_as(e, t)
 
     def e_math(self, e: N.MathCall) -> Code:
-        t = e.type
-        if e.fn not in _MATH:
-            raise BackendError(f"HLS backend: unsupported math function {e.fn!r}")
-        if not isinstance(t, Float):
-            if e.fn != "abs":
-                raise BackendError(f"math function {e.fn!r} needs a float operand, got {t!r}")
-            if isinstance(t, UInt):
-                return self.expr(e.args[0])
-            return Code(f"{self.ctx.need('allo_abs')}({self.expr(e.args[0]).text})", ATOM)
-        args = [self.operand(a) for a in e.args]
-        if e.fn == "sigmoid":  # its format negates the operand
+        t, fn = e.type, e.fn
+        if fn not in _MATH:
+            raise BackendError(f"HLS backend: unsupported math function {fn!r}")
+        if fn == "abs" and not isinstance(t, Float):
+            x = self.value_as(e.args[0], t)
+            if _is_unsigned(t):
+                return x
+            return Code(f"{self.ctx.need('allo_abs')}({x.text})", ATOM)
+        if fn == "pow" and not isinstance(t, Float):
+            return self.b_pow(e, self.value_as(e.args[0], t), self.value_as(e.args[1], t), t)
+        if not isinstance(t, Float):  # computed in double, then converted (as on LLVM)
+            return self.expr(N.Cast(N.MathCall(fn, e.args, F64), t))
+        args = [self.operand(a, t) for a in e.args]
+        if fn == "sigmoid":  # its format negates the operand
             args[0] = Code(par(args[0], UNARY), ATOM)
         one = "1.0" if t.bits == 64 else "1.0f"
-        text = _MATH[e.fn].format(*[a.text for a in args], one=one)
-        prec = MUL if e.fn in ("rsqrt", "sigmoid") else ATOM
-        return self.finish(Code(text, prec), t)
+        text = _MATH[fn].format(*[a.text for a in args], one=one)
+        return self.finish(Code(text, MUL if fn in ("rsqrt", "sigmoid") else ATOM), t)
 
     def e_cast(self, e: N.Cast) -> Code:
         src, dst = e.value.type, e.type
         if src == dst:
             return self.expr(e.value)
-        return _cast_rule(src, dst)(self, self.expr(e.value), src, dst)
+        rule = _CASTS.get((_kind(src), _kind(dst)))
+        if rule is None:
+            raise BackendError(f"HLS backend: no cast from {src!r} to {dst!r}")
+        return rule(self.expr(e.value), src, dst)
 
 
-# Cast rules keyed by (source kind, target kind).
+def _direct_refs(s) -> list:
+    """ids of the buffers statement `s` itself mentions (not those of nested statements)."""
+    ids = [id(sub.buf) for e in N.stmt_exprs(s) for sub in N.walk_expr(e) if isinstance(sub, N.Load)]
+    if isinstance(s, (N.Store, N.Alloc)):
+        ids.append(id(s.buf))
+    if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
+        ids.append(id(s.init))
+    if isinstance(s, N.CallStmt):
+        ids += [id(a) for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
+    if isinstance(s, N.Return):
+        ids += [id(a) for a in s.values if isinstance(a, N.Buffer)]
+    return ids
+
+
+def _declared_here(s) -> list:
+    if isinstance(s, N.Alloc):
+        return [id(s.buf)]
+    if isinstance(s, N.CallStmt):
+        return [id(r) for r in s.results if isinstance(r, N.Buffer)]
+    return []
+
+
+def _blocks(s) -> list:
+    if isinstance(s, (N.For, N.While)):
+        return [s.body]
+    if isinstance(s, N.If):
+        return [s.then, s.orelse]
+    return []
+
+
+def _hoisted_buffers(body) -> set:
+    """Buffers declared inside a nested block but referenced outside it (or declared twice):
+    C++ scoping needs their declaration at the top of the function."""
+    total, decls = Counter(), Counter()
+    for s in N.walk_stmts(body):
+        total.update(_direct_refs(s))
+        decls.update(_declared_here(s))
+    out = {b for b, n in decls.items() if n > 1}
+
+    def visit(block, nested) -> Counter:
+        refs = Counter()
+        for s in block:
+            refs.update(_direct_refs(s))
+            for inner in _blocks(s):
+                refs.update(visit(inner, True))
+        if nested:
+            for s in block:
+                out.update(b for b in _declared_here(s) if refs[b] != total[b])
+        return refs
+
+    visit(body, False)
+    return out
+
+
+BOOL, F64 = UInt(1), Float(64)
+_NOT_FLOAT = {"and", "or", "xor", "shl", "shr"}
+
+
+def _is_bool(t) -> bool:
+    return isinstance(t, UInt) and t.bits == 1
+
+
+def _is_half(t) -> bool:
+    return isinstance(t, Float) and t.bits == 16
+
+
+def _is_unsigned(t) -> bool:
+    return isinstance(t, (UInt, UFixed))
+
+
+# ----------------------------------------------------------------------------- casts
+# Rules keyed by (source kind, target kind); each gets the rendered value and both types.
 def _kind(t) -> str:
     if isinstance(t, Float):
         return "half" if t.bits == 16 else "float"
     if is_fixed(t):
         return "fixed"
-    if isinstance(t, UInt) and t.bits == 1:
-        return "bool"
-    return "int"
+    return "bool" if _is_bool(t) else "int"
 
 
-def _c_plain(em, c, src, dst):
+def _c_plain(c, src, dst):
     return cast(cpp_type(dst), c)
 
 
-def _c_via(mid):
-    def rule(em, c, src, dst):
-        return cast(cpp_type(dst), cast(mid(src, dst) if callable(mid) else mid, c))
-    return rule
+def _c_from_half(rule):
+    return lambda c, src, dst: rule(cast("float", c), Float(32), dst)
 
 
-def _c_fixed_to_int(em, c, src, dst):
+def _c_to_bool(c, src, dst):
+    zero = f"({cpp_type(src)})0" if is_fixed(src) else "0"
+    return Code(f"{par(c, SHIFT)} != {zero}", EQ)
+
+
+def _c_fixed_to_int(c, src, dst):
+    # floor(value) exactly: drop the fraction into a W-F integer-bit fixed type (AP_TRN floors),
+    # where the Xilinx to_int64() would round toward zero.
     i = max(src.bits - src.frac, 1)
     kind, conv = ("ap_fixed", "to_int64") if isinstance(src, Fixed) else ("ap_ufixed", "to_uint64")
     return cast(cpp_type(dst), Code(f"{kind}<{i}, {i}>({c.text}).{conv}()", ATOM))
 
 
-def _c_fixed_to_float(em, c, src, dst):
-    conv = f"{par(c, ATOM)}.to_double()" if dst.bits == 64 else f"{par(c, ATOM)}.to_float()"
-    return Code(conv, ATOM) if dst.bits != 16 else cast("half", Code(conv, ATOM))
+def _c_fixed_to_float(c, src, dst):
+    d = Code(f"{par(c, ATOM)}.to_double()", ATOM)
+    return d if dst.bits == 64 else cast(cpp_type(dst), d)
 
 
-def _c_float_to_int(em, c, src, dst):
-    if isinstance(dst, UInt) and dst.bits == 1:
-        return cast("bool", c)
-    if is_ap(dst):
-        return cast(cpp_type(dst), cast("int64_t" if isinstance(dst, Int) else "uint64_t", c))
-    return cast(cpp_type(dst), c)
+def _c_float_to_int(c, src, dst):
+    # fptosi to 64 bits, then wrap to the target width (fptoui for uint64), as on LLVM
+    if isinstance(dst, UInt) and dst.bits == 64:
+        return cast("uint64_t", c)
+    wide = cast("int64_t", c)
+    return wide if isinstance(dst, (Int, Index)) and dst.bits == 64 else cast(cpp_type(dst), wide)
 
 
-def _c_int_to_half(em, c, src, dst):
+def _c_int_to_half(c, src, dst):
     return cast("half", cast("float", c))
 
 
@@ -845,27 +1015,20 @@ _CASTS = {
     ("float", "float"): _c_plain, ("half", "float"): _c_plain, ("float", "half"): _c_plain,
     ("int", "float"): _c_plain, ("bool", "float"): _c_plain,
     ("int", "half"): _c_int_to_half, ("bool", "half"): _c_int_to_half,
-    ("float", "int"): _c_float_to_int, ("float", "bool"): _c_float_to_int,
-    ("half", "int"): lambda em, c, s, d: _c_float_to_int(em, cast("float", c), s, d),
-    ("half", "bool"): _c_plain,
-    ("int", "int"): _c_plain, ("int", "bool"): _c_plain, ("bool", "int"): _c_plain,
+    ("float", "int"): _c_float_to_int, ("half", "int"): _c_from_half(_c_float_to_int),
+    ("int", "int"): _c_plain, ("bool", "int"): _c_plain,
     ("int", "fixed"): _c_plain, ("bool", "fixed"): _c_plain, ("fixed", "fixed"): _c_plain,
-    ("float", "fixed"): _c_plain, ("half", "fixed"): _c_via("float"),
-    ("fixed", "int"): _c_fixed_to_int, ("fixed", "bool"): _c_fixed_to_int,
+    ("float", "fixed"): _c_plain, ("half", "fixed"): _c_from_half(_c_plain),
+    ("fixed", "int"): _c_fixed_to_int,
     ("fixed", "float"): _c_fixed_to_float, ("fixed", "half"): _c_fixed_to_float,
+    ("float", "bool"): _c_to_bool, ("half", "bool"): _c_to_bool, ("int", "bool"): _c_to_bool,
+    ("fixed", "bool"): _c_to_bool,
 }
-
-
-def _cast_rule(src, dst):
-    rule = _CASTS.get((_kind(src), _kind(dst)))
-    if rule is None:
-        raise BackendError(f"HLS backend: no cast from {src!r} to {dst!r}")
-    return rule
-
 
 _BINOP_SPECIAL = {
     "div": FuncEmitter.b_div, "floordiv": FuncEmitter.b_floordiv, "mod": FuncEmitter.b_mod,
-    "pow": FuncEmitter.b_pow, "min": FuncEmitter.b_minmax, "max": FuncEmitter.b_minmax,
+    "pow": FuncEmitter.b_pow, "shl": FuncEmitter.b_shift, "shr": FuncEmitter.b_shift,
+    "min": FuncEmitter.b_minmax, "max": FuncEmitter.b_minmax,
 }
 
 _EXPRS = {

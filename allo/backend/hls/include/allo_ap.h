@@ -170,6 +170,24 @@ template <int W, int I, bool S> inline allo_fx_wide<W - I, S> operator-(const al
   return {-a.wide()};
 }
 
+// Bitwise operators act on the raw bits (as Xilinx's, for operands of one type).
+#define ALLO_FIXED_BIT(OP)                                                                           \
+  template <int W, int I, bool S>                                                                    \
+  inline allo_fixed<W, I, S> operator OP(const allo_fixed<W, I, S> &a, const allo_fixed<W, I, S> &b) { \
+    allo_fixed<W, I, S> r;                                                                           \
+    r.v = a.v OP b.v;                                                                                \
+    return r;                                                                                        \
+  }
+ALLO_FIXED_BIT(&)
+ALLO_FIXED_BIT(|)
+ALLO_FIXED_BIT(^)
+#undef ALLO_FIXED_BIT
+template <int W, int I, bool S> inline allo_fixed<W, I, S> operator~(const allo_fixed<W, I, S> &a) {
+  allo_fixed<W, I, S> r;
+  r.v = r.wrap((uint64_t)~a.v);
+  return r;
+}
+
 #define ALLO_FIXED_CMP(OP)                                                                           \
   template <int W, int I, bool S>                                                                    \
   inline bool operator OP(const allo_fixed<W, I, S> &a, const allo_fixed<W, I, S> &b) { return a.v OP b.v; }
