@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from allo.backend.hls import build_hls
-from allo.backend.hls.csim import CXX_FLAGS
+from allo.backend.hls.csim import CXX_FLAGS, cache_dir
 from allo.errors import AlloTypeError, BackendError
 from allo.ir import nodes as N
 from allo.ir.fixed import from_raw, to_raw, wrap_int
@@ -154,8 +154,12 @@ def test_gemm_csim_matches_numpy_and_pragmas_are_in_place(tmp_path):
     assert (tmp_path / "gemm.prj" / "kernel.cpp").read_text() == code
     # a second build of the same code reuses the compiled testbench
     again = build_hls(gemm_module(), mode="csim")
+    before = sorted(cache_dir().glob("csim_gemm_*"))
     np.testing.assert_allclose(again(a, b), c)
-    assert not list(Path(again.project).glob("csim_*"))
+    assert sorted(cache_dir().glob("csim_gemm_*")) == before
+    temp_project = again.project
+    del again
+    assert not temp_project.exists()  # temp projects go away with their module
 
 
 def test_golden_labels_and_pragmas():
@@ -559,7 +563,8 @@ def test_vitis_hls_target_has_interface_pragmas_on_the_top_only():
     assert "interface" not in build_hls(N.Module([sub, top], "kern")).hls_code
 
 
-def test_argument_errors_are_raised_before_running():
+def test_argument_errors_are_raised_before_running(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALLO_CACHE_DIR", str(tmp_path))
     mod = build_hls(gemm_module(4), mode="csim")
     good = np.zeros((4, 4), np.float32)
     with pytest.raises(AlloTypeError, match="'A'.*float32.*float64|'A'.*float64"):
@@ -570,7 +575,7 @@ def test_argument_errors_are_raised_before_running():
         mod(good, [[0.0] * 4] * 4)
     with pytest.raises(AlloTypeError, match="expected 2 arguments"):
         mod(good)
-    assert not list(Path(mod.project).glob("csim_*"))  # nothing was compiled or run
+    assert not list(cache_dir().iterdir())  # nothing was compiled or run
     ints = build_hls(multi_out("one", [int8], 4, [("o", int8, lambda a: a)]), mode="csim")
     with pytest.raises(AlloTypeError, match="int8"):
         ints(np.zeros(4, np.int16))

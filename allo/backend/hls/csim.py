@@ -18,6 +18,7 @@ import resource
 import shutil
 import subprocess
 import tempfile
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +33,6 @@ from .types import cpp_type, storage_cpp_type
 INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv"]
 MODES = (None, "csim", "csyn", "cosim", "impl")
-_BINARIES: dict = {}  # code hash -> compiled testbench path (process-wide cache)
 
 
 def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls") -> "HLSModule":
@@ -71,6 +71,8 @@ class HLSModule:
         self.project = None
         if mode is not None or project is not None:
             self.project = self.write_project(project)
+            if project is None:  # a temp project lives as long as this module
+                weakref.finalize(self, shutil.rmtree, str(self.project), True)
         self._data_saved = False
 
     def __str__(self):
@@ -123,15 +125,14 @@ class HLSModule:
         return results[0] if len(results) == 1 else tuple(results)
 
     def _binary(self) -> Path:
+        """The compiled testbench: built once per code hash, kept in the csim cache directory."""
         key = hashlib.sha256("\0".join([self.hls_code, self.header, self.host_code, " ".join(CXX_FLAGS),
-                                        (INCLUDE_DIR / "allo_ap.h").read_text(), _cxx()]).encode()).hexdigest()[:16]
-        exe = self.project / f"csim_{key}"
+                                        (INCLUDE_DIR / "allo_ap.h").read_text(), _cxx()]).encode()).hexdigest()[:20]
+        exe = cache_dir() / f"csim_{self.top}_{key}"
         if exe.exists():
             return exe
-        cached = _BINARIES.get(key)
-        if cached is not None and cached.exists():
-            return cached
-        cmd = [_cxx(), *CXX_FLAGS, "-I", str(self.project), "kernel.cpp", "host.cpp", "-o", f"{exe.name}.tmp"]
+        tmp = f"{exe}.{os.getpid()}.tmp"
+        cmd = [_cxx(), *CXX_FLAGS, "-I", str(self.project), "kernel.cpp", "host.cpp", "-o", tmp]
         try:
             r = subprocess.run(cmd, cwd=self.project, capture_output=True, text=True, timeout=900)
         except (OSError, subprocess.TimeoutExpired) as e:
@@ -139,8 +140,7 @@ class HLSModule:
         if r.returncode != 0:
             raise BackendError(f"g++ failed to compile the HLS C simulation of {self.top!r} "
                                f"(project {self.project}):\n{r.stderr.strip()}\ncommand: {' '.join(cmd)}")
-        os.replace(self.project / f"{exe.name}.tmp", exe)
-        _BINARIES[key] = exe
+        os.replace(tmp, exe)
         return exe
 
     def _run(self, exe: Path, data_dir: str):
@@ -342,6 +342,14 @@ exit
 """
 
 
+def cache_dir() -> Path:
+    """Where compiled testbenches are kept: $ALLO_CACHE_DIR/hls, else a per-user temp folder."""
+    root = os.environ.get("ALLO_CACHE_DIR")
+    d = Path(root) / "hls" if root else Path(tempfile.gettempdir()) / f"allo-hls-cache-{os.getuid()}"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
 def _cxx() -> str:
     cxx = os.environ.get("CXX", "g++")
     if shutil.which(cxx) is None:
@@ -357,4 +365,4 @@ def _big_stack():  # large local arrays live on the stack, as in HLS C++
         pass
 
 
-__all__ = ["build_hls", "HLSModule", "written_params", "CXX_FLAGS"]
+__all__ = ["build_hls", "HLSModule", "written_params", "cache_dir", "CXX_FLAGS"]
