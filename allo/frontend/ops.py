@@ -444,7 +444,9 @@ BINARY = {
     "aten.fmin": lambda p, q: f"min({p}, {q})",
 }
 COMPARE = {"aten.eq": "==", "aten.ne": "!=", "aten.lt": "<", "aten.le": "<=", "aten.gt": ">", "aten.ge": ">="}
-LOGICAL = {"aten.logical_and": "and", "aten.logical_or": "or", "aten.bitwise_and": "and", "aten.bitwise_or": "or"}
+LOGICAL = {"aten.logical_and": "and", "aten.logical_or": "or", "aten.bitwise_and": "and", "aten.bitwise_or": "or",
+           "aten.__and__": "and", "aten.__or__": "or", "aten.logical_xor": "!=", "aten.bitwise_xor": "!=",
+           "aten.__xor__": "!="}
 
 
 def _binary(key, fn):
@@ -529,7 +531,7 @@ for _key, _word in LOGICAL.items():
     _logical(_key, _word)
 
 
-@torch_op("aten.logical_not", "aten.bitwise_not")
+@torch_op("aten.logical_not", "aten.bitwise_not", "aten.__invert__")
 def logical_not(ctx, node, a):
     if repr(ctx.dtype()) != "bool":
         raise ctx.error("bitwise_not is only supported on bool tensors")

@@ -1,0 +1,88 @@
+"""Bad input to the PyTorch frontend fails with a FrontendError that says what and where."""
+import pytest
+
+torch = pytest.importorskip("torch")
+nn = torch.nn
+F = torch.nn.functional
+
+import allo  # noqa: E402
+from allo.errors import AlloError, FrontendError  # noqa: E402
+
+
+def _import(model, *inputs, **kw):
+    return allo.frontend.from_pytorch(model.eval(), example_inputs=list(inputs), **kw)
+
+
+class Cumsum(nn.Module):
+    def forward(self, x):
+        return torch.cumsum(x, 1) + 1
+
+
+def test_unsupported_op_names_op_node_and_supported_list():
+    with pytest.raises(FrontendError) as info:
+        _import(Cumsum(), torch.rand(4, 4))
+    msg = str(info.value)
+    assert isinstance(info.value, AlloError)
+    assert "unsupported operator aten.cumsum" in msg
+    assert "graph node 'cumsum'" in msg
+    assert "test_frontend_errors.py" in msg and "torch.cumsum(x, 1)" in msg  # the model's source line
+    assert "Supported operators:" in msg and "linear" in msg and "conv2d" in msg
+
+
+class DataDependent(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+
+def test_data_dependent_control_flow():
+    with pytest.raises(FrontendError, match="data-dependent control flow"):
+        _import(DataDependent(), torch.rand(4, 4))
+
+
+class TrainingDropout(nn.Module):
+    def forward(self, x):
+        return F.dropout(x, 0.5, training=True)
+
+
+def test_dropout_in_training_mode_is_rejected():
+    with pytest.raises(FrontendError, match="training mode"):
+        _import(TrainingDropout(), torch.rand(4, 4))
+
+
+def test_batch_norm_without_running_stats_is_rejected():
+    with pytest.raises(FrontendError, match="batch statistics"):
+        _import(nn.BatchNorm1d(4, track_running_stats=False), torch.rand(3, 4))
+
+
+class AdvancedIndex(nn.Module):
+    def forward(self, x):
+        return x[:, torch.tensor([0, 2])]
+
+
+def test_advanced_indexing_is_reported():
+    with pytest.raises(FrontendError, match="aten.index"):
+        _import(AdvancedIndex(), torch.rand(4, 4))
+
+
+def test_bad_arguments():
+    with pytest.raises(FrontendError, match="torch.nn.Module"):
+        allo.frontend.from_pytorch(lambda x: x, [torch.rand(2)])
+    with pytest.raises(FrontendError, match="example_inputs"):
+        allo.frontend.from_pytorch(nn.ReLU(), [3.0])
+    with pytest.raises(FrontendError, match="unknown target"):
+        allo.frontend.from_pytorch(nn.ReLU(), [torch.rand(2, 2)], target="fpga")
+
+
+def test_unsupported_dtype_is_rejected_clearly():
+    with pytest.raises(FrontendError, match="dtype"):
+        _import(nn.ReLU(), torch.rand(2, 2, dtype=torch.complex64))
+
+
+def test_wrong_input_shape_at_call_time():
+    mod = _import(nn.Sequential(nn.Linear(4, 3), nn.ReLU()), torch.rand(2, 4))
+    with pytest.raises(AlloError, match="shape"):
+        mod(torch.rand(3, 4).numpy())
+    with pytest.raises(AlloError, match="input"):
+        mod()
