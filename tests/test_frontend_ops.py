@@ -186,3 +186,25 @@ def test_constants_are_folded_into_weights():
     imported = import_model(M().eval(), [torch.rand(4, 4)])
     assert "triu" not in imported.source.split("def ", 2)[1]  # computed at import time, bound as a weight
     check(M(), [torch.rand(4, 4)])
+
+
+class Gather(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("perm", torch.tensor([3, 0, 2, -1]))
+
+    def forward(self, x, ids):
+        return x[:, self.perm], x.index_select(0, ids), x[ids], x[:, :, torch.tensor([1, 0])]
+
+
+def test_integer_indexing():
+    check(Gather(), [torch.randn(3, 4, 2), torch.tensor([2, 0, 1, 1])])
+
+
+class GQA(nn.Module):
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+
+
+def test_grouped_query_attention():
+    check(GQA(), [torch.randn(1, 4, 6, 8), torch.randn(1, 2, 6, 8), torch.randn(1, 2, 6, 8)])

@@ -288,6 +288,36 @@ def tensor_index(ctx, node, a):
     return v
 
 
+@torch_op("aten.index", "aten.index_select")
+def index(ctx, node, a):
+    """`x[:, idx]` / `x.index_select(d, idx)` with one integer index tensor (constant or computed)."""
+    v = ctx.view(a["self"])
+    if node.key == "aten.index_select":
+        dim, idx = a["dim"] % v.rank, a["index"]
+    else:
+        tensors = [(d, t) for d, t in enumerate(a["indices"]) if t is not None]
+        if len(tensors) != 1:
+            raise ctx.error("indexing with more than one index tensor is not supported")
+        dim, idx = tensors[0]
+    iv = ctx.view(idx)
+    if repr(iv.dtype) not in ("int64", "int32"):
+        raise ctx.error(f"only integer index tensors are supported (got {iv.dtype!r}; boolean masks give dynamic shapes)")
+    out_sizes = tuple(node.shape) or (1,)
+    k = iv.rank
+    xname = ctx.arr(v)
+    iname = ctx.arr(iv)
+    names = [f"i{j}" for j in range(len(out_sizes))]
+    n = v.sizes[dim]
+    iread = f"I[{', '.join(names[dim:dim + k]) or '0'}]"
+    xidx = names[:dim] + [f"({iread} if {iread} >= 0 else {iread} + {n})"] + names[dim + k:]
+    xbuf, ibuf = ctx.prog.bufs[xname], ctx.prog.bufs[iname]
+    from .codegen import loop_text
+
+    body = loop_text(list(out_sizes), names, [f"Y[{', '.join(names)}] = X[{', '.join(xidx)}]"])
+    buf = ctx.prog.helper_call("index", [("X", xbuf), ("I", ibuf)], body, out_sizes, v.dtype, ctx.hint)
+    return View.whole(buf, tuple(node.shape))
+
+
 @torch_op("aten.cat", "aten.concat", "aten.concatenate")
 def cat(ctx, node, a):
     xs = [x for x in a["tensors"] if numel(ctx.sizes(x))]
@@ -902,8 +932,10 @@ def sdpa(ctx, node, a):
     mask, causal, scale = a.get("attn_mask"), bool(a.get("is_causal")), a.get("scale")
     if a.get("dropout_p"):
         raise ctx.error("attention dropout (dropout_p > 0) cannot be imported; use dropout_p=0.0 at inference")
-    if a.get("enable_gqa") and k.sizes[-3] != q.sizes[-3]:
-        raise ctx.error("grouped-query attention (enable_gqa) is not supported")
+    if a.get("enable_gqa") and k.sizes[-3] != q.sizes[-3]:  # repeat each key/value head for its query group
+        rep = q.sizes[-3] // k.sizes[-3]
+        k, v = (_reshape(ctx, t.unsqueeze(-3).expand(t.sizes[:-2] + (rep,) + t.sizes[-2:]),
+                         t.sizes[:-3] + (t.sizes[-3] * rep,) + t.sizes[-2:]) for t in (k, v))
     length, d = q.sizes[-2:]
     s, dv = v.sizes[-2:]
     batch = _broadcast(_broadcast(q.sizes[:-2], k.sizes[:-2]), v.sizes[:-2])
