@@ -78,8 +78,10 @@ def machine() -> dict:
     return info
 
 
-def timeit(fns: dict, reps: int = 15, min_time: float = 0.05) -> dict:
-    """Median seconds per call of each function, measured in interleaved rounds."""
+def timeit(fns: dict, reps: int = 15, min_time: float = 0.05, interleave: bool = True) -> dict:
+    """Median seconds per call of each function, measured in interleaved rounds (or, with
+    interleave=False, one block per function: multi-threaded runs of two OpenMP runtimes, torch's
+    and allo's, disturb each other when interleaved because idle workers keep spinning)."""
     for f in fns.values():  # warm up
         f()
     inner = {}
@@ -89,13 +91,24 @@ def timeit(fns: dict, reps: int = 15, min_time: float = 0.05) -> dict:
         dt = max(time.perf_counter() - t0, 1e-7)
         inner[name] = max(1, int(min_time / dt))
     samples = {name: [] for name in fns}
-    for _ in range(reps):
-        for name, f in fns.items():
-            n = inner[name]
-            t0 = time.perf_counter()
-            for _ in range(n):
-                f()
-            samples[name].append((time.perf_counter() - t0) / n)
+
+    def one(name):
+        f, n = fns[name], inner[name]
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        samples[name].append((time.perf_counter() - t0) / n)
+
+    if interleave:
+        for _ in range(reps):
+            for name in fns:
+                one(name)
+    else:
+        for name in fns:
+            fns[name]()
+            time.sleep(0.05)
+            for _ in range(reps):
+                one(name)
     return {name: statistics.median(v) for name, v in samples.items()}
 
 

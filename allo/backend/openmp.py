@@ -48,6 +48,13 @@ def resolve_threads(threads: int | None) -> int:
     return int(threads) if threads is not None else cores()
 
 
+def configure_runtime():
+    """Environment read by libiomp5 when it starts. KMP_BLOCKTIME=0: worker threads sleep right
+    after a parallel loop instead of spinning for 200 ms (which starves numpy/torch threads and
+    the next serial code on a small machine). Users can override it by setting the variable."""
+    os.environ.setdefault("KMP_BLOCKTIME", "0")
+
+
 def parallel_plan(has_parallel: bool, threads: int | None):
     """(use_openmp, threads, runtime path). Warns and falls back to serial code when parallel
     loops exist but the runtime is missing."""
@@ -59,6 +66,7 @@ def parallel_plan(has_parallel: bool, threads: int | None):
         warnings.warn("allo: OpenMP runtime libiomp5.so not found (pip install intel-openmp); "
                       "parallel loops run serially", RuntimeWarning, stacklevel=3)
         return False, 1, None
+    configure_runtime()
     return True, n, lib
 
 
@@ -67,4 +75,4 @@ def passes(threads: int) -> list:
     return [f"convert-scf-to-openmp{{num-threads={int(threads)}}}"]
 
 
-__all__ = ["runtime", "cores", "resolve_threads", "parallel_plan", "passes", "ENV_LIBRARY"]
+__all__ = ["runtime", "cores", "resolve_threads", "parallel_plan", "passes", "configure_runtime", "ENV_LIBRARY"]

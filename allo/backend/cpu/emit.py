@@ -56,10 +56,13 @@ class Tiles:
 
 
 class ContractionEmitter:
-    def __init__(self, r, c, arch, parallel=None):
+    def __init__(self, r, c, arch, parallel=None, threads=1):
         self.r, self.c, self.arch = r, c, arch
         self.t = Tiles(c, arch)
         self.parallel = parallel  # id of the loop var whose generated loop runs in parallel, or None
+        if parallel is not None and c.u is not None and parallel == id(c.u):
+            tiles = max(1, c.U // self.t.MR)  # one block of row tiles per thread
+            self.t.MC = self.t.MR * max(1, -(-tiles // max(1, threads)))
         self.T = c.dtype
         self.pack_bufs = {}  # id(Load) -> (ssa, memref type, element type)
 
@@ -133,15 +136,16 @@ class ContractionEmitter:
         c, r, t = self.c, self.r, self.t
         saved = dict(r.env)
         try:
-            for ld in c.packs:
-                ty = f"memref<{self.t.NC // t.NR}x{t.KC}x{t.NR}x{ld.buf.dtype.mlir}>"
-                m = r.op(f"memref.alloc() {{alignment = 64 : i64, name = \"{ld.buf.name}_packed\"}} : {ty}")
-                self.pack_bufs[id(ld)] = (m, ty, ld.buf.dtype)
             depth = 0
             for f, n in c.others:
                 iv, _ = self.open_for(0, n, parallel=self.parallel == id(f.var), name="o")
                 self.bind(f.var, iv)
                 depth += 1
+            # pack buffers inside the `others` loops: private to a parallel iteration
+            for ld in c.packs:
+                ty = f"memref<{self.t.NC // t.NR}x{t.KC}x{t.NR}x{ld.buf.dtype.mlir}>"
+                m = r.op(f"memref.alloc() {{alignment = 64 : i64, name = \"{ld.buf.name}_packed\"}} : {ty}")
+                self.pack_bufs[id(ld)] = (m, ty, ld.buf.dtype)
             V_full = c.V // t.NR * t.NR
             if c.packs:
                 if V_full:
@@ -155,10 +159,10 @@ class ContractionEmitter:
                     self.compute(None, 0, V_full, t.NR, None)
                 if c.V > V_full:
                     self.compute(None, V_full, c.V, c.V - V_full, None)
-            for _ in range(depth):
-                self.close_for()
             for m, ty, _ in self.pack_bufs.values():
                 r.emit(f"memref.dealloc {m} : {ty}")
+            for _ in range(depth):
+                self.close_for()
         finally:
             r.env.clear()
             r.env.update(saved)
@@ -182,7 +186,8 @@ class ContractionEmitter:
         else:
             panels = None
         if panels is None:
-            pj, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=False, name="pj")
+            inner_par = self.parallel is not None and self.parallel in (id(c.v), id(c.u))
+            pj, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=inner_par, name="pj")
             p = self.apply(f"(d0 - d1) floordiv {t.NR}", [pj, jc])
             v0 = pj
         else:
@@ -231,36 +236,43 @@ class ContractionEmitter:
 
     # ------------------------------------------------------------------ compute
     def compute(self, jc, vstart, vend, width, kblock):
-        """Loop over register tiles. jc: ssa of the cache block start (packed, full panels) or
-        None with `vstart` the constant start of a single panel (the tail) or of the range."""
+        """Loop over register tiles: row blocks (ic) outermost, then lane panels (jr), then row
+        tiles (ir). jc: ssa of the cache block start (packed, full panels) or None with `vstart`
+        the constant start of a single panel (the tail) or of the whole range."""
         c, t = self.c, self.t
         single = width < t.NR or (jc is None and kblock is not None)
-        if jc is not None:
-            jr, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=self.parallel == id(c.v), name="jr")
-            panel = self.apply(f"(d0 - d1) floordiv {t.NR}", [jr, jc])
-        elif single:
-            jr = self.index_const(vstart)
-            panel = self.index_const(0)
-        else:
-            jr, _ = self.open_for(vstart, vend, t.NR, parallel=self.parallel == id(c.v), name="jr")
-            panel = None
+        par_v = self.parallel == id(c.v)
+
+        def panels(body):
+            if jc is not None:
+                jr, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=par_v, name="jr")
+                body(jr, self.apply(f"(d0 - d1) floordiv {t.NR}", [jr, jc]))
+                self.close_for()
+            elif single:
+                body(self.index_const(vstart), self.index_const(0))
+            else:
+                jr, _ = self.open_for(vstart, vend, t.NR, parallel=par_v, name="jr")
+                body(jr, None)
+                self.close_for()
+
         if c.u is None:
-            self.micro([None], jr, width, kblock, panel)
-        else:
-            MR, U = t.MR, c.U
-            U_full = U // MR * MR
-            if U_full:
-                par_u = self.parallel == id(c.u)
-                ic, _ = self.open_for(0, U_full, t.MC, parallel=par_u, name="ic")
+            panels(lambda jr, panel: self.micro([None], jr, width, kblock, panel))
+            return
+        MR, U = t.MR, c.U
+        U_full = U // MR * MR
+        if U_full:
+            ic, _ = self.open_for(0, U_full, t.MC, parallel=self.parallel == id(c.u), name="ic")
+
+            def rows(jr, panel):
                 ir, _ = self.open_for((ic, 0), (ic, t.MC, U_full), MR, name="ir")
                 self.micro([(ir, k) for k in range(MR)], jr, width, kblock, panel)
                 self.close_for()
-                self.close_for()
-            if U > U_full:
-                base = self.index_const(U_full)
-                self.micro([(base, k) for k in range(U - U_full)], jr, width, kblock, panel)
-        if jc is not None or not single:
+
+            panels(rows)
             self.close_for()
+        if U > U_full:
+            base = self.index_const(U_full)
+            panels(lambda jr, panel: self.micro([(base, k) for k in range(U - U_full)], jr, width, kblock, panel))
 
     def micro(self, rows, v0, width, kblock, panel):
         """One register tile: rows = [(ssa, offset)] values of u (or [None]); lanes v0..v0+width."""

@@ -39,6 +39,7 @@ class CpuConfig:
     contractions: bool = True  # emit vector micro-kernels
     parallel: bool = False  # loops marked parallel become affine.parallel (-> OpenMP)
     fast_math: bool = False  # polynomial exp (vectorisable); flags are set on the parsed module
+    threads: int = 1
     arch: Arch = Arch()
 
 
@@ -47,11 +48,13 @@ class CpuModuleRenderer(R._ModuleRenderer):
         super().__init__(mod, "llvm", big_limit)
         self.config = config
         self.report = []  # what was done, for `LLVMModule.cpu_report`
+        self.outlined = []  # text of functions holding parallel loop bodies
 
     def render(self) -> str:
         if not self.mod.funcs:
             raise R.BackendError("module has no functions")
         bodies = [CpuFuncRenderer(self, f).render() for f in self.mod.funcs]
+        bodies += self.outlined
         bodies.append(self.entry_wrapper())
         return "module {\n" + "".join(line + "\n" for line in self.global_lines) + "".join(bodies) + "}\n"
 
@@ -68,11 +71,47 @@ def _find_contractions(body, out):
     return out
 
 
+def _declared(body):
+    """Buffers declared inside `body` (Alloc or call results)."""
+    out = []
+    for s in N.walk_stmts(body):
+        if isinstance(s, N.Alloc):
+            out.append(s.buf)
+        elif isinstance(s, N.CallStmt):
+            out += list(s.results)
+    return out
+
+
+def _buffers(body):
+    """Every buffer `body` mentions, in order of first mention."""
+    seen = {}
+    for s in N.walk_stmts(body):
+        for b in R._stmt_bufs(s):
+            seen.setdefault(id(b), b)
+    return list(seen.values())
+
+
+def _free_vars(s: N.For):
+    """IterVars used inside loop `s` but bound outside it."""
+    bound = {id(x.var) for x in N.walk_stmts([s]) if isinstance(x, N.For)}
+    out = {}
+    for x in N.walk_stmts([s]):
+        exprs = list(N.stmt_exprs(x))
+        for e in exprs:
+            for y in N.walk_expr(e):
+                if isinstance(y, N.IterVar) and id(y) not in bound:
+                    out.setdefault(id(y), y)
+    return list(out.values())
+
+
 def _private_allocs(body, inside, out):
-    """ids of buffers whose Alloc sits inside a loop marked parallel (one copy per iteration)."""
+    """ids of buffers declared inside a loop marked parallel (locals and call results): one copy
+    per iteration."""
     for s in body:
         if isinstance(s, N.Alloc) and inside:
             out.add(id(s.buf))
+        if isinstance(s, N.CallStmt) and inside:
+            out.update(id(b) for b in s.results)
         par = inside or (isinstance(s, N.For) and bool(s.attrs.get("parallel")))
         for child in R._children(s):
             _private_allocs(child, par, out)
@@ -80,31 +119,37 @@ def _private_allocs(body, inside, out):
 
 
 class CpuFuncRenderer(R._FuncRenderer):
-    def __init__(self, mr: CpuModuleRenderer, f: N.Func):
+    def __init__(self, mr: CpuModuleRenderer, f: N.Func, contractions=None, private=None):
         super().__init__(mr, f)
         self.config = mr.config
-        self.contractions = _find_contractions(f.body, {}) if self.config.contractions else {}
-        self.private = _private_allocs(f.body, False, set()) if self.config.parallel else set()
+        if contractions is None:
+            contractions = _find_contractions(f.body, {}) if self.config.contractions else {}
+        if private is None:
+            private = _private_allocs(f.body, False, set()) if self.config.parallel else set()
+        self.contractions, self.private = contractions, private
         self.par_depth = 0
-        self.scoped = []  # stack of lists of (ssa, type) to free at the end of a parallel body
 
     # ------------------------------------------------------------------ allocation
     def hoist_list(self, bufs):
         return [b for b in super().hoist_list(bufs) if id(b) not in self.private or id(b) in self.returned]
 
     def private_allocs(self, body):
-        """Allocate, at the top of a parallel loop body, the locals declared inside it."""
+        """Allocate the locals declared inside a parallel loop body (at the entry of the function
+        that holds the body, so LLVM can keep scalars in registers)."""
+        out = []
         for s in N.walk_stmts(body):
-            b = s.buf if isinstance(s, N.Alloc) else None
-            if b is None or id(b) not in self.private or id(b) in self.hoisted:
-                continue
-            small = b.type.rank == 0 or b.type.size * R._elem_bytes(b.dtype) <= R.STACK_BYTES
-            kind = "memref.alloca" if small else "memref.alloc"
-            m = self.op(f"{kind}() {R._attr_dict([('name', b.name)])} : {b.type.mlir}", b.loc or self.loc)
-            self.mem[id(b)] = m
-            self.hoisted.add(id(b))
-            if not small:
-                self.scoped[-1].append((m, b.type.mlir))
+            bufs = [s.buf] if isinstance(s, N.Alloc) else (list(s.results) if isinstance(s, N.CallStmt) else [])
+            for b in bufs:
+                if id(b) not in self.private or id(b) in self.hoisted:
+                    continue
+                small = b.type.rank == 0 or b.type.size * R._elem_bytes(b.dtype) <= R.STACK_BYTES
+                kind = "memref.alloca" if small else "memref.alloc"
+                m = self.op(f"{kind}() {R._attr_dict([('name', b.name)])} : {b.type.mlir}", b.loc or self.loc)
+                self.mem[id(b)] = m
+                self.hoisted.add(id(b))
+                if not small:
+                    out.append((m, b.type.mlir))
+        return out
 
     # ------------------------------------------------------------------ loops
     def s_for(self, s: N.For):
@@ -120,7 +165,7 @@ class CpuFuncRenderer(R._FuncRenderer):
                         break
             self.mr.report.append(f"{self.f.name}: vector micro-kernel for loop nest "
                                   f"{'/'.join(f.name for f in c.nest.loops)}")
-            ContractionEmitter(self, c, self.config.arch, parallel=par).emit()
+            ContractionEmitter(self, c, self.config.arch, parallel=par, threads=self.config.threads).emit()
             return
         if self.config.contractions and not s.attrs.get("parallel"):
             red = recognise_reduction(s, self.config.fast_math, self.config.arch.vector_bytes // 4)
@@ -134,31 +179,64 @@ class CpuFuncRenderer(R._FuncRenderer):
         super().s_for(s)
 
     def _parallel_for(self, s: N.For) -> bool:
+        """`affine.parallel` over the loop, each iteration calling an outlined function that
+        holds the body (its locals are allocated at that function's entry)."""
         lb, ub = R.affine_form(s.lb, self._is_dim), R.affine_form(s.ub, self._is_dim)
         if lb is None or ub is None or not isinstance(s.step, int) or s.step <= 0:
             return False
         name = lambda v: self.env[v][0]  # noqa: E731
+        inner_private = {id(b) for b in _declared(s.body)}
+        caps, args, types = [], [], []  # captured: (kind, object), SSA in this function, MLIR type
+        for b in _buffers(s.body):
+            if id(b) in inner_private:
+                continue
+            ssa = self.mem.get(id(b))
+            if ssa is None:
+                return False
+            ty = b.dtype.mlir if b.kind == "scalar_arg" else b.type.mlir
+            caps.append(("buf", b))
+            args.append(ssa)
+            types.append(ty)
+        for v in _free_vars(s):
+            if v not in self.env:
+                return False
+            caps.append(("var", v))
+            args.append(self.env[v][0])
+            types.append("index")
+        fname = f"{self.f.name}__par{len(self.mr.outlined)}"
+        self.mr.outlined.append("")  # reserve the name
+        slot = len(self.mr.outlined) - 1
+        self.mr.outlined[slot] = self._outline(fname, s, caps, types)
         iv = f"%i{self.n + 1}"
         self.n += 1
         self.emit(f"affine.parallel ({iv}) = ({R._aff_str(lb, name)}) to ({R._aff_str(ub, name)}) step ({int(s.step)}) {{")
-        old = self.env.get(s.var)
-        self.env[s.var] = (iv, True)
         self.ind += 1
-        self.par_depth += 1
-        self.scoped.append([])
-        self.private_allocs(s.body)
-        self.block(s.body)
-        for m, ty in self.scoped.pop():
-            self.emit(f"memref.dealloc {m} : {ty}")
-        self.par_depth -= 1
+        self.emit(f"func.call @{fname}({', '.join([iv] + args)}) : ({', '.join(['index'] + types)}) -> ()")
         self.ind -= 1
-        if old is None:
-            del self.env[s.var]
-        else:
-            self.env[s.var] = old
         self.emit(f"}} {R._attr_dict([('loop_name', s.name)])}", self.loc)
         self.mr.report.append(f"{self.f.name}: loop {s.name!r} runs in parallel")
         return True
+
+    def _outline(self, fname, s, caps, types) -> str:
+        sub = CpuFuncRenderer(self.mr, self.f, contractions=self.contractions, private=self.private)
+        sub.par_depth = 1
+        sub.returned = set()
+        params = ["%iv: index"]
+        sub.env[s.var] = ("%iv", True)
+        for k, ((kind, obj), ty) in enumerate(zip(caps, types)):
+            params.append(f"%c{k}: {ty}")
+            if kind == "buf":
+                sub.mem[id(obj)] = f"%c{k}"
+                sub.hoisted.add(id(obj))
+            else:
+                sub.env[obj] = (f"%c{k}", True)
+        big = sub.private_allocs(s.body)
+        sub.block(s.body)
+        for m, ty in big:
+            sub.emit(f"memref.dealloc {m} : {ty}")
+        sub.emit("return")
+        head = f"  func.func private @{fname}({', '.join(params)}) {{"
+        return head + "\n" + "\n".join(sub.lines) + "\n  }\n"
 
     # ------------------------------------------------------------------ fast math
     def e_math(self, e: N.MathCall):
