@@ -13,6 +13,8 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import math
+import numbers
 import os
 import resource
 import shutil
@@ -25,8 +27,8 @@ import numpy as np
 
 from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
-from ...ir.fixed import from_raw, to_raw
-from ...ir.types import ArrayType, Fixed, Float, Int, UFixed, UInt, is_fixed
+from ...ir.fixed import from_raw, to_raw, wrap_int
+from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
 
@@ -202,23 +204,24 @@ def _to_storage(value, p: N.Buffer, k: int, fname: str) -> np.ndarray:
 
 
 def _scalar_storage(value, t, what) -> np.ndarray:
+    """A scalar argument as a one-element container array (the LLVM module's conversions: ints
+    wrap at their width, integral floats are accepted for ints, fixed point floors)."""
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value[()]
-    is_bool = isinstance(value, (bool, np.bool_))
-    is_intlike = isinstance(value, (int, np.integer)) or is_bool
-    if not (is_intlike or isinstance(value, (float, np.floating))):
+    if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, (complex, np.complexfloating)):
         raise AlloTypeError(f"{what}: expected a scalar of type {t!r}, got {type(value).__name__}")
     if is_fixed(t):
-        return to_raw(np.asarray([value], dtype=np.float64), t)
+        if not math.isfinite(float(value)):
+            raise AlloTypeError(f"{what}: expected a finite value for {t!r}, got {value!r}")
+        return to_raw(np.asarray([float(value)]), t)
     if isinstance(t, Float):
-        return np.asarray([value], dtype=t.np_dtype)
-    if not is_intlike:
-        raise AlloTypeError(f"{what}: expected an integer for {t!r}, got {value!r}")
-    v = int(value)
-    lo, hi = (-(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1) if isinstance(t, Int) else (0, (1 << t.bits) - 1)
-    if not lo <= v <= hi:
-        raise AlloTypeError(f"{what}: {v} is out of range for {t!r} [{lo}, {hi}]")
-    return np.asarray([v], dtype=_storage_dtype(t))
+        return np.asarray([float(value)], dtype=t.np_dtype)
+    if isinstance(t, UInt) and t.bits == 1:
+        return np.asarray([bool(value)], dtype=np.uint8)
+    if isinstance(value, (float, np.floating)) and not (math.isfinite(float(value)) and float(value).is_integer()):
+        raise AlloTypeError(f"{what}: expected an integer of type {t!r}, got {value!r}")
+    return wrap_int(np.asarray([int(value) % (1 << 64)], dtype=np.uint64), t.bits, isinstance(t, Int)).astype(
+        _storage_dtype(t))
 
 
 def written_params(mod: N.Module, fname: str, _memo=None) -> set:

@@ -1,0 +1,474 @@
+"""C++ expressions for the HLS emitter: precedence-aware text, literals, casts, helper functions.
+
+Every format function returns `Code(text, prec)`; parentheses appear only where C needs them or
+where GCC's -Wparentheses asks for them. Every result whose C type would differ from its allo
+type (integer promotion, half computed in float, odd widths, fixed point) is cast back, so the
+C++ computes exactly what the IR means, bit for bit like allo's LLVM backend.
+
+Example::
+
+    const_text(1.5, float32)          # Code('1.5f', ATOM)
+    cast("int8_t", Code("a + b", ADD))  # Code('(int8_t)(a + b)', UNARY)
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ...errors import BackendError
+from ...ir import nodes as N
+from ...ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_fixed
+from .types import cpp_type, is_ap, is_native
+
+# ----------------------------------------------------------------------------- precedence
+ATOM, UNARY, MUL, ADD, SHIFT, REL, EQ, BAND, BXOR, BOR, LAND, LOR, COND = 16, 15, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3
+
+
+class Code(NamedTuple):
+    text: str
+    prec: int
+
+
+def par(c: Code, need: int) -> str:
+    """`c` as an operand that must bind at least as tightly as `need`."""
+    return c.text if c.prec >= need else f"({c.text})"
+
+
+def cast(ctype: str, c: Code) -> Code:
+    return Code(f"({ctype}){par(c, UNARY)}", UNARY)
+
+
+# op -> (C operator, precedence, precedence needed left, needed right). Bitwise, shift and
+# logical operands get parentheses around any binary operator to keep -Wparentheses quiet.
+_INFIX = {
+    "add": ("+", ADD, ADD, MUL), "sub": ("-", ADD, ADD, MUL),
+    "mul": ("*", MUL, MUL, UNARY), "div": ("/", MUL, MUL, UNARY), "mod": ("%", MUL, MUL, UNARY),
+    "shl": ("<<", SHIFT, UNARY, UNARY), "shr": (">>", SHIFT, UNARY, UNARY),
+    "and": ("&", BAND, UNARY, UNARY), "or": ("|", BOR, UNARY, UNARY), "xor": ("^", BXOR, UNARY, UNARY),
+    "lt": ("<", REL, SHIFT, SHIFT), "le": ("<=", REL, SHIFT, SHIFT),
+    "gt": (">", REL, SHIFT, SHIFT), "ge": (">=", REL, SHIFT, SHIFT),
+    "eq": ("==", EQ, SHIFT, SHIFT), "ne": ("!=", EQ, SHIFT, SHIFT),
+    "land": ("&&", LAND, EQ, EQ), "lor": ("||", LOR, EQ, EQ),
+}
+_COMPARE = {"lt", "le", "gt", "ge", "eq", "ne", "land", "lor"}
+_FIXED_OK = {"add", "sub", "mul", "div", "min", "max", "and", "or", "xor"}
+
+# Math functions on float/double (std:: overloads keep float in float); half computes in float.
+_MATH = {
+    "exp": "std::exp({0})", "log": "std::log({0})", "log2": "std::log2({0})", "sqrt": "std::sqrt({0})",
+    "tanh": "std::tanh({0})", "sin": "std::sin({0})", "cos": "std::cos({0})", "erf": "std::erf({0})",
+    "abs": "std::abs({0})", "floor": "std::floor({0})", "ceil": "std::ceil({0})", "pow": "std::pow({0}, {1})",
+    "rsqrt": "{one} / std::sqrt({0})", "sigmoid": "{one} / ({one} + std::exp(-{0}))",
+}
+
+# Helpers written into kernel.cpp only when used.
+HELPERS = {
+    "allo_div": """\
+// Integer division that never traps: x / 0 gives 0 and MIN / -1 wraps (as allo's LLVM backend).
+static inline int64_t allo_div(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  return a / b;
+}""",
+    "allo_divu": """\
+static inline uint64_t allo_divu(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }""",
+    "allo_modu": """\
+static inline uint64_t allo_modu(uint64_t a, uint64_t b) { return b == 0 ? 0 : a % b; }""",
+    "allo_floordiv": """\
+// Floor division (numpy semantics for signed integers); x // 0 gives 0, MIN // -1 wraps.
+static inline int64_t allo_floordiv(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0 - (uint64_t)a);
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}""",
+    "allo_mod": """\
+// Modulo with the sign of the divisor (numpy semantics for signed integers); x % 0 gives 0.
+static inline int64_t allo_mod(int64_t a, int64_t b) {
+  if (b == 0 || b == -1) return 0;
+  int64_t r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}""",
+    "allo_shl": """\
+// Shifts by amounts outside [0, bits) give 0 (left, unsigned right) or the sign fill (signed right).
+static inline uint64_t allo_shl(uint64_t a, uint64_t n, int bits) { return n >= (uint64_t)bits ? 0 : a << n; }""",
+    "allo_shr": """\
+static inline int64_t allo_shr(int64_t a, uint64_t n, int bits) { return a >> (n >= (uint64_t)bits ? bits - 1 : (int)n); }""",
+    "allo_shru": """\
+static inline uint64_t allo_shru(uint64_t a, uint64_t n, int bits) { return n >= (uint64_t)bits ? 0 : a >> n; }""",
+    "allo_fmod": """\
+// Floating-point modulo with the sign of the divisor (numpy semantics).
+template <class T> static inline T allo_fmod(T a, T b) {
+  T r = std::fmod(a, b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}""",
+    "allo_ipow": """\
+// Integer power by squaring, wrapping at T's width; exponents <= 0 give 1.
+template <class T> static inline T allo_ipow(T base, T e) {
+  T r = 1;
+  for (; e > 0; e = (T)(e >> 1), base = (T)(base * base))
+    if (e & 1) r = (T)(r * base);
+  return r;
+}""",
+    "allo_fmin": """\
+// min of floats as arith.minimumf: NaN propagates, -0 < +0.
+template <class T> static inline T allo_fmin(T a, T b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}""",
+    "allo_fmax": """\
+// max of floats as arith.maximumf: NaN propagates, -0 < +0.
+template <class T> static inline T allo_fmax(T a, T b) {
+  if (a != a || b != b) return a + b;
+  if (a == b) return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}""",
+    "allo_abs": """\
+template <class T> static inline T allo_abs(T x) { return x < T(0) ? (T)(-x) : x; }""",
+}
+
+# ----------------------------------------------------------------------------- literals
+def float_literal(v: float, t: Float) -> str:
+    v = float(v)
+    if t.bits == 16:
+        v = float(np.float16(v))
+    if np.isnan(v):
+        text = "NAN"
+    elif np.isinf(v):
+        text = "INFINITY" if v > 0 else "-INFINITY"
+    elif t.bits == 64:
+        text = repr(v)
+    else:
+        text = str(np.float32(v)) + "f"
+    if t.bits == 64 and not np.isfinite(v):
+        text = f"(double){text}"
+    return text
+
+
+def int_literal(v: int, t) -> str:
+    """A C integer literal whose C type can hold `v` (suffixes only beyond int)."""
+    v = int(v)
+    if isinstance(t, UInt) and t.bits == 1:
+        return "true" if v else "false"
+    if -(2**31) < v < 2**31:
+        return str(v)
+    if v == -(2**31):
+        return "(-2147483647 - 1)"
+    if v == -(2**63):
+        return "(-9223372036854775807LL - 1)"
+    if isinstance(t, UInt) and v < 2**32:
+        return f"{v}u"
+    return f"{v}ULL" if v >= 2**63 else f"{v}LL"
+
+
+def const_text(value, t, typed: bool = False) -> Code:
+    """A literal of allo type `t`. `typed` forces the exact C++ type (e.g. in `c ? x : 1`)."""
+    if isinstance(t, Float):
+        text = float_literal(value, t)
+        if t.bits == 16:
+            return Code(f"(half){text}", UNARY)
+        return Code(text, UNARY if text.startswith(("-", "(")) else ATOM)
+    if is_fixed(t):  # an int is exact at any width; a float is floored by the conversion
+        if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            return Code(f"({cpp_type(t)}){int_literal(int(value), Int(64))}", UNARY)
+        return Code(f"({cpp_type(t)}){float(value)!r}", UNARY)
+    if isinstance(value, float) and not float(value).is_integer():
+        raise BackendError(f"integer constant of type {t!r} holds a non-integer {value!r}")
+    text = int_literal(value, t)
+    if is_ap(t) or (typed and not is_native(t) and not (isinstance(t, UInt) and t.bits == 1)):
+        return Code(f"({cpp_type(t)}){text}", UNARY)
+    return Code(text, UNARY if text.startswith(("-", "(")) else ATOM)
+
+
+# ----------------------------------------------------------------------------- expressions
+class ExprEmitter:
+    """Expression rendering, mixed into the function emitter. Needs `self.ctx.need(helper)`,
+    `self.bname(buf)`, `self.var_names` / `self.nonneg_vars` (by IterVar id) and `self.func`."""
+
+    def expr(self, e) -> Code:
+        fmt = _EXPRS.get(type(e))
+        if fmt is None:
+            raise BackendError(f"HLS backend: unsupported expression {type(e).__name__}")
+        return fmt(self, e)
+
+    def value_as(self, e, t) -> Code:
+        """`e` converted to allo type `t` by allo's cast rules (C's own conversions differ)."""
+        return self.expr(e) if e.type == t else self.expr(N.Cast(e, t))
+
+    def as_bool(self, e) -> Code:
+        return self.value_as(e, BOOL)
+
+    def operand(self, e, t) -> Code:
+        """`e` as an operand of an operation computed in type `t` (half computes in float)."""
+        c = self.value_as(e, t)
+        return cast("float", c) if _is_half(t) else c
+
+    def finish(self, c: Code, t, op: str = "") -> Code:
+        """Bring a C arithmetic result back to allo type `t` (integer promotion, half, ap types)."""
+        if is_native(t):
+            return c
+        if _is_bool(t):
+            if op in ("and", "or", "xor"):
+                return cast("bool", c)
+            return cast("bool", Code(f"{par(c, UNARY)} & 1", BAND))
+        return cast(cpp_type(t), c)
+
+    def e_const(self, e: N.Const) -> Code:
+        return const_text(e.value, e.type)
+
+    def e_var(self, e: N.IterVar) -> Code:
+        if id(e) not in self.var_names:
+            raise BackendError(f"loop variable {e.name!r} used outside its loop in {self.func.name!r}")
+        return Code(self.var_names[id(e)], ATOM)
+
+    def e_load(self, e: N.Load) -> Code:
+        name = self.bname(e.buf)
+        if len(e.indices) != len(e.buf.shape):
+            raise BackendError(f"load of {e.buf.name!r} with {len(e.indices)} indices, rank {len(e.buf.shape)}")
+        return Code(name + "".join(f"[{self.expr(i).text}]" for i in e.indices), ATOM)
+
+    def e_binop(self, e: N.BinOp) -> Code:
+        op = e.op
+        if op in ("land", "lor"):
+            sym, prec, nl, nr = _INFIX[op]
+            return Code(f"{par(self.as_bool(e.lhs), nl)} {sym} {par(self.as_bool(e.rhs), nr)}", prec)
+        if op in _INFIX and op in _COMPARE:  # operands compared in the left operand's type
+            t = e.lhs.type
+            sym, prec, nl, nr = _INFIX[op]
+            return Code(f"{par(self.operand(e.lhs, t), nl)} {sym} {par(self.operand(e.rhs, t), nr)}", prec)
+        t = e.type
+        if is_fixed(t) and op not in _FIXED_OK:
+            raise BackendError(f"operator {op!r} is not supported on fixed-point type {t!r}")
+        if isinstance(t, Float) and op in _NOT_FLOAT:
+            raise BackendError(f"operator {op!r} is not defined on {t!r}")
+        special = _BINOP_SPECIAL.get(op)
+        if special is not None:
+            return special(self, e, self.operand(e.lhs, t), self.operand(e.rhs, t), t)
+        if op not in _INFIX:
+            raise BackendError(f"HLS backend: unsupported binary operator {op!r}")
+        sym, prec, nl, nr = _INFIX[op]
+        a, b = self.operand(e.lhs, t), self.operand(e.rhs, t)
+        return self.finish(Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec), t, op)
+
+    def helper(self, name: str, args, t, returns: str) -> Code:
+        """A call of helper `name` (returning C type `returns`) brought back to allo type `t`."""
+        c = Code(f"{self.ctx.need(name)}({', '.join(a.text for a in args)})", ATOM)
+        return self.finish(c, t) if cpp_type(t) == returns or not is_native(t) else cast(cpp_type(t), c)
+
+    def b_div(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float) or is_fixed(t) or self._plain_divisor(e.rhs, t):
+            return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), t)
+        if _is_unsigned(t):
+            return self.helper("allo_divu", [a, b], t, "uint64_t")
+        return self.helper("allo_div", [a, b], t, "int64_t")
+
+    def b_floordiv(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float):
+            return self.finish(Code(f"std::floor({a.text} / {par(b, UNARY)})", ATOM), t)
+        if self._plain_divisor(e.rhs, t) and (_is_unsigned(t) or self.nonneg(e.lhs) and self.nonneg(e.rhs)):
+            return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), t)
+        if _is_unsigned(t):
+            return self.helper("allo_divu", [a, b], t, "uint64_t")
+        return self.helper("allo_floordiv", [a, b], t, "int64_t")
+
+    def b_mod(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float):
+            return self.finish(Code(f"{self.ctx.need('allo_fmod')}({a.text}, {b.text})", ATOM), t)
+        if self._plain_divisor(e.rhs, t) and (_is_unsigned(t) or self.nonneg(e.lhs) and self.nonneg(e.rhs)):
+            return self.finish(Code(f"{par(a, MUL)} % {par(b, UNARY)}", MUL), t)
+        if _is_unsigned(t):
+            return self.helper("allo_modu", [a, b], t, "uint64_t")
+        return self.helper("allo_mod", [a, b], t, "int64_t")
+
+    def b_shift(self, e, a: Code, b: Code, t) -> Code:
+        bits = t.bits
+        if isinstance(e.rhs, N.Const) and 0 <= int(e.rhs.value) < bits:
+            sym = "<<" if e.op == "shl" else ">>"
+            return self.finish(Code(f"{par(a, UNARY)} {sym} {par(b, UNARY)}", SHIFT), t, e.op)
+        if e.op == "shl":
+            return self.helper("allo_shl", [a, b, Code(str(bits), ATOM)], t, "uint64_t")
+        name, ret = ("allo_shru", "uint64_t") if _is_unsigned(t) else ("allo_shr", "int64_t")
+        return self.helper(name, [a, b, Code(str(bits), ATOM)], t, ret)
+
+    @staticmethod
+    def _plain_divisor(e, t) -> bool:
+        """A constant divisor that can neither be 0 nor overflow (MIN / -1): C's `/` is exact."""
+        return isinstance(e, N.Const) and int(e.value) != 0 and (int(e.value) != -1 or _is_unsigned(t))
+
+    def nonneg(self, e) -> bool:
+        """Provably >= 0 (loop counters from non-negative bounds, their sums and products)."""
+        if _is_unsigned(e.type):
+            return True
+        if isinstance(e, N.Const):
+            return e.value >= 0
+        if isinstance(e, N.IterVar):
+            return id(e) in self.nonneg_vars
+        if isinstance(e, N.BinOp) and e.op in ("add", "mul", "floordiv", "mod", "min", "max"):
+            return self.nonneg(e.lhs) and self.nonneg(e.rhs)
+        return False
+
+    def b_pow(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float):
+            return self.finish(Code(f"std::pow({a.text}, {b.text})", ATOM), t)
+        return Code(f"{self.ctx.need('allo_ipow')}<{cpp_type(t)}>({a.text}, {b.text})", ATOM)
+
+    def b_minmax(self, e, a: Code, b: Code, t) -> Code:
+        if isinstance(t, Float):  # NaN-propagating, -0 < +0 (arith.minimumf / maximumf)
+            fn = self.ctx.need("allo_fmin" if e.op == "min" else "allo_fmax")
+            return self.finish(Code(f"{fn}({a.text}, {b.text})", ATOM), t)
+        return Code(f"std::{e.op}<{cpp_type(t)}>({a.text}, {b.text})", ATOM)
+
+    def e_unary(self, e: N.UnaryOp) -> Code:
+        t = e.type
+        if e.op == "not":
+            return _lnot(self.as_bool(e.operand))
+        if e.op == "neg":
+            if _is_bool(t):
+                return self.value_as(e.operand, t)  # -x == x in one bit
+            return self.finish(Code(f"-{par(self.operand(e.operand, t), UNARY)}", UNARY), t)
+        if e.op == "invert":
+            if isinstance(t, Float):
+                raise BackendError(f"operator '~' is not defined on {t!r}")
+            if _is_bool(t):
+                return _lnot(self.value_as(e.operand, t))
+            return self.finish(Code(f"~{par(self.operand(e.operand, t), UNARY)}", UNARY), t)
+        raise BackendError(f"HLS backend: unsupported unary operator {e.op!r}")
+
+    def e_select(self, e: N.Select) -> Code:
+        cond = self.as_bool(e.cond)
+        a, b = self._typed(e.a, e.type), self._typed(e.b, e.type)
+        return Code(f"{par(cond, LOR)} ? {par(a, LOR)} : {par(b, COND)}", COND)
+
+    def _typed(self, e, t) -> Code:
+        if isinstance(e, N.Const):
+            return const_text(e.value, t, typed=True)
+        return self.value_as(e, t)
+
+    def e_math(self, e: N.MathCall) -> Code:
+        t, fn = e.type, e.fn
+        if fn not in _MATH:
+            raise BackendError(f"HLS backend: unsupported math function {fn!r}")
+        if fn == "abs" and not isinstance(t, Float):
+            x = self.value_as(e.args[0], t)
+            if _is_unsigned(t):
+                return x
+            return Code(f"{self.ctx.need('allo_abs')}({x.text})", ATOM)
+        if fn == "pow" and not isinstance(t, Float):
+            return self.b_pow(e, self.value_as(e.args[0], t), self.value_as(e.args[1], t), t)
+        if not isinstance(t, Float):  # computed in double, then converted (as on LLVM)
+            return self.expr(N.Cast(N.MathCall(fn, e.args, F64), t))
+        args = [self.operand(a, t) for a in e.args]
+        if fn == "sigmoid":  # its format negates the operand
+            args[0] = Code(par(args[0], UNARY), ATOM)
+        one = "1.0" if t.bits == 64 else "1.0f"
+        text = _MATH[fn].format(*[a.text for a in args], one=one)
+        return self.finish(Code(text, MUL if fn in ("rsqrt", "sigmoid") else ATOM), t)
+
+    def e_cast(self, e: N.Cast) -> Code:
+        src, dst = e.value.type, e.type
+        if src == dst:
+            return self.expr(e.value)
+        rule = _CASTS.get((_kind(src), _kind(dst)))
+        if rule is None:
+            raise BackendError(f"HLS backend: no cast from {src!r} to {dst!r}")
+        return rule(self.expr(e.value), src, dst)
+
+
+BOOL, F64 = UInt(1), Float(64)
+_NOT_FLOAT = {"and", "or", "xor", "shl", "shr"}
+
+
+def _lnot(c: Code) -> Code:
+    # `!a == b` trips -Wlogical-not-parentheses: rank `!x` below comparisons so they parenthesise it
+    return Code(f"!{par(c, UNARY)}", REL)
+
+
+def _is_bool(t) -> bool:
+    return isinstance(t, UInt) and t.bits == 1
+
+
+def _is_half(t) -> bool:
+    return isinstance(t, Float) and t.bits == 16
+
+
+def _is_unsigned(t) -> bool:
+    return isinstance(t, (UInt, UFixed))
+
+
+# ----------------------------------------------------------------------------- casts
+# Rules keyed by (source kind, target kind); each gets the rendered value and both types.
+def _kind(t) -> str:
+    if isinstance(t, Float):
+        return "half" if t.bits == 16 else "float"
+    if is_fixed(t):
+        return "fixed"
+    return "bool" if _is_bool(t) else "int"
+
+
+def _c_plain(c, src, dst):
+    return cast(cpp_type(dst), c)
+
+
+def _c_from_half(rule):
+    return lambda c, src, dst: rule(cast("float", c), Float(32), dst)
+
+
+def _c_to_bool(c, src, dst):
+    zero = f"({cpp_type(src)})0" if is_fixed(src) else "0"
+    return Code(f"{par(c, SHIFT)} != {zero}", EQ)
+
+
+def _c_fixed_to_int(c, src, dst):
+    # floor(value) exactly: drop the fraction into a W-F integer-bit fixed type (AP_TRN floors),
+    # where the Xilinx to_int64() would round toward zero.
+    i = max(src.bits - src.frac, 1)
+    kind, conv = ("ap_fixed", "to_int64") if isinstance(src, Fixed) else ("ap_ufixed", "to_uint64")
+    return cast(cpp_type(dst), Code(f"{kind}<{i}, {i}>({c.text}).{conv}()", ATOM))
+
+
+def _c_fixed_to_float(c, src, dst):
+    d = Code(f"{par(c, ATOM)}.to_double()", ATOM)
+    return d if dst.bits == 64 else cast(cpp_type(dst), d)
+
+
+def _c_float_to_int(c, src, dst):
+    # fptosi to 64 bits, then wrap to the target width (fptoui for uint64), as on LLVM
+    if isinstance(dst, UInt) and dst.bits == 64:
+        return cast("uint64_t", c)
+    wide = cast("int64_t", c)
+    return wide if isinstance(dst, (Int, Index)) and dst.bits == 64 else cast(cpp_type(dst), wide)
+
+
+def _c_int_to_half(c, src, dst):
+    return cast("half", cast("float", c))
+
+
+_CASTS = {
+    ("float", "float"): _c_plain, ("half", "float"): _c_plain, ("float", "half"): _c_plain,
+    ("int", "float"): _c_plain, ("bool", "float"): _c_plain,
+    ("int", "half"): _c_int_to_half, ("bool", "half"): _c_int_to_half,
+    ("float", "int"): _c_float_to_int, ("half", "int"): _c_from_half(_c_float_to_int),
+    ("int", "int"): _c_plain, ("bool", "int"): _c_plain,
+    ("int", "fixed"): _c_plain, ("bool", "fixed"): _c_plain, ("fixed", "fixed"): _c_plain,
+    ("float", "fixed"): _c_plain, ("half", "fixed"): _c_from_half(_c_plain),
+    ("fixed", "int"): _c_fixed_to_int,
+    ("fixed", "float"): _c_fixed_to_float, ("fixed", "half"): _c_fixed_to_float,
+    ("float", "bool"): _c_to_bool, ("half", "bool"): _c_to_bool, ("int", "bool"): _c_to_bool,
+    ("fixed", "bool"): _c_to_bool,
+}
+
+_BINOP_SPECIAL = {
+    "div": ExprEmitter.b_div, "floordiv": ExprEmitter.b_floordiv, "mod": ExprEmitter.b_mod,
+    "pow": ExprEmitter.b_pow, "shl": ExprEmitter.b_shift, "shr": ExprEmitter.b_shift,
+    "min": ExprEmitter.b_minmax, "max": ExprEmitter.b_minmax,
+}
+
+_EXPRS = {
+    N.Const: ExprEmitter.e_const, N.IterVar: ExprEmitter.e_var, N.Load: ExprEmitter.e_load,
+    N.BinOp: ExprEmitter.e_binop, N.UnaryOp: ExprEmitter.e_unary, N.Cast: ExprEmitter.e_cast,
+    N.MathCall: ExprEmitter.e_math, N.Select: ExprEmitter.e_select,
+}
+
+__all__ = ["Code", "ExprEmitter", "HELPERS", "const_text", "float_literal", "int_literal", "cast", "par"]
