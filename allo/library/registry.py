@@ -76,13 +76,12 @@ def _signature(kernel) -> tuple[str, str]:
 
 
 def _body_lines(fn) -> list:
-    """Source lines of `fn`'s body without its docstring."""
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
-    body = tree.body
+    """Source lines of `fn`'s body without its docstring and comments."""
+    src = textwrap.dedent(inspect.getsource(fn))
+    body = ast.parse(src).body[0].body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant):
         body = body[1:]
-    lines = textwrap.dedent("\n".join(ast.get_source_segment(textwrap.dedent(inspect.getsource(fn)), b)
-                                       for b in body)).splitlines()
+    lines = textwrap.dedent("\n".join(ast.get_source_segment(src, b, padded=True) for b in body)).splitlines()
     return [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
 
 
