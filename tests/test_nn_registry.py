@@ -124,3 +124,10 @@ def test_composed_mlp_hls_csim_matches_llvm(tmp_path):
     llvm_out = s.build()(*args)
     csim_out = s.build(target="vhls", mode="csim", project=str(tmp_path / "mlp"))(*args)
     np.testing.assert_allclose(csim_out, llvm_out, **TOL)
+
+
+def test_direct_call_of_an_instance_from_python():
+    rng = np.random.default_rng(4)
+    X, W, b = rand(rng, 2, 3), rand(rng, 4, 3), rand(rng, 4)
+    np.testing.assert_allclose(nn.linear[float32, 2, 4, 3](X, W, b), X @ W.T + b, **TOL)
+    np.testing.assert_allclose(allo.library.nn.softmax[float32, 2, 3](X).sum(axis=1), np.ones(2), **TOL)
