@@ -529,6 +529,12 @@ def _all_features_module():
             multi_out("f2", [Int(5), UInt(3)], 4, [("d", Int(5), lambda a, b: B("floordiv", a, a, Int(5))),
                                                    ("s", UInt(3), lambda a, b: B("shl", b, b, UInt(3))),
                                                    ("p", Int(5), lambda a, b: B("pow", a, a, Int(5)))])]
+    # locals only written (never read), and a scalar written in a loop
+    A = arg("A", int32[4])
+    T, s = local("T", int32[4]), local("s", ArrayType(int32, ()))
+    i = N.IterVar("i")
+    body = [N.Alloc(T), N.Alloc(s), loop(i, 4, [N.Store(T, [i], L(A, i)), N.Store(s, [], L(A, i))])]
+    mods.append(N.Module([N.Func("sinks", [A], [], body)], "sinks"))
     return mods
 
 

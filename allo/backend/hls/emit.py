@@ -322,6 +322,8 @@ class FuncEmitter(ExprEmitter):
             self.partition(buf)
         else:
             self.line(f"{ctype} {name} = 0;")
+        if id(buf) not in self.read:
+            self.line(f"(void){name};")  # written but never read: keep -Wunused-but-set-variable quiet
         self.declared.add(id(buf))
 
     def bname(self, buf: N.Buffer) -> str:
