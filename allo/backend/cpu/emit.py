@@ -207,17 +207,16 @@ class ContractionEmitter:
                     o = self.index_const(off)
                     r.emit(f"vector.store {vec}, {m}[{p}, {kk}, {o}] : {ty}, {self.vt(et)}")
                 self.close_for()
-            else:
-                jj, _ = self.open_for(0, width, name="pjj")
-                self.bind(c.v, self.apply("d0 + d1", [v0, jj]))
+            else:  # transposing copy: per k, the panel's lanes come from `width` rows read in turn
                 pk, _ = self.open_for((kc, 0), (kc, t.KC, K), name="pk")
                 self.bind(kf.var, pk)
                 kk = self.apply("d0 - d1", [pk, kc])
-                idx, affine = r.indices(ld.indices)
-                kind = "affine.load" if affine else "memref.load"
-                x = r.op(f"{kind} {r.memref(ld.buf)}[{idx}] : {ld.buf.type.mlir}")
-                r.emit(f"memref.store {x}, {m}[{p}, {kk}, {jj}] : {ty}")
-                self.close_for()
+                for jj in range(width):
+                    self.bind(c.v, self.apply(f"d0 + {jj}", [v0]) if jj else v0)
+                    idx, affine = r.indices(ld.indices)
+                    kind = "affine.load" if affine else "memref.load"
+                    x = r.op(f"{kind} {r.memref(ld.buf)}[{idx}] : {ld.buf.type.mlir}")
+                    r.emit(f"memref.store {x}, {m}[{p}, {kk}, {self.index_const(jj)}] : {ty}")
                 self.close_for()
         if panels is None:
             self.close_for()
