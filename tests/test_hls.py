@@ -656,3 +656,28 @@ def test_real_xilinx_headers_give_bit_identical_results(xilinx_ap_types, tmp_pat
             raw = np.fromfile(os.path.join(data, f"out{k}.bin"), dtype=dt)
             theirs = from_raw(raw, rt) if isinstance(rt, (Fixed, UFixed)) else raw
             np.testing.assert_array_equal(theirs, got, err_msg=outs[k][0])
+
+
+def test_fixed_half_and_bool_globals_and_scalar_results():
+    G = N.Buffer("G", FX[4], "global", data=np.array([1.3, -0.7, 100.25, -128.0]), global_name="G")
+    H = N.Buffer("H", float16[4], "global", data=np.array([0.1, 2.5, -3.0, 65504.0], np.float16), global_name="H")
+    M = N.Buffer("M", bool_t[4], "global", data=np.array([True, False, True, True]), global_name="M")
+    X = arg("X", FX[4])
+    Y = local("Y", FX[4])
+    acc = local("acc", ArrayType(float16, ()))
+    i = N.IterVar("i")
+    body = [N.Alloc(Y), N.Alloc(acc, C(0.0, float16)),
+            loop(i, 4, [N.Store(Y, [i], N.Select(L(M, i), B("mul", L(X, i), L(G, i), FX), L(X, i), FX)),
+                        N.Store(acc, [], B("add", L(acc), L(H, i), float16))]),
+            N.Return([Y, L(acc)])]
+    mod = build_hls(N.Module([N.Func("glob", [X], [FX[4], float16], body)], "glob"), mode="csim")
+    assert "static const ap_fixed<16, 8> G[4] = {1.3, -0.7, 100.25, -128.0};" in mod.hls_code
+    x = np.array([2.0, 3.5, -1.25, 0.5])
+    y, s = mod(x)
+    rg, rx = fx_raw(G.data, FX), fx_raw(x, FX)
+    want = [int(wrap_int((a * g) >> 8, 16, True)) if m else a for a, g, m in zip(rx, rg, M.data)]
+    np.testing.assert_array_equal(y, from_raw(np.array(want), FX))
+    h = np.float16(0)
+    for v in H.data:
+        h = np.float16(h + v)
+    assert isinstance(s, np.float16) and s == h
