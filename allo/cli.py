@@ -99,7 +99,7 @@ def cmd_compile(args) -> int:
     model = load_model(args.model)
     inputs = example_inputs(shapes)
     imported = import_model(model, inputs, weights_as_args=args.weights_as_args)
-    s = imported.schedule()
+    s = imported.schedule(pipeline_helpers=args.target != "llvm")
     out_dir = Path(args.output or Path("allo_out") / args.model.rpartition(":")[2])
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = imported.summary()

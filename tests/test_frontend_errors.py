@@ -56,14 +56,21 @@ def test_batch_norm_without_running_stats_is_rejected():
         _import(nn.BatchNorm1d(4, track_running_stats=False), torch.rand(3, 4))
 
 
-class AdvancedIndex(nn.Module):
+class TwoIndexTensors(nn.Module):
     def forward(self, x):
-        return x[:, torch.tensor([0, 2])]
+        return x[torch.tensor([0, 1]), torch.tensor([1, 2])]
 
 
-def test_advanced_indexing_is_reported():
-    with pytest.raises(FrontendError, match="aten.index"):
-        _import(AdvancedIndex(), torch.rand(4, 4))
+class BoolMask(nn.Module):
+    def forward(self, x):
+        return x[x > 0.5]
+
+
+def test_unsupported_indexing_is_reported():
+    with pytest.raises(FrontendError, match=r"aten.index at graph node 'index'.*more than one index tensor"):
+        _import(TwoIndexTensors(), torch.rand(4, 4))
+    with pytest.raises(FrontendError, match="dynamic shapes|data-dependent"):
+        _import(BoolMask(), torch.rand(4, 4))
 
 
 def test_bad_arguments():

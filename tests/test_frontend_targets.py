@@ -150,3 +150,21 @@ def test_console_module_entry_point():
     assert proc.returncode == 0, proc.stderr
     ops = proc.stdout.split()
     assert "aten.linear" in ops and "aten.scaled_dot_product_attention" in ops
+
+
+def test_vhls_csim_of_an_attention_block(tmp_path):
+    import shutil
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    from allo.frontend import import_model
+
+    from .test_frontend_models import GPTCausalSDPA
+
+    torch.manual_seed(0)
+    model, x = GPTCausalSDPA().eval(), torch.rand(2, 8, 32)
+    imported = import_model(model, [x])
+    hls = imported.build("vhls")
+    assert hls.hls_code.count("#pragma HLS pipeline") > 5  # library and generated loops are pipelined
+    csim = imported.build("vhls", mode="csim", project=str(tmp_path / "proj"))
+    np.testing.assert_allclose(csim(x.numpy()), model(x).detach().numpy(), atol=1e-4)

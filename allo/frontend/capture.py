@@ -193,9 +193,9 @@ def _tnode(n, key, module=None, target=None, args=None, kwargs=None) -> TNode:
     if hasattr(val, "shape"):
         try:
             shape = tuple(int(d) for d in val.shape)
-        except (TypeError, ValueError):
-            raise FrontendError(f"graph node {n.name!r} has a dynamic shape {list(val.shape)}; allo needs static "
-                                "shapes (export without dynamic_shapes)") from None
+        except Exception:  # noqa: BLE001 - unbacked/symbolic sizes raise torch-specific errors
+            raise FrontendError(f"graph node {n.name!r} has a data-dependent or dynamic shape {list(val.shape)} "
+                                "(e.g. boolean-mask indexing); allo needs static shapes") from None
         dtype = val.dtype
     if module is None:
         stack = n.meta.get("nn_module_stack") or {}

@@ -131,6 +131,7 @@ class Program:
         self.outputs = []  # Bufs returned by forward
         self.uses = {}  # id(Buf) -> number of references in emitted code
         self.bufs = {}  # name -> Buf
+        self.inner_loops = {}  # helper name -> names of its innermost loops
         self.producers = {}  # id(Buf) -> HelperCall that computes it
         self.layers = []
         self.current = None  # the Layer being emitted
@@ -212,7 +213,8 @@ class Program:
 
     def define_helper(self, op: str, params, body_lines, out_shape, dtype) -> str:
         """Define (or reuse an identical) helper kernel `def <op>_kN(<params>) -> dtype[out_shape]`
-        whose body fills `Y`; returns its name. `params` is [(param name, Buf)]."""
+        whose body fills `Y`; returns its name. `params` is [(param name, Buf)]. The innermost loop
+        of each loop nest is recorded in `inner_loops` (the frontend pipelines them)."""
         sig = ", ".join(f"{p}: {type_str(b.dtype, b.shape)}" for p, b in params)
         ret = type_str(dtype, out_shape)
         body = [f"    Y: {ret}"] + ["    " + ln for ln in body_lines] + ["    return Y"]
@@ -221,6 +223,7 @@ class Program:
             name = self.fresh(f"{op}_k{len(self.helpers)}")
             self.helpers[key] = (name, f"def {name}{key}\n")
             self.helper_order.append(key)
+            self.inner_loops[name] = innermost_loops(body_lines)
         return self.helpers[key][0]
 
     def helper_call(self, op: str, params, body_lines, out_shape, dtype, hint, regen=None) -> Buf:
@@ -323,6 +326,20 @@ def loop_text(extents, names, body, kind="grid", indent=""):
         return [indent + ln for ln in body]
     head = f"{indent}for {', '.join(names)} in allo.{kind}({', '.join(str(e) for e in extents)}):"
     return [head] + [indent + "    " + ln for ln in body]
+
+
+def innermost_loops(lines):
+    """Loop variables of the innermost `for` of every loop nest in helper body `lines`."""
+    out, last = [], None
+    for ln in lines:
+        text = ln.strip()
+        if text.startswith("for "):
+            last = (len(ln) - len(ln.lstrip()), text[4:text.index(" in ")].split(",")[-1].strip())
+        elif last is not None and not text.startswith("for "):
+            if not out or out[-1] != last[1]:
+                out.append(last[1])
+            last = None
+    return out
 
 
 def split_loops(extents, names, outer_size):

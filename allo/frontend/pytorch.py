@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import AlloError, FrontendError
 from .capture import Const, capture
-from .codegen import Layer, NnCall, Program, torch_dtype_to_allo
+from .codegen import HelperCall, Layer, NnCall, Program, torch_dtype_to_allo
 from .layout import View
 from .lower import Lowering
 from .ops import OPS, bind, supported_ops
@@ -50,7 +50,7 @@ def from_pytorch(model, example_inputs, verbose=False, target="llvm", weights_as
         print(imported.graph)
         print()
         print(imported.source)
-    s = imported.schedule()
+    s = imported.schedule(pipeline_helpers=target != "llvm")
     if verbose:
         print(s.module)
     return imported.build(target)
@@ -67,6 +67,7 @@ class ImportedModel:
         self.out_info = out_info  # [(kind, value)] per flat model output: ("array", (idx, sizes)) or ("value", v)
         self.forward = program.load(source, filename)
         self._schedule = None
+        self._helpers_pipelined = False
 
     @property
     def graph(self):
@@ -76,10 +77,17 @@ class ImportedModel:
     def layers(self):
         return self.program.layers
 
-    def schedule(self):
-        """`allo.customize(forward)` with every library instance's schedule composed (cached)."""
-        if self._schedule is not None:
-            return self._schedule
+    def schedule(self, pipeline_helpers=True):
+        """`allo.customize(forward)` with every library instance's schedule composed (cached).
+        `pipeline_helpers` also pipelines the innermost loops of the generated helper kernels
+        (HLS pragmas; the LLVM build ignores them, so from_pytorch skips it for target="llvm")."""
+        if self._schedule is None:
+            self._schedule = self._compose()
+        if pipeline_helpers and not self._helpers_pipelined:
+            self._pipeline_helpers(self._schedule)
+        return self._schedule
+
+    def _compose(self):
         import allo
         from allo.library import nn
 
@@ -88,31 +96,51 @@ class ImportedModel:
         except AlloError as e:
             raise FrontendError(f"the generated program does not compile (a frontend bug; source in "
                                 f"{self.filename}):\n{e}") from None
-        calls = {id(c): c for c in self.program.stmts if isinstance(c, NnCall)}
         for layer in self.program.layers:
             applied = []
             for c in layer.calls:
-                if not isinstance(c, NnCall) or id(c) not in calls:
+                if not isinstance(c, NnCall):
                     continue
                 kernel = getattr(nn, c.kernel)
                 if getattr(kernel, "schedule_fn", None) is None or not hasattr(s, "compose"):
                     continue
                 s.compose(kernel, id=c.inst_id, instantiate=list(c.targs))
-                applied.append(f"{c.kernel}{'_' + c.inst_id if c.inst_id else ''}")
-            layer.schedule = ", ".join(f"{n} (library)" for n in applied) or layer.schedule
-        self._schedule = s
+                applied.append(f"{c.kernel}{'_' + c.inst_id if c.inst_id else ''} (library)")
+            layer.schedule = ", ".join(applied)
         return s
 
-    def build(self, target="llvm"):
-        s = self.schedule()
+    def _pipeline_helpers(self, s):
+        done = set()
+        for layer in self.program.layers:
+            helpers = []
+            for c in layer.calls:
+                if isinstance(c, HelperCall) and c.helper not in helpers:
+                    helpers.append(c.helper)
+                    if c.helper not in done:
+                        for loop in self.program.inner_loops.get(c.helper, []):
+                            s.pipeline(f"{c.helper}:{loop}")
+                        done.add(c.helper)
+            extra = [f"{h} (pipelined)" for h in helpers]
+            layer.schedule = ", ".join([p for p in [layer.schedule] if p] + extra)
+        self._helpers_pipelined = True
+
+    def build(self, target="llvm", mode=None, project=None):
+        """Build for "llvm" (a TorchModule), "vhls"/"vitis_hls" (the HLS module; with mode="csim" and
+        project=dir a TorchModule running the C++ simulation) or "mlir" (the Schedule)."""
+        s = self.schedule(pipeline_helpers=target != "llvm")
         if target == "mlir":
             return s
         if target in ("vhls", "vitis_hls"):
-            return s.build(target=target)
+            if mode is None:
+                return s.build(target=target)
+            return self._wrap(s.build(target=target, mode=mode, project=project))
         if target != "llvm":
             raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
+        return self._wrap(s.build(target="llvm"))
+
+    def _wrap(self, built):
         weights = [arr for _, arr in self.program.weights.values()] if self.program.weights_as_args else []
-        return TorchModule(s.build(target="llvm"), self.program.inputs, self.input_sizes(), weights, self.out_info,
+        return TorchModule(built, self.program.inputs, self.input_sizes(), weights, self.out_info,
                            self.captured.out_spec, self)
 
     def input_sizes(self):
@@ -210,8 +238,6 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
         except Exception as e:  # a handler bug must still name the node
             raise FrontendError(f"internal error importing {tn.key} at {tn.where()}: {type(e).__name__}: {e}") from e
         prog.current = None
-        if layer.calls and not any(isinstance(c, NnCall) for c in layer.calls):
-            layer.schedule = "generated loops"
         prog.layers.append(layer)
         env[tn.fx] = value
     out_info = []
