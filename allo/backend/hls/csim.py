@@ -255,8 +255,6 @@ _HOST_PRELUDE = """\
 // writes dir/out<k>.bin (result k) and dir/arg<k>.bin (argument k when the kernel writes it).
 #include <cstdio>
 #include <cstdlib>
-#include <string>
-#include <vector>
 
 #include "kernel.h"
 
@@ -268,33 +266,45 @@ template <class S, class T> static S allo_store(const T &x) {{ return (S)x; }}
 template <class S, int W, int I> static S allo_store(const ap_fixed<W, I> &x) {{ return (S)allo_get_raw(x); }}
 template <class S, int W, int I> static S allo_store(const ap_ufixed<W, I> &x) {{ return (S)allo_get_raw(x); }}
 
-template <class S, class T> static void allo_read(const std::string &dir, const char *file, T *dst, size_t n) {{
-  std::vector<S> buf(n);
-  std::string path = dir + "/" + file;
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {{
-    std::fprintf(stderr, "allo csim: cannot open %s, using zeros\\n", path.c_str());
-  }} else {{
-    size_t got = std::fread(buf.data(), sizeof(S), n, f);
+static const char *allo_dir = "data";
+
+static FILE *allo_open(const char *file, const char *mode) {{
+  static char path[4096];
+  std::snprintf(path, sizeof(path), "%s/%s", allo_dir, file);
+  FILE *f = std::fopen(path, mode);
+  if (!f && mode[0] == 'w') {{
+    std::fprintf(stderr, "allo csim: cannot write %s\\n", path);
+    std::exit(4);
+  }}
+  if (!f) std::fprintf(stderr, "allo csim: cannot open %s, using zeros\\n", path);
+  return f;
+}}
+
+template <class S, class T> static void allo_read(const char *file, T *dst, size_t n) {{
+  S *buf = (S *)std::calloc(n, sizeof(S));
+  FILE *f = allo_open(file, "rb");
+  if (f) {{
+    size_t got = std::fread(buf, sizeof(S), n, f);
     std::fclose(f);
     if (got != n) {{
-      std::fprintf(stderr, "allo csim: %s holds %zu values, expected %zu\\n", path.c_str(), got, n);
+      std::fprintf(stderr, "allo csim: %s holds %zu values, expected %zu\\n", file, got, n);
       std::exit(3);
     }}
   }}
   for (size_t i = 0; i < n; i++) allo_load(dst[i], buf[i]);
+  std::free(buf);
 }}
 
-template <class S, class T> static void allo_write(const std::string &dir, const char *file, const T *src, size_t n) {{
-  std::vector<S> buf(n);
+template <class S, class T> static void allo_write(const char *file, const T *src, size_t n) {{
+  S *buf = (S *)std::calloc(n, sizeof(S));
   for (size_t i = 0; i < n; i++) buf[i] = allo_store<S>(src[i]);
-  std::string path = dir + "/" + file;
-  FILE *f = std::fopen(path.c_str(), "wb");
-  if (!f || std::fwrite(buf.data(), sizeof(S), n, f) != n) {{
-    std::fprintf(stderr, "allo csim: cannot write %s\\n", path.c_str());
+  FILE *f = allo_open(file, "wb");
+  if (std::fwrite(buf, sizeof(S), n, f) != n) {{
+    std::fprintf(stderr, "allo csim: short write to %s\\n", file);
     std::exit(4);
   }}
   std::fclose(f);
+  std::free(buf);
 }}
 """
 
@@ -310,19 +320,19 @@ def _host_text(hls: HLSModule) -> str:
         ptr, n = f"&{name}" + "[0]" * len(shape), int(np.prod(shape, dtype=np.int64))
         io = f"<{storage_cpp_type(t)}>"
         if p.role in ("arg", "scalar_arg"):
-            reads.append(f"  allo_read{io}(dir, \"in{p.index}.bin\", {ptr}, {n});")
+            reads.append(f"  allo_read{io}(\"in{p.index}.bin\", {ptr}, {n});")
             if p.index in hls._written:
-                writes.append(f"  allo_write{io}(dir, \"arg{p.index}.bin\", {ptr}, {n});")
+                writes.append(f"  allo_write{io}(\"arg{p.index}.bin\", {ptr}, {n});")
         else:
-            writes.append(f"  allo_write{io}(dir, \"out{p.index}.bin\", {ptr}, {n});")
+            writes.append(f"  allo_write{io}(\"out{p.index}.bin\", {ptr}, {n});")
         call_args.append(name)
     call = f"{top}({', '.join(call_args)});"
     if sig.return_type is not None:
         t = sig.return_type
         decls.append(f"static {cpp_type(t)} h_return;")
         call = "h_return = " + call
-        writes.insert(0, f"  allo_write<{storage_cpp_type(t)}>(dir, \"out0.bin\", &h_return, 1);")
-    main = ["int main(int argc, char **argv) {", "  std::string dir = argc > 1 ? argv[1] : \"data\";",
+        writes.insert(0, f"  allo_write<{storage_cpp_type(t)}>(\"out0.bin\", &h_return, 1);")
+    main = ["int main(int argc, char **argv) {", "  if (argc > 1) allo_dir = argv[1];",
             *reads, f"  {call}", *writes, "  return 0;", "}"]
     return _HOST_PRELUDE.format(top=top) + "\n" + "\n".join(decls) + "\n\n" + "\n".join(main) + "\n"
 

@@ -13,7 +13,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <ostream>
 #include <type_traits>
 
 #if !defined(ALLO_OWN_AP) && defined(__has_include)
@@ -199,8 +198,11 @@ ALLO_FIXED_CMP(>)
 ALLO_FIXED_CMP(>=)
 #undef ALLO_FIXED_CMP
 
-template <int W, int I, bool S> inline std::ostream &operator<<(std::ostream &os, const allo_fixed<W, I, S> &x) {
-  return os << x.to_double();
+// Printing (`std::cout << x`) without pulling <ostream> into every kernel: any stream class works.
+template <class OS, int W, int I, bool S, typename std::enable_if<std::is_class<OS>::value, int>::type = 0>
+inline OS &operator<<(OS &os, const allo_fixed<W, I, S> &x) {
+  os << x.to_double();
+  return os;
 }
 
 template <int W, int I> inline void allo_set_raw(ap_fixed<W, I> &x, long long r) { x.v = x.wrap((uint64_t)r); }
