@@ -280,3 +280,23 @@ def test_compose_rejects_non_schedules():
     with unchanged(s):
         with pytest.raises(allo.AlloError, match="compose"):
             s.compose(42, id="1")
+
+
+def test_compose_plain_callee_schedule_and_handles():
+    """A plain (non-template) callee's schedule, recorded with handles, replays by name."""
+    from tests.test_schedule_api import caller, ref_caller, scale
+
+    A = ints(8, 8)
+    sub = allo.customize(scale)
+    sub.split(sub.get_loops()["S_i_j_0"]["j"], 3)
+    sub.pipeline(sub.get_loops()["S_i_j_0"]["j.inner"])
+    sub.partition(sub.A, allo.Partition.Block, dim=2, factor=2)
+    s = allo.customize(caller)
+    s.compose(sub)
+    text = str(s.module)
+    assert named_tree(text, "scale") == [("i", [("j.outer", [("j.inner", [])])])]
+    assert "pipeline_ii = 1 : ui32" in find(text, "scale", "j.inner").attrs
+    assert named_tree(text, "caller") == [("i", [("j", [])])]
+    assert "#pragma HLS array_partition variable=A block factor=2 dim=2" in \
+        s.build(target="vhls").hls_code.split("void caller(")[0]
+    np.testing.assert_array_equal(run(s, A), ref_caller(A))
