@@ -300,3 +300,61 @@ def test_hls_attributes_do_not_block_optimisation():
     s.pipeline("k")
     s.partition(s.A, allo.Partition.Cyclic, dim=2, factor=4)
     _exact(s, [_rand((M, K), np.float32), _rand((K, N), np.float32)], expect="micro-kernel")
+
+
+def test_hls_buffer_at_folded_back():
+    M, N, K = 24, 40, 19
+
+    def linear(X: float32[M, K], W: float32[N, K]) -> float32[M, N]:
+        Z: float32[M, N] = 0.0
+        for i, j in allo.grid(M, N):
+            for k in allo.reduction(K):
+                Z[i, j] += X[i, k] * W[j, k]
+        return Z
+
+    s = allo.customize(linear)
+    s.reorder("k", "j")
+    s.buffer_at(s.Z, "i")
+    s.pipeline("j")
+    mod = _exact(s, [_rand((M, K), np.float32), _rand((N, K), np.float32)], expect="micro-kernel")
+    assert any("folded back" in line for line in mod.cpu_report), mod.cpu_report
+
+
+def test_integer_sum_and_float_max_reductions_vectorised():
+    M, N = 5, 77  # 77: a masked tail after full vectors
+
+    def stats(A: int32[M, N], B: float32[M, N]) -> int32[M]:
+        out: int32[M]
+        for i in range(M):
+            acc: int32 = 0
+            for j in range(N):
+                acc += A[i, j] * 3
+            mx: float32 = B[i, 0]
+            for j2 in range(N):
+                mx = max(mx, B[i, j2])
+            out[i] = acc + int32(mx)
+        return out
+
+    B = _rand((M, N), np.float32)
+    B[2, 40] = np.nan  # NaN propagates through max in any order
+    mod = _exact(allo.customize(stats), [_rand((M, N), np.int32), B], expect="reduction")
+    assert sum("reduction" in line for line in mod.cpu_report) == 2, mod.cpu_report
+
+
+def test_fast_math_functions_accuracy():
+    N = 2048
+
+    def funcs(X: float32[N]) -> float32[4, N]:
+        Z: float32[4, N]
+        for i in range(N):
+            Z[0, i] = allo.exp(X[i])
+            Z[1, i] = allo.erf(X[i])
+            Z[2, i] = allo.tanh(X[i])
+            Z[3, i] = 1.0 / (1.0 + allo.exp(-X[i]))
+        return Z
+
+    x = (rng.standard_normal(N) * 8).astype(np.float32)
+    x[:4] = [np.inf, -np.inf, 0.0, -100.0]
+    ref, got, _ = _both(allo.customize(funcs), [x], fast_math=True)
+    np.testing.assert_allclose(got[0], ref[0], rtol=3e-7, atol=1e-37)
+    np.testing.assert_allclose(got[1:], ref[1:], rtol=1e-5, atol=5e-7)

@@ -4,6 +4,9 @@ Each rewrite checks a sufficient legality condition and otherwise leaves the cod
 1. `split_accumulators`: `for p..: acc = init; for r..: acc = acc op rhs; Z[p] = acc` becomes
    `for p..: Z[p] = init` + `for p.., r..: Z[p] = Z[p] op rhs` (same values stored in the same
    order; needs Z[p] injective over p, acc private to the nest, Z and acc not read by rhs/init).
+1b. `unbuffer`: undoes an HLS `buffer_at` (copy a slice of Z into a local buffer, compute on
+   it, copy it back) when the buffer is private to the loop: the computation then updates Z
+   directly, as the unscheduled kernel did, and can become a contraction again.
 2. `distribute`: `for i: {S1; S2}` becomes `for i: S1` + `for i: S2` when every buffer the parts
    share (one writing) is only touched at slice `i` (an index that is exactly `i`), and a part
    then forms a contraction.
@@ -87,6 +90,11 @@ def _rewrite_body(f, body, counts, report):
         if isinstance(s, N.For):
             if recognise(perfect_nest(s)) is not None:  # already a contraction: keep its context
                 out.append(s)
+                continue
+            flat = unbuffer(s, counts)
+            if flat is not None:
+                report.append(f"{f.name}: local buffer {flat[1]!r} of loop {s.name!r} folded back into {flat[2]!r}")
+                out += _rewrite_body(f, [flat[0]], counts, report)
                 continue
             split = split_accumulator(s, counts)  # outermost first: the largest nest
             if split is not None:
@@ -173,6 +181,136 @@ def split_accumulator(s: N.For, counts):
     red_copy = _fresh_loops(rnest.loops, stores)
     upd_nest = _fresh_loops(nest.loops, [red_copy])
     return init_nest, upd_nest, acc.name
+
+
+# ----------------------------------------------------------------------------- 1b. buffer_at
+def _map_expr(e, fn):
+    """Rebuild expression `e` bottom-up, applying `fn` to every node."""
+    if isinstance(e, N.Load):
+        e = dataclasses.replace(e, indices=[_map_expr(i, fn) for i in e.indices])
+    elif isinstance(e, N.BinOp):
+        e = dataclasses.replace(e, lhs=_map_expr(e.lhs, fn), rhs=_map_expr(e.rhs, fn))
+    elif isinstance(e, N.UnaryOp):
+        e = dataclasses.replace(e, operand=_map_expr(e.operand, fn))
+    elif isinstance(e, N.Cast):
+        e = dataclasses.replace(e, value=_map_expr(e.value, fn))
+    elif isinstance(e, N.MathCall):
+        e = dataclasses.replace(e, args=[_map_expr(a, fn) for a in e.args])
+    elif isinstance(e, N.Select):
+        e = dataclasses.replace(e, cond=_map_expr(e.cond, fn), a=_map_expr(e.a, fn), b=_map_expr(e.b, fn))
+    return fn(e)
+
+
+def _map_stmt(s, fn_expr, fn_store):
+    """Copy of statement `s` with expressions mapped by fn_expr and Stores by fn_store."""
+    mx = lambda e: _map_expr(e, fn_expr) if isinstance(e, N.Expr) else e  # noqa: E731
+    if isinstance(s, N.For):
+        return dataclasses.replace(s, lb=mx(s.lb), ub=mx(s.ub), body=[_map_stmt(x, fn_expr, fn_store) for x in s.body])
+    if isinstance(s, N.If):
+        return dataclasses.replace(s, cond=mx(s.cond), then=[_map_stmt(x, fn_expr, fn_store) for x in s.then],
+                                   orelse=[_map_stmt(x, fn_expr, fn_store) for x in s.orelse])
+    if isinstance(s, N.While):
+        return dataclasses.replace(s, cond=mx(s.cond), body=[_map_stmt(x, fn_expr, fn_store) for x in s.body])
+    if isinstance(s, N.Store):
+        return fn_store(dataclasses.replace(s, indices=[mx(i) for i in s.indices], value=mx(s.value)))
+    if isinstance(s, N.Alloc):
+        return dataclasses.replace(s, init=mx(s.init))
+    return s
+
+
+def _copy_nest(s, buf):
+    """(loops, store) when `s` is a perfect nest storing every element of `buf` once, indexed by
+    its loop variables in order (`buf[j0, j1] = value`), else None."""
+    if not isinstance(s, N.For):
+        return None
+    nest = perfect_nest(s)
+    if len(nest.body) != 1 or not isinstance(nest.body[0], N.Store) or not nest.constant():
+        return None
+    st = nest.body[0]
+    if tuple(nest.extents()) != tuple(buf.shape) or len(st.indices) != len(nest.loops):
+        return None
+    if not all(isinstance(i, N.IterVar) and i is f.var for i, f in zip(st.indices, nest.loops)):
+        return None
+    return nest.loops, st
+
+
+def unbuffer(s: N.For, counts):
+    """(new loop, buffer name, target name) or None; see the module docstring (1b)."""
+    body = s.body
+    if len(body) < 3 or has_control(body):
+        return None
+    first, last = body[0], body[-1]
+    out_nest = perfect_nest(last) if isinstance(last, N.For) else None
+    if out_nest is None or len(out_nest.body) != 1 or not isinstance(out_nest.body[0], N.Store):
+        return None
+    back = out_nest.body[0]
+    if not isinstance(back.value, N.Load) or back.value.buf is back.buf:
+        return None
+    buf, Z = back.value.buf, back.buf
+    if buf.kind != "local" or buf.type.rank == 0 or Z.kind == "scalar_arg" or Z.dtype != buf.dtype:
+        return None
+    # copy-out: Z[g(jb)] = buf[jb] over all of buf
+    lo = out_nest.loops
+    if tuple(out_nest.extents()) != tuple(buf.shape) or len(back.value.indices) != len(lo):
+        return None
+    if not all(isinstance(i, N.IterVar) and i is f.var for i, f in zip(back.value.indices, lo)):
+        return None
+    zf = access_forms(back.indices)
+    if zf is None or not injective(zf, Z.shape, [f.var for f in lo], list(buf.shape)):
+        return None
+    cin = _copy_nest(first, buf)
+    if cin is None or cin[1].buf is not buf or _reads(cin[1].value, buf):
+        return None
+    middle = body[1:-1]
+    # buf private to this loop: its Alloc (outside, no init) + the statements in this loop
+    inside = sum(1 for x in N.walk_stmts(body) if any(b is buf for b in _stmt_buffers(x)))
+    if counts.get(id(buf), 0) != inside + 1:
+        return None
+    if any(any(b is Z for b in _stmt_buffers(x)) for x in N.walk_stmts(middle)):
+        return None
+    if any(isinstance(x, N.Alloc) and (x.buf is buf or x.init is buf) for x in N.walk_stmts(body)):
+        return None
+
+    def g(idx):
+        m = {f.var: i for f, i in zip(lo, idx)}
+        return [N.substitute(z, m) for z in back.indices]
+
+    def fe(e):
+        return N.Load(Z, g(e.indices), e.type, e.loc) if isinstance(e, N.Load) and e.buf is buf else e
+
+    def fs(st):
+        return dataclasses.replace(st, buf=Z, indices=g(st.indices)) if st.buf is buf else st
+
+    new_body = []
+    in_loops, in_store = cin
+    zi = g(in_store.indices)
+    v = in_store.value
+    identity = isinstance(v, N.Load) and v.buf is Z and all(
+        a.coeffs == b.coeffs and a.const == b.const
+        for a, b in zip(access_forms(v.indices) or [], access_forms(zi) or [None] * len(zi)))
+    if not identity:
+        if _reads(v, Z):
+            return None
+        new_body.append(_map_stmt(first, fe, fs))
+    new_body += [_map_stmt(x, fe, fs) for x in middle]
+    return dataclasses.replace(s, body=new_body), buf.name, Z.name
+
+
+def _stmt_buffers(s):
+    out = []
+    if isinstance(s, (N.Alloc,)):
+        out.append(s.buf)
+        if isinstance(s.init, N.Buffer):
+            out.append(s.init)
+    if isinstance(s, N.Store):
+        out.append(s.buf)
+    if isinstance(s, N.CallStmt):
+        out += [a for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
+    if isinstance(s, N.Return):
+        out += [a for a in s.values if isinstance(a, N.Buffer)]
+    for e in N.stmt_exprs(s):
+        out += [x.buf for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    return out
 
 
 # ----------------------------------------------------------------------------- 2. distribution
