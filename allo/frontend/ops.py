@@ -90,11 +90,6 @@ def _flat_param(ctx, x, n, name, default):
     return ctx.arr(x, (n,))
 
 
-def _float_only(ctx, what):
-    if not ctx.dtype().__class__.__name__ == "Float":
-        raise ctx.error(f"{what} is only supported on floating-point tensors, got {ctx.node.dtype}")
-
-
 # ---------------------------------------------------------------------------- no-ops and layout
 @torch_op("aten.dropout", "aten.feature_dropout", "aten.alpha_dropout", "aten.feature_alpha_dropout")
 def dropout(ctx, node, a):
@@ -674,8 +669,6 @@ def _linear(ctx, x, w, b, out_sizes):
 
 @torch_op("aten.addmm")
 def addmm(ctx, node, a):
-    import torch
-
     bias, m1, m2 = a["self"], a["mat1"], a["mat2"]
     beta, alpha = a.get("beta", 1), a.get("alpha", 1)
     n = ctx.sizes(m2)[1]
@@ -817,8 +810,6 @@ def _softmax(ctx, v, dim, kernel="softmax"):
 # ---------------------------------------------------------------------------- convolution and pooling
 @torch_op("aten.conv2d", "aten.conv1d", "aten.convolution", "aten._convolution")
 def conv(ctx, node, a):
-    import torch
-
     x, w, bias = a["input"], a["weight"], a.get("bias")
     if a.get("transposed"):
         raise ctx.error("transposed convolution is not supported")
