@@ -129,6 +129,19 @@ def caller(A: int32[8, 8]) -> int32[8, 8]:
     return E
 
 
+def rows(A: int32[8, 8]) -> int32[8, 8]:
+    """Nested `range` loops: bands S_i_0 (holding i and j) and S_j_1."""
+    C: int32[8, 8] = 0
+    for i in range(8):
+        for j in range(8):
+            C[i, j] = A[i, j] + i
+    return C
+
+
+def calls_rows(A: int32[8, 8]) -> int32[8, 8]:
+    return rows(A)
+
+
 def ints(*shape, lo=-20, hi=20):
     return RNG.integers(lo, hi, shape).astype(np.int32)
 
@@ -719,6 +732,24 @@ def test_handles():
     t = allo.customize(gemm_i)
     t.parallel(t.get_loops()["S_i_j_0"])
     assert "parallel" in find(str(t.module), "gemm_i", "i").attrs
+
+
+def test_spec_handle_form_on_a_called_function():
+    """SPEC: `loops = s.get_loops("func"); loops["S_i_0"]["j"]`."""
+    A = ints(8, 8)
+    s = allo.customize(calls_rows)
+    loops = s.get_loops("rows")
+    assert list(loops) == ["S_i_0", "S_j_1"]
+    assert [h.name for h in loops["S_i_0"]] == ["i", "j"]
+    s.pipeline(loops["S_i_0"]["j"])
+    s.unroll(loops.S_j_1.j, 2)
+    s.split("rows:i", 3)
+    assert s.steps[0].args == ("S_i_0/j", 1) and s.steps[0].func == "rows"
+    text = str(s.module)
+    j = find(text, "rows", "j")
+    assert "pipeline_ii = 1 : ui32" in j.attrs and "unroll = 2 : ui32" in j.attrs
+    assert named_tree(text, "rows") == [("i.outer", [("i.inner", [("j", [])])])]
+    np.testing.assert_array_equal(run(s, A), A + np.arange(8, dtype=np.int32)[:, None])
 
 
 def test_handle_and_name_misses_list_what_exists():
