@@ -208,3 +208,13 @@ class GQA(nn.Module):
 
 def test_grouped_query_attention():
     check(GQA(), [torch.randn(1, 4, 6, 8), torch.randn(1, 2, 6, 8), torch.randn(1, 2, 6, 8)])
+
+
+class PadPoolBaddbmm(nn.Module):
+    def forward(self, x, b):
+        return (F.pad(x, (1, 2, 0, 1)), F.pad(x, (-1, 1), value=0.5), F.adaptive_avg_pool2d(x, (3, 4)),
+                torch.baddbmm(b[:, :, :2], b, b.transpose(1, 2)[:, :, :2], beta=0.5, alpha=2.0))
+
+
+def test_pad_uneven_adaptive_pool_and_baddbmm():
+    check(PadPoolBaddbmm(), [torch.randn(2, 3, 5, 7), torch.randn(2, 3, 4)])

@@ -896,11 +896,68 @@ def adaptive_avg_pool2d(ctx, node, a):
     v = ctx.view(a["self"])
     h, w = v.sizes[-2:]
     oh, ow = node.shape[-2:]
-    if h % oh or w % ow:
-        raise ctx.error(f"adaptive_avg_pool2d from {h}x{w} to {oh}x{ow} (not a divisor) is not supported")
+    if h % oh or w % ow:  # uneven windows: a product with a constant averaging matrix
+        import torch
+
+        pool = torch.zeros(h * w, oh * ow)
+        for i in range(oh):
+            for j in range(ow):
+                r0, r1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+                c0, c1 = (j * w) // ow, -(-((j + 1) * w) // ow)
+                for r in range(r0, r1):
+                    pool[r * w + c0:r * w + c1, i * ow + j] = 1.0 / ((r1 - r0) * (c1 - c0))
+        rows = numel(v.sizes[:-2])
+        xname = ctx.arr(v, (rows, h * w))
+        pname = ctx.arr(Const(pool, f"{ctx.hint}_window"), (h * w, oh * ow))
+        return ctx.nn("matmul", [_T(ctx), rows, h * w, oh * ow], [xname, pname], node.shape, (rows, oh * ow))
     kh, kw = h // oh, w // ow
     return _pool_args(ctx, node, {"self": v, "kernel_size": [kh, kw], "stride": [kh, kw], "padding": [0, 0]},
                       "avg_pool2d")
+
+
+@torch_op("aten.constant_pad_nd", "aten.pad")
+def pad(ctx, node, a):
+    """F.pad (constant mode): fill the result, then copy the input into its interior."""
+    from .codegen import literal
+    from .layout import Buf
+
+    if a.get("mode", "constant") != "constant":
+        raise ctx.error(f"padding mode {a.get('mode')!r} is not supported (only 'constant')")
+    v = ctx.view(a["self"])
+    pads = list(a["pad"])
+    value = a.get("value") or 0.0
+    for k in range(len(pads) // 2):  # negative pads crop: a view
+        dim = v.rank - 1 - k
+        lo, hi = pads[2 * k], pads[2 * k + 1]
+        if lo < 0 or hi < 0:
+            v = v.slice(dim, max(0, -lo), v.sizes[dim] - max(0, -hi))
+            pads[2 * k], pads[2 * k + 1] = max(lo, 0), max(hi, 0)
+    out_sizes = tuple(node.shape)
+    dst = View.whole(Buf("Y", out_sizes, ctx.dtype()))
+    for k in range(len(pads) // 2):
+        dim = v.rank - 1 - k
+        dst = dst.slice(dim, pads[2 * k], pads[2 * k] + v.sizes[dim])
+    from .codegen import loop_text
+    from .layout import plan_loops
+
+    names = [f"f{d}" for d in range(len(out_sizes))]
+    lines = loop_text(list(out_sizes), names, [f"Y[{', '.join(names)}] = {literal(value)}"])
+    extents, lnames, idx = plan_loops(v.sizes, [dst, v])
+    lines += loop_text(extents, lnames, [f"Y[{', '.join(idx[0])}] = X[{', '.join(idx[1])}]"])
+    buf = ctx.prog.helper_call("pad", [("X", v.buf)], lines, out_sizes, ctx.dtype(), ctx.hint)
+    return View.whole(buf)
+
+
+@torch_op("aten.baddbmm")
+def baddbmm(ctx, node, a):
+    from .codegen import literal
+
+    beta, alpha = a.get("beta", 1), a.get("alpha", 1)
+    hint = ctx.hint
+    ctx.hint = hint + "_mm"
+    prod = _matmul(ctx, a["batch1"], a["batch2"], node.shape)
+    ctx.hint = hint
+    return ctx.ew("baddbmm", lambda p, q: f"{q} * {literal(alpha)} + {p} * {literal(beta)}", [a["self"], prod])
 
 
 @torch_op("aten.embedding")
