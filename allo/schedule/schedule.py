@@ -269,16 +269,26 @@ class Schedule:
     def buffer_at(self, target, axis):
         """Accumulate `target` in a local buffer inside loop `axis` (init / compute / write-back loops)."""
         func_name, addr = self._split_func(target)
-        _, loop = self._split_func(axis)
+        loop = self._axis_in(func_name, axis, "buffer_at")
         result = self._run("buffer_at", func_name, (self._addr(addr), self._addr(loop)))
         return BufferHandle(func_name, result.name) if hasattr(result, "name") else result
 
     def reuse_at(self, target, axis):
         """Create a reuse (line/window) buffer of `target` along loop `axis`; returns its handle."""
         func_name, addr = self._split_func(target)
-        _, loop = self._split_func(axis)
+        loop = self._axis_in(func_name, axis, "reuse_at")
         result = self._run("reuse_at", func_name, (self._addr(addr), self._addr(loop)))
         return BufferHandle(func_name, result.name) if hasattr(result, "name") else result
+
+    def _axis_in(self, func_name, axis, primitive):
+        """The local address of loop `axis` of the target's function; a loop explicitly in
+        another function ("func:i" or a handle) is an error, not silently re-homed."""
+        f, loop = self._split_func(axis)
+        explicit = hasattr(axis, "func_name") or (isinstance(axis, str) and axis.partition(":")[0] in self._func_names())
+        if explicit and f != func_name:
+            raise ScheduleError(f"{primitive}: argument 'axis': loop {axis} is in function {f!r}, but the target "
+                                f"buffer is in function {func_name!r}")
+        return loop
 
     def compute_at(self, from_loop, target_loop):
         """Move the producer band containing `from_loop` into the consumer band at `target_loop`."""
