@@ -715,6 +715,22 @@ def test_addressing_called_function_loops_and_buffers():
     np.testing.assert_array_equal(assert_same_as_unscheduled(caller, s, A), ref_caller(A))
 
 
+def test_buffer_and_loop_in_different_functions_is_an_error():
+    """`buffer_at`/`reuse_at` take the loop from the buffer's function; a loop explicitly in
+    another function is rejected instead of silently re-homed to a same-named loop."""
+    A = ints(8, 8)
+    s = allo.customize(caller)
+    expect_error(s, lambda s: s.buffer_at(s.E, "scale:i"), "buffer_at", "axis", "'scale'", "'caller'", args=(A,))
+    expect_error(s, lambda s: s.reuse_at(s.A, "scale:i"), "reuse_at", "axis", "'scale'", args=(A,))
+    expect_error(s, lambda s: s.buffer_at("scale:C", s.get_loops()["S_i_j_0"]["j"]), "buffer_at", "axis",
+                 args=(A,))
+    s.buffer_at("scale:C", "i")  # a plain loop name belongs to the buffer's function
+    s.buffer_at(s.E, "caller:i")
+    assert [(st.func, st.args) for st in s.steps] == [("scale", ("C", "i")), ("caller", ("E", "i"))]
+    assert named_tree(str(s.module), "scale") == [("i", [("j_init", []), ("j", []), ("j_back", [])])]
+    np.testing.assert_array_equal(assert_same_as_unscheduled(caller, s, A), ref_caller(A))
+
+
 def test_handles():
     s = allo.customize(gemm_i)
     loops = s.get_loops()
