@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import row, set_threads, timeit  # noqa: E402
+from common import cputime, row, set_threads, timeit  # noqa: E402
 
 SEQ, HIDDEN, HEADS, FFN = 128, 768, 12, 3072
 
@@ -74,6 +74,8 @@ def run(reps: int = 5) -> list:
         lines.append(row("bert layer 1 thread (allo fast_math)", t, "allo", ["torch"], flops))
         lines.append(row("bert layer 1 thread (allo exact)", {"allo_exact": t["allo_exact"], "torch": t["torch"]},
                          "allo_exact", ["torch"], flops))
+        c = cputime({"allo": lambda: builds["allo_fm"](xn), "torch": lambda: model(x)}, reps)
+        lines.append(row("bert layer 1 thread, CPU time", c, "allo", ["torch"], flops))
         set_threads(2)
         t = timeit({"torch": lambda: model(x)}, reps, interleave=False)
         lines.append(f"bert layer torch eager 2 threads: {t['torch'] * 1e3:.2f} ms (allo build has no parallel loops)")

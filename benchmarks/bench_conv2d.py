@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import compile_time, row, set_threads, timeit  # noqa: E402
+from common import compile_time, cputime, row, set_threads, timeit  # noqa: E402
 
 import allo  # noqa: E402
 from allo.ir.types import float32  # noqa: E402
@@ -70,6 +70,8 @@ def run(reps: int = 9) -> list:
     lines.append(row("conv2d 1 thread (allo fast_math)", t, "allo", ["torch"], flops))
     lines.append(row("conv2d 1 thread (allo exact)", {"allo_exact": t["allo_exact"], "torch": t["torch"]},
                      "allo_exact", ["torch"], flops))
+    c = cputime({"allo": lambda: fast(X, Wt, b), "torch": conv}, reps)
+    lines.append(row("conv2d 1 thread, CPU time", c, "allo", ["torch"], flops))
     set_threads(2)
     t = timeit({"allo": lambda: par(X, Wt, b), "torch": conv}, reps, interleave=False)
     lines.append(row("conv2d 2 threads (allo fast_math)", t, "allo", ["torch"], flops))

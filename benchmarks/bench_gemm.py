@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import compile_time, row, set_threads, timeit  # noqa: E402
+from common import compile_time, cputime, row, set_threads, timeit  # noqa: E402
 
 import allo  # noqa: E402
 from allo.ir.types import float32  # noqa: E402
@@ -52,6 +52,8 @@ def run(reps: int = 15) -> list:
     lines.append(row("gemm 1 thread (allo fast_math)", t, "allo", ["numpy", "torch"], flops))
     lines.append(row("gemm 1 thread (allo exact)", {"allo_exact": t["allo_exact"], "numpy": t["numpy"]},
                      "allo_exact", ["numpy"], flops))
+    c = cputime({"allo": lambda: fast(A, B), "numpy": lambda: A @ B, "torch": lambda: tA @ tB}, reps)
+    lines.append(row("gemm 1 thread, CPU time", c, "allo", ["numpy", "torch"], flops))
     set_threads(2)
     t = timeit({"allo": lambda: par(A, B), "numpy": lambda: A @ B, "torch": lambda: tA @ tB}, reps, interleave=False)
     lines.append(row("gemm 2 threads (allo fast_math)", t, "allo", ["numpy", "torch"], flops))

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import compile_time, row, set_threads, timeit  # noqa: E402
+from common import compile_time, cputime, row, set_threads, timeit  # noqa: E402
 
 import allo  # noqa: E402
 from allo.ir.types import float32  # noqa: E402
@@ -92,6 +92,8 @@ def run(reps: int = 15) -> list:
         lines.append(row(f"{name} 1 thread (allo fast_math)", t, "allo", ["torch"]))
         lines.append(row(f"{name} 1 thread (allo exact)", {"allo_exact": t["allo_exact"], "torch": t["torch"]},
                          "allo_exact", ["torch"]))
+        c = cputime({"allo": lambda: fast(*args), "torch": ref}, reps)
+        lines.append(row(f"{name} 1 thread, CPU time", c, "allo", ["torch"]))
         set_threads(2)
         t = timeit({"allo": lambda: par(*args), "torch": ref}, reps, interleave=False)
         lines.append(row(f"{name} 2 threads (allo fast_math)", t, "allo", ["torch"]))

@@ -112,6 +112,25 @@ def timeit(fns: dict, reps: int = 15, min_time: float = 0.05, interleave: bool =
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
+def cputime(fns: dict, reps: int = 15, min_time: float = 0.05) -> dict:
+    """Median CPU seconds of the calling thread per call (single-threaded code only): time
+    spent preempted by other processes on a busy machine is not counted."""
+    inner = {}
+    for name, f in fns.items():
+        f()
+        t0 = time.thread_time()
+        f()
+        inner[name] = max(1, int(min_time / max(time.thread_time() - t0, 1e-6)))
+    samples = {name: [] for name in fns}
+    for _ in range(reps):
+        for name, f in fns.items():
+            t0 = time.thread_time()
+            for _ in range(inner[name]):
+                f()
+            samples[name].append((time.thread_time() - t0) / inner[name])
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
 def compile_time(build) -> tuple:
     """(result of build(), seconds) with allo's process-wide JIT cache cleared first."""
     from allo.backend import llvm

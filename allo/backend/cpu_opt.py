@@ -88,7 +88,7 @@ def host_arch():
     except OSError:
         pass
     if "avx512f" in flags:
-        return Arch(vector_bytes=64, acc_budget=16, max_row_vectors=4)
+        return Arch(vector_bytes=64, acc_budget=28, max_row_vectors=4)  # 7x64 f32 tile: 28 + 4 zmm
     if "avx2" in flags or "avx" in flags:
         return Arch(vector_bytes=32, acc_budget=12, max_row_vectors=2)
     return Arch(vector_bytes=16, acc_budget=8, max_row_vectors=2)
@@ -118,7 +118,7 @@ def prepare(mod: N.Module, optimize: bool = True, fast_math: bool = False, threa
 
     work = mod.clone()
     report = optimise_loops(work)
-    config = CpuConfig(contractions=True, parallel=use_omp, arch=host_arch(), fast_math=bool(fast_math))
+    config = CpuConfig(contractions=True, parallel=use_omp, arch=host_arch(), fast_math=bool(fast_math), threads=n)
     text, big, rep = render_cpu(work, config)
     report += rep
     vector = "vector." in text
