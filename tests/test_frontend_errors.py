@@ -93,3 +93,24 @@ def test_wrong_input_shape_at_call_time():
         mod(torch.rand(3, 4).numpy())
     with pytest.raises(AlloError, match="input"):
         mod()
+
+
+class MutatesView(nn.Module):
+    def forward(self, x):
+        y = x * 2
+        v = y[:, 0]
+        y.add_(1.0)
+        return v + 0
+
+
+class MutatesInput(nn.Module):
+    def forward(self, x):
+        x.mul_(2.0)
+        return x + 1
+
+
+def test_in_place_updates_that_alias_are_rejected():
+    with pytest.raises(FrontendError, match="shares memory"):
+        _import(MutatesView(), torch.rand(3, 4))
+    with pytest.raises(FrontendError, match="mutates its input"):
+        _import(MutatesInput(), torch.rand(3, 4))

@@ -218,3 +218,33 @@ class PadPoolBaddbmm(nn.Module):
 
 def test_pad_uneven_adaptive_pool_and_baddbmm():
     check(PadPoolBaddbmm(), [torch.randn(2, 3, 5, 7), torch.randn(2, 3, 4)])
+
+
+class InPlace(nn.Module):
+    def forward(self, x, mask):
+        y = x.clone()
+        y.add_(1.0).mul_(2.0)
+        y = y.relu_()
+        z = torch.zeros_like(x).masked_fill_(mask, -1.0)
+        w = torch.empty(x.shape).copy_(x * 3)
+        w[:, 0].fill_(0.0) if False else None
+        return y + z, w
+
+
+def test_in_place_ops_are_imported_functionally():
+    check(InPlace(), [torch.randn(3, 4), torch.rand(3, 4) > 0.5])
+
+
+class BertEmbeddings(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.word, self.position, self.token_type = nn.Embedding(30, 16), nn.Embedding(16, 16), nn.Embedding(2, 16)
+        self.norm = nn.LayerNorm(16)
+
+    def forward(self, ids, types):
+        pos = torch.arange(ids.shape[1]).unsqueeze(0)
+        return self.norm(self.word(ids) + self.position(pos) + self.token_type(types))
+
+
+def test_bert_embeddings_with_int_inputs():
+    check(BertEmbeddings(), [torch.randint(0, 30, (2, 8)), torch.randint(0, 2, (2, 8))])

@@ -219,6 +219,9 @@ def _fold_constants(cap: Captured):
         if all(d in cap.consts for d in deps):
             args = map_arg(tn.args, lambda d: cap.consts[d].tensor)
             kwargs = map_arg(tn.kwargs, lambda d: cap.consts[d].tensor)
+            name = tn.key.split(".", 1)[-1]
+            if name.endswith("_") and not name.startswith("_") and args and isinstance(args[0], torch.Tensor):
+                args = (args[0].clone(),) + tuple(args[1:])  # earlier readers keep the old constant
             try:
                 with torch.no_grad():
                     value = tn.target(*args, **kwargs)

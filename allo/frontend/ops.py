@@ -343,6 +343,22 @@ def repeat(ctx, node, a):
     return _reshape(ctx, v.expand(inter), shape)
 
 
+@torch_op("aten.copy")
+def copy(ctx, node, a):
+    dst = a["self"]
+    return ctx.ew("copy", lambda p: p, [a["src"]], out_sizes=ctx.sizes(dst), dtype=ctx.dtype())
+
+
+@torch_op("aten.fill", "aten.zero")
+def fill(ctx, node, a):
+    import torch
+
+    value = a.get("value", 0)
+    if ctx.scalar(value) is not None:
+        return Const(torch.full(node.shape, ctx.scalar(value), dtype=node.dtype), node.name)
+    return ctx.ew("fill", lambda p: p, [value])
+
+
 @torch_op("aten.zeros_like", "aten.ones_like", "aten.full_like", "aten.empty_like", "aten.new_zeros", "aten.new_ones",
           "aten.new_full", "aten.new_empty", "aten.rand_like", "aten.randn_like")
 def like(ctx, node, a):

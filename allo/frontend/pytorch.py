@@ -52,7 +52,7 @@ def from_pytorch(model, example_inputs, verbose=False, target="llvm", weights_as
         print(imported.source)
     s = imported.schedule(pipeline_helpers=target != "llvm")
     if verbose:
-        print(s.module)
+        print(_module_text(s))
     return imported.build(target)
 
 
@@ -217,8 +217,14 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
     names = _preferred_names(cap)
     from torch.fx.node import map_arg
 
+    order = {tn.fx: k for k, tn in enumerate(cap.nodes)}
+    roots = {n: n for n in env}  # torch aliasing: node -> the node whose storage it views
     for tn in cap.nodes:
         handler = OPS.get(tn.key)
+        inplace = handler is None and _is_inplace(tn.key) and tn.key[:-1] in OPS
+        if inplace:
+            handler = OPS[tn.key[:-1]]
+            _check_inplace(tn, roots, order, {i[0] for i in cap.inputs})
         if handler is None:
             raise _unsupported(tn)
         args = map_arg(tn.args, lambda n: _lookup(env, n, tn))
@@ -240,6 +246,10 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
         prog.current = None
         prog.layers.append(layer)
         env[tn.fx] = value
+        roots[tn.fx] = _alias_root(tn, value, env, roots)
+        if inplace:  # later readers of the mutated tensor see the new value
+            env[tn.args[0]] = value
+            roots[tn.fx] = roots[tn.args[0]]
     out_info = []
     ctx.node, ctx.hint = None, "out"
     for out in cap.outputs:
@@ -258,6 +268,48 @@ def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
     source = prog.render()
     filename = f"<allo.frontend {type(model).__name__} #{next(_counter)}>"
     return ImportedModel(cap, prog, source, filename, out_info)
+
+
+def _is_inplace(key: str) -> bool:
+    name = key.split(".", 1)[-1]
+    return name.endswith("_") and not name.startswith("_")
+
+
+def _check_inplace(tn, roots, order, inputs):
+    """An in-place op is imported as its functional form; that is only right if the mutated tensor
+    is not a model input/weight and no other live tensor shares its storage (a torch view)."""
+    target = tn.args[0] if tn.args else None
+    if not _is_node(target) or target not in roots:
+        raise FrontendError(f"{tn.key} at {tn.where()}: in-place op without a tensor to update")
+    root = roots[target]
+    if root.op == "placeholder" or root.op == "get_attr":
+        what = "its input" if root in inputs else "a parameter or buffer"
+        raise FrontendError(f"{tn.key} at {tn.where()}: the model mutates {what} in place ({root.name!r}), which "
+                            "allo cannot import; use the out-of-place op")
+    here = order[tn.fx]
+    for node, r in roots.items():
+        if node is not target and r is root and any(order.get(u, -1) > here for u in node.users):
+            raise FrontendError(f"{tn.key} at {tn.where()}: in-place update of a tensor that shares memory with "
+                                f"{node.name!r} (a view) is not supported; use the out-of-place op")
+
+
+def _alias_root(tn, value, env, roots):
+    """The storage root of a node's value: its input's root when torch would return a view of it."""
+    if tn.key == "aten.clone":
+        return tn.fx
+    bufs = {id(v.buf) for v in (value if isinstance(value, tuple) else (value,)) if isinstance(v, View)}
+    for arg in tn.args:
+        if _is_node(arg) and isinstance(env.get(arg), View) and id(env[arg].buf) in bufs:
+            return roots.get(arg, arg)
+    return tn.fx
+
+
+def _module_text(s) -> str:
+    """print(s.module), with weight constants elided (`dense_resource<__elided__>`) for readability."""
+    try:
+        return s.module.operation.get_asm(large_elements_limit=16)
+    except (AttributeError, TypeError):
+        return str(s.module)
 
 
 def _is_tensor_const(c):
