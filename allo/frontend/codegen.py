@@ -181,6 +181,18 @@ class Program:
             if isinstance(b, Buf):
                 self.uses[id(b)] = self.uses.get(id(b), 0) + 1
 
+    def can_reshape(self, buf: Buf, shape) -> bool:
+        """Whether try_reshape(buf, shape) would succeed (no side effects)."""
+        shape = tuple(shape)
+        if tuple(buf.shape) == shape:
+            return True
+        if self.uses.get(id(buf)) or numel(shape) != numel(buf.shape):
+            return False
+        if buf.kind in ("const", "input"):
+            return True
+        stmt = self.producers.get(id(buf))
+        return buf.kind == "local" and stmt is not None and stmt.regen is not None
+
     def try_reshape(self, buf: Buf, shape) -> bool:
         """Give a not-yet-used array another shape of the same size, at no cost: weights are
         reshaped, inputs take the new shape (the caller's arrays are reshaped), and generated

@@ -490,11 +490,61 @@ LOGICAL = {"aten.logical_and": "and", "aten.logical_or": "or", "aten.bitwise_and
            "aten.__xor__": "!="}
 
 
+LIBRARY_BINARY = {"aten.add": ("add", "add_scalar", "add_scalar"), "aten.sub": ("sub", "sub_scalar", "rsub_scalar"),
+                  "aten.mul": ("mul", "mul_scalar", "mul_scalar"), "aten.div": ("div", "div_scalar", "rdiv_scalar")}
+
+
+def _as_2d(ctx, v):
+    """The 2-D shape a whole array can take for free (its own, or rows x last dim), else None."""
+    if not v.is_whole():
+        return None
+    if len(v.buf.shape) == 2:
+        return tuple(v.buf.shape)
+    last = v.sizes[-1] if v.sizes else 1
+    shape = (numel(v.sizes) // last, last)
+    return shape if ctx.prog.can_reshape(v.buf, shape) else None
+
+
+def library_binary(ctx, key, x, y):
+    """`nn.add[T, M, N](A, B)` / `nn.mul_scalar[T, M, N](A, s)` when both operands are whole arrays
+    of the result's shape and type (or one is a scalar); None when a generated loop is needed."""
+    from .codegen import literal
+
+    names = LIBRARY_BINARY.get(key)
+    T = ctx.dtype()
+    if names is None or repr(T) != "float32":
+        return None
+    out = tuple(ctx.node.shape)
+    sx, sy = ctx.scalar(x) if not isinstance(x, View) else None, ctx.scalar(y) if not isinstance(y, View) else None
+    if sx is None and sy is None:
+        vx, vy = ctx.view(x), ctx.view(y)
+        if vx.sizes != out or vy.sizes != out or vx.dtype != T or vy.dtype != T or vx.buf is vy.buf:
+            return None
+        shape = _as_2d(ctx, vx)
+        if shape is None or not vy.is_whole() or not ctx.prog.can_reshape(vy.buf, shape):
+            return None
+        return ctx.nn(names[0], [T, *shape], [ctx.arr(vx, shape), ctx.arr(vy, shape)], out, shape)
+    if (sx is None) == (sy is None):
+        return None
+    v = ctx.view(x if sy is not None else y)
+    if v.sizes != out or v.dtype != T:
+        return None
+    shape = _as_2d(ctx, v)
+    if shape is None:
+        return None
+    kernel = names[1] if sy is not None else names[2]
+    return ctx.nn(kernel, [T, *shape], [ctx.arr(v, shape), literal(float(sy if sy is not None else sx))], out, shape)
+
+
 def _binary(key, fn):
     @torch_op(key)
     def handler(ctx, node, a):
         x, y = a["self"], a["other"]
         alpha = a.get("alpha", 1)
+        if alpha in (None, 1):
+            out = library_binary(ctx, key, x, y)
+            if out is not None:
+                return out
         if alpha not in (None, 1):
             from .codegen import literal
 
@@ -512,6 +562,9 @@ for _key, _fn in BINARY.items():
 def div(ctx, node, a):
     mode = a.get("rounding_mode")
     if mode is None:
+        out = library_binary(ctx, "aten.div", a["self"], a["other"])
+        if out is not None:
+            return out
         return ctx.ew("div", lambda p, q: f"{p} / {q}", [a["self"], a["other"]])
     if ctx.dtype().__class__.__name__ == "Float":
         if mode == "floor":
