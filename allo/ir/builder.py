@@ -409,6 +409,11 @@ class FunctionBuilder:
         if isinstance(value, np.ndarray):
             self.locals[name] = self.mb.global_buffer(value, name)
             return
+        if name not in self.mutated and (emit.is_number(value) or _is_pure(value)):
+            # assigned once and never updated: a compile-time constant or a load-free
+            # expression is bound by name, so loop indices stay affine
+            self.locals[name] = value
+            return
         if emit.is_number(value) or isinstance(value, Expr):
             e = emit.to_expr(self.scalar(value), None, loc)
             t = e.type if not isinstance(e.type, Index) else self.index_as_int()
@@ -635,12 +640,16 @@ class FunctionBuilder:
         return emit.unary(op, self.scalar(v), loc)
 
     def visit_BoolOp(self, node):
-        op = "land" if isinstance(node.op, ast.And) else "lor"
-        values = [self.scalar(self.visit(v)) for v in node.values]
-        result = values[0]
-        for v in values[1:]:
-            result = emit.binary(op, result, v, self.loc(node))
-        return result
+        is_and = isinstance(node.op, ast.And)
+        result = None
+        for sub in node.values:
+            v = self.scalar(self.visit(sub))
+            if emit.is_number(v):  # compile-time operand: short-circuit like Python
+                if bool(v) != is_and:
+                    return v
+                continue
+            result = v if result is None else emit.binary("land" if is_and else "lor", result, v, self.loc(node))
+        return result if result is not None else is_and
 
     def visit_Compare(self, node):
         loc = self.loc(node)
@@ -714,6 +723,13 @@ class FunctionBuilder:
 
     def visit_Call(self, node):
         return self.calls.call(node)
+
+
+def _is_pure(e):
+    """An expression without loads (its value cannot change once computed)."""
+    from .nodes import walk_expr
+
+    return isinstance(e, Expr) and not isinstance(e, Load) and not any(isinstance(x, Load) for x in walk_expr(e))
 
 
 def _has_load(e):

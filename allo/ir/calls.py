@@ -232,6 +232,19 @@ def _py_cast(kind):
     return handler
 
 
+def _len(d, args, kwargs, node):
+    if len(args) != 1:
+        raise d.fb.error(AlloTypeError, "len takes one argument", node)
+    v = args[0]
+    if isinstance(v, Buffer):
+        if not v.shape:
+            raise d.fb.error(AlloTypeError, f"len() of scalar {v.name!r}", node)
+        return v.shape[0]
+    if isinstance(v, (tuple, list, str)):
+        return len(v)
+    raise d.fb.error(AlloTypeError, f"len() of {type(v).__name__} is not supported in kernels", node)
+
+
 def _matmul(d, args, kwargs, node):
     if len(args) != 2:
         raise d.fb.error(AlloTypeError, "allo.matmul takes two arrays", node)
@@ -255,6 +268,7 @@ def register_allo_builtins(allo_module):
     builtin(py.pow)(_math("pow"))
     builtin(py.min, np.minimum, allo_module.min)(_minmax("min"))
     builtin(py.max, np.maximum, allo_module.max)(_minmax("max"))
+    builtin(py.len)(_len)
     builtin(py.float)(_py_cast("float"))
     builtin(py.int)(_py_cast("int"))
     builtin(allo_module.matmul, np.matmul)(_matmul)
