@@ -144,7 +144,7 @@ def _check(got, want, floats):
             np.testing.assert_array_equal(g, w)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_random_schedules_keep_results(name, data):
