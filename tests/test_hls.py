@@ -635,7 +635,10 @@ def test_real_xilinx_headers_give_bit_identical_results(xilinx_ap_types, tmp_pat
     outs = [("mul", t, lambda a, b: B("mul", a, b, t)), ("div", t, lambda a, b: B("div", a, b, t)),
             ("add", t, lambda a, b: B("add", a, b, t)), ("toi", Int(7), lambda a, b: N.Cast(a, Int(7))),
             ("tof", float32, lambda a, b: N.Cast(B("sub", a, b, t), float32)),
-            ("cast", UFixed(10, 7), lambda a, b: N.Cast(a, UFixed(10, 7)))]
+            ("cast", UFixed(10, 7), lambda a, b: N.Cast(a, UFixed(10, 7))),
+            ("i5mul", Int(5), lambda a, b: B("mul", N.Cast(a, Int(5)), N.Cast(b, Int(5)), Int(5))),
+            ("i5fdiv", Int(5), lambda a, b: B("floordiv", N.Cast(a, Int(5)), N.Cast(b, Int(5)), Int(5))),
+            ("u3shl", UInt(3), lambda a, b: B("shl", N.Cast(a, UInt(3)), N.Cast(b, UInt(3)), UInt(3)))]
     mod = build_hls(multi_out("xil", [t, t], 64, outs), mode="csim", project=str(tmp_path / "own"))
     a, b = rng.uniform(-120, 120, 64), rng.uniform(-9, 9, 64)
     b[np.abs(b) < 0.1] = 0.5  # x / 0 traps in the Xilinx headers (allo defines it as 0)
@@ -652,7 +655,7 @@ def test_real_xilinx_headers_give_bit_identical_results(xilinx_ap_types, tmp_pat
         run = subprocess.run([str(exe), data], capture_output=True, text=True)
         assert run.returncode == 0, run.stderr
         for k, ((_, rt, _), got) in enumerate(zip(outs, ours)):
-            dt = {Int: np.int8, Fixed: np.int16, UFixed: np.uint16}.get(type(rt), np.float32)
+            dt = {Int: np.int8, UInt: np.uint8, Fixed: np.int16, UFixed: np.uint16}.get(type(rt), np.float32)
             raw = np.fromfile(os.path.join(data, f"out{k}.bin"), dtype=dt)
             theirs = from_raw(raw, rt) if isinstance(rt, (Fixed, UFixed)) else raw
             np.testing.assert_array_equal(theirs, got, err_msg=outs[k][0])
