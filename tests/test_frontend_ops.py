@@ -248,3 +248,13 @@ class BertEmbeddings(nn.Module):
 
 def test_bert_embeddings_with_int_inputs():
     check(BertEmbeddings(), [torch.randint(0, 30, (2, 8)), torch.randint(0, 2, (2, 8))])
+
+
+class Einsum(nn.Module):
+    def forward(self, q, k, w):
+        return (torch.einsum("bhqd,bhkd->bhqk", q, k), torch.einsum("bld,de->ble", q[0], w), torch.einsum("ij->ji", w),
+                torch.einsum("bhqd->bhd", q), torch.einsum("bhqk,bhkd->bqhd", q @ k.transpose(-1, -2), k))
+
+
+def test_einsum():
+    check(Einsum(), [torch.randn(2, 3, 4, 5), torch.randn(2, 3, 4, 5), torch.randn(5, 6)])

@@ -15,7 +15,7 @@ Example::
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..errors import FrontendError
 
@@ -79,7 +79,6 @@ class Captured:
     nodes: list  # [TNode] compute nodes in order
     outputs: list  # flat list of fx nodes / Python values
     out_spec: object = None  # pytree spec to rebuild the model's output structure
-    module_names: dict = field(default_factory=dict)  # fx node -> preferred variable name
 
 
 def op_key(target) -> str:

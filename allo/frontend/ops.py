@@ -1017,6 +1017,54 @@ def pad(ctx, node, a):
     return View.whole(buf)
 
 
+@torch_op("aten.einsum")
+def einsum(ctx, node, a):
+    """One- and two-operand einsum: permute + reshape + bmm/matmul (views), sums for dropped indices."""
+    eq = a["equation"].replace(" ", "")
+    ops = list(a["tensors"])
+    lhs, _, out = eq.partition("->")
+    specs = lhs.split(",")
+    if "..." in eq or len(specs) != len(ops) or len(ops) not in (1, 2):
+        raise ctx.error(f"einsum {eq!r} is not supported (one or two operands, no ellipsis)")
+    if not _:
+        letters = "".join(specs)
+        out = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    views = [ctx.view(t) for t in ops]
+    for spec, v in zip(specs, views):
+        if len(set(spec)) != len(spec):
+            raise ctx.error(f"einsum {eq!r}: repeated indices in one operand (diagonals) are not supported")
+    hint = ctx.hint
+    if len(ops) == 2:
+        sa, sb = specs
+        size = {c: n for spec, v in zip(specs, views) for c, n in zip(spec, v.sizes)}
+        for spec in (sa, sb):  # indices only in one operand and not in the output are summed out first
+            lonely = [c for c in spec if c not in out and c not in (sb if spec is sa else sa)]
+            if lonely:
+                raise ctx.error(f"einsum {eq!r}: summing an index of one operand only is not supported")
+        batch = [c for c in out if c in sa and c in sb]
+        fa = [c for c in out if c in sa and c not in sb]
+        fb = [c for c in out if c in sb and c not in sa]
+        k = [c for c in sa if c in sb and c not in out]
+        va = views[0].permute([sa.index(c) for c in batch + fa + k])
+        vb = views[1].permute([sb.index(c) for c in batch + k + fb])
+        nb, m, kk, n = (numel([size[c] for c in g]) for g in (batch, fa, k, fb))
+        va = _reshape(ctx, va, (nb, m, kk))
+        vb = _reshape(ctx, vb, (nb, kk, n))
+        ctx.hint = hint + "_mm"
+        prod = _matmul(ctx, va, vb, (nb, m, n))
+        ctx.hint = hint
+        res = _reshape(ctx, prod, tuple(size[c] for c in batch + fa + fb))
+        order = batch + fa + fb
+    else:
+        (sa,), (v,) = specs, views
+        dropped = [i for i, c in enumerate(sa) if c not in out]
+        res = v
+        order = [c for c in sa if c in out]
+        if dropped:
+            res = ctx.reduce("einsum_sum", v, dropped, False, "0", lambda acc, x: f"{acc} + {x}")
+    return res.permute([order.index(c) for c in out]) if order != list(out) else res
+
+
 @torch_op("aten.baddbmm")
 def baddbmm(ctx, node, a):
     from .codegen import literal

@@ -205,7 +205,16 @@ class TorchModule:
 
 # ---------------------------------------------------------------------------- import
 def import_model(model, example_inputs, weights_as_args=False) -> ImportedModel:
-    """Capture `model` and generate its DSL program (no build). See `from_pytorch`."""
+    """Capture `model` and generate its DSL program without building it (see `from_pytorch`).
+
+    Example::
+
+        imported = import_model(model, [torch.rand(8, 16)])
+        print(imported.source)          # the generated allo program
+        print(imported.summary())       # op -> kernel instance table
+        s = imported.schedule()         # customize + composed library schedules
+        mod = imported.build("llvm")
+    """
     cap = capture(model, example_inputs)
     prog = Program(weights_as_args=weights_as_args)
     ctx = Lowering(prog)
