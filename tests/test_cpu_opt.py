@@ -358,3 +358,26 @@ def test_fast_math_functions_accuracy():
     ref, got, _ = _both(allo.customize(funcs), [x], fast_math=True)
     np.testing.assert_allclose(got[0], ref[0], rtol=3e-7, atol=1e-37)
     np.testing.assert_allclose(got[1:], ref[1:], rtol=1e-5, atol=5e-7)
+
+
+def test_parallel_loop_scratch_buffer_is_private():
+    M, K = 64, 300
+
+    def rows(A: float32[M, K]) -> float32[M]:
+        out: float32[M]
+        tmp: float32[K]  # scratch declared outside, used only inside the parallel loop
+        for i in range(M):
+            for k in range(K):
+                tmp[k] = A[i, k] * A[i, k]
+            s: float32 = 0.0
+            for k2 in range(K):
+                s += tmp[k2]
+            out[i] = s
+        return out
+
+    s = allo.customize(rows)
+    s.parallel("i")
+    mod = _exact(s, [_rand((M, K), np.float32)], threads=2)
+    if openmp.runtime() is not None:  # tmp is allocated in the function holding the loop body
+        body_fn = mod.mlir_text[mod.mlir_text.index("func.func private @rows__par"):]
+        assert 'name = "tmp"' in body_fn

@@ -118,14 +118,48 @@ def _private_allocs(body, inside, out):
     return out
 
 
+def _scratch_buffers(f: N.Func):
+    """{id(buffer): id(loop)} for locals declared (without initial value) outside a parallel loop
+    but used only inside it: scratch space each iteration overwrites, made private to the loop
+    (sharing it between threads would race)."""
+    total = R._ref_counts(f.body)
+    declared = {id(s.buf): s for s in N.walk_stmts(f.body) if isinstance(s, N.Alloc)}
+    out = {}
+
+    def visit(body):
+        for s in body:
+            if isinstance(s, N.For) and s.attrs.get("parallel"):
+                inside = R._ref_counts(s.body)
+                for b in _buffers(s.body):
+                    a = declared.get(id(b))
+                    if (b.kind == "local" and a is not None and a.init is None and id(b) not in inside_decl(s)
+                            and total[id(b)] == inside[id(b)] + 1):
+                        out[id(b)] = id(s)
+                continue
+            for child in R._children(s):
+                visit(child)
+
+    def inside_decl(loop):
+        return {id(b) for b in _declared(loop.body)}
+
+    visit(f.body)
+    return out
+
+
 class CpuFuncRenderer(R._FuncRenderer):
     def __init__(self, mr: CpuModuleRenderer, f: N.Func, contractions=None, private=None):
         super().__init__(mr, f)
         self.config = mr.config
+        self.scratch = {}
         if contractions is None:
             contractions = _find_contractions(f.body, {}) if self.config.contractions else {}
         if private is None:
-            private = _private_allocs(f.body, False, set()) if self.config.parallel else set()
+            private = set()
+            self.scratch = {}
+            if self.config.parallel:
+                private = _private_allocs(f.body, False, set())
+                self.scratch = _scratch_buffers(f)
+                private |= set(self.scratch)
         self.contractions, self.private = contractions, private
         self.par_depth = 0
 
@@ -133,11 +167,18 @@ class CpuFuncRenderer(R._FuncRenderer):
     def hoist_list(self, bufs):
         return [b for b in super().hoist_list(bufs) if id(b) not in self.private or id(b) in self.returned]
 
-    def private_allocs(self, body):
-        """Allocate the locals declared inside a parallel loop body (at the entry of the function
-        that holds the body, so LLVM can keep scalars in registers)."""
+    def s_alloc(self, s: N.Alloc):
+        if id(s.buf) in self.private and id(s.buf) not in self.hoisted and s.init is None:
+            return  # scratch of a parallel loop: allocated inside each iteration
+        return super().s_alloc(s)
+
+    def private_allocs(self, body, extra=()):
+        """Allocate the locals declared inside a parallel loop body, and `extra` scratch buffers
+        (at the entry of the function that holds the body, so LLVM can keep scalars in
+        registers)."""
         out = []
-        for s in N.walk_stmts(body):
+        stmts = [N.Alloc(b) for b in extra] + list(N.walk_stmts(body))
+        for s in stmts:
             bufs = [s.buf] if isinstance(s, N.Alloc) else (list(s.results) if isinstance(s, N.CallStmt) else [])
             for b in bufs:
                 if id(b) not in self.private or id(b) in self.hoisted:
@@ -153,6 +194,16 @@ class CpuFuncRenderer(R._FuncRenderer):
 
     # ------------------------------------------------------------------ loops
     def s_for(self, s: N.For):
+        scratch = [b for b in _buffers(s.body) if self.scratch.get(id(b)) == id(s)]
+        if self.config.parallel and s.attrs.get("parallel") and self.par_depth == 0 and "unroll" not in s.attrs:
+            if id(s) not in self.contractions and self._parallel_for(s):
+                return
+        big = self.private_allocs([], scratch) if scratch else []  # not outlined: allocate here
+        self._render_for(s)
+        for m, ty in big:
+            self.emit(f"memref.dealloc {m} : {ty}")
+
+    def _render_for(self, s: N.For):
         c = self.contractions.get(id(s))
         if c is not None:
             par = None
@@ -173,9 +224,6 @@ class CpuFuncRenderer(R._FuncRenderer):
                 self.mr.report.append(f"{self.f.name}: reduction into {red.acc.name!r} over loop {s.name!r} vectorised")
                 ReductionEmitter(self, red, self.config.arch).emit()
                 return
-        if self.config.parallel and s.attrs.get("parallel") and self.par_depth == 0 and "unroll" not in s.attrs:
-            if self._parallel_for(s):
-                return
         super().s_for(s)
 
     def _parallel_for(self, s: N.For) -> bool:
@@ -185,7 +233,8 @@ class CpuFuncRenderer(R._FuncRenderer):
         if lb is None or ub is None or not isinstance(s.step, int) or s.step <= 0:
             return False
         name = lambda v: self.env[v][0]  # noqa: E731
-        inner_private = {id(b) for b in _declared(s.body)}
+        scratch = [b for b in _buffers(s.body) if self.scratch.get(id(b)) == id(s)]
+        inner_private = {id(b) for b in _declared(s.body)} | {id(b) for b in scratch}
         caps, args, types = [], [], []  # captured: (kind, object), SSA in this function, MLIR type
         for b in _buffers(s.body):
             if id(b) in inner_private:
@@ -206,7 +255,7 @@ class CpuFuncRenderer(R._FuncRenderer):
         fname = f"{self.f.name}__par{len(self.mr.outlined)}"
         self.mr.outlined.append("")  # reserve the name
         slot = len(self.mr.outlined) - 1
-        self.mr.outlined[slot] = self._outline(fname, s, caps, types)
+        self.mr.outlined[slot] = self._outline(fname, s, caps, types, scratch)
         iv = f"%i{self.n + 1}"
         self.n += 1
         self.emit(f"affine.parallel ({iv}) = ({R._aff_str(lb, name)}) to ({R._aff_str(ub, name)}) step ({int(s.step)}) {{")
@@ -217,8 +266,9 @@ class CpuFuncRenderer(R._FuncRenderer):
         self.mr.report.append(f"{self.f.name}: loop {s.name!r} runs in parallel")
         return True
 
-    def _outline(self, fname, s, caps, types) -> str:
+    def _outline(self, fname, s, caps, types, scratch) -> str:
         sub = CpuFuncRenderer(self.mr, self.f, contractions=self.contractions, private=self.private)
+        sub.scratch = {}
         sub.par_depth = 1
         sub.returned = set()
         params = ["%iv: index"]
@@ -230,7 +280,7 @@ class CpuFuncRenderer(R._FuncRenderer):
                 sub.hoisted.add(id(obj))
             else:
                 sub.env[obj] = (f"%c{k}", True)
-        big = sub.private_allocs(s.body)
+        big = sub.private_allocs(s.body, scratch)
         sub.block(s.body)
         for m, ty in big:
             sub.emit(f"memref.dealloc {m} : {ty}")
