@@ -495,14 +495,9 @@ LIBRARY_BINARY = {"aten.add": ("add", "add_scalar", "add_scalar"), "aten.sub": (
 
 
 def _as_2d(ctx, v):
-    """The 2-D shape a whole array can take for free (its own, or rows x last dim), else None."""
-    if not v.is_whole():
-        return None
-    if len(v.buf.shape) == 2:
-        return tuple(v.buf.shape)
-    last = v.sizes[-1] if v.sizes else 1
-    shape = (numel(v.sizes) // last, last)
-    return shape if ctx.prog.can_reshape(v.buf, shape) else None
+    """The shape of a whole 2-D array, else None. (Arrays of other ranks stay with generated loops,
+    whose result shape can still adapt to the consumer; a library result's shape is fixed.)"""
+    return tuple(v.buf.shape) if v.is_whole() and len(v.buf.shape) == 2 else None
 
 
 def library_binary(ctx, key, x, y):
