@@ -20,6 +20,7 @@ from ...ir.types import Float
 from .emit import ContractionEmitter, ReductionEmitter
 from .fastmath import EMITTERS
 from .nests import perfect_nest
+from .outputs import direct_outputs, entry_wrapper
 
 
 @dataclass(frozen=True)
@@ -49,13 +50,18 @@ class CpuModuleRenderer(R._ModuleRenderer):
         self.config = config
         self.report = []  # what was done, for `LLVMModule.cpu_report`
         self.outlined = []  # text of functions holding parallel loop bodies
+        self.output_plan = None  # set by render_cpu when the top function writes outputs in place
 
     def render(self) -> str:
         if not self.mod.funcs:
             raise R.BackendError("module has no functions")
         bodies = [CpuFuncRenderer(self, f).render() for f in self.mod.funcs]
         bodies += self.outlined
-        bodies.append(self.entry_wrapper())
+        if self.output_plan is not None:
+            n_params, results, plan = self.output_plan
+            bodies.append(entry_wrapper(self, self.funcs[self.mod.top], n_params, results, plan))
+        else:
+            bodies.append(self.entry_wrapper())
         return "module {\n" + "".join(line + "\n" for line in self.global_lines) + "".join(bodies) + "}\n"
 
 
@@ -300,6 +306,13 @@ class CpuFuncRenderer(R._FuncRenderer):
 
 
 def render_cpu(mod: N.Module, config: CpuConfig) -> tuple[str, dict, list]:
-    """(MLIR text, big global data, report lines) of `mod` rendered for the CPU."""
+    """(MLIR text, big global data, report lines) of `mod` (a clone: the top function may be
+    rewritten to write its returned arrays in place) rendered for the CPU."""
+    top = mod.func(mod.top)
+    n_params, results = len(top.params), list(top.result_types)
+    plan = direct_outputs(mod)
     r = CpuModuleRenderer(mod, R.BIG_GLOBAL, config)
+    if plan is not None:
+        r.output_plan = (n_params, results, plan)
+        r.report.append(f"{mod.top}: returned arrays written in place")
     return r.render(), r.big, r.report
