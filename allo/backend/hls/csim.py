@@ -61,8 +61,8 @@ class HLSModule:
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target = mode, target
+        code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
         self.func = mod.func(mod.top)
-        code: ModuleCode = emit_module(mod, target=target)
         self.top = code.top
         self.signature = code.signatures[mod.top]
         self.hls_code = code.kernel_cpp
