@@ -5,7 +5,15 @@ Example::
     from allo.backend.hls import build_hls
     hls = build_hls(module, mode="csim")   # module: allo.ir.nodes.Module
     print(hls.hls_code)
-    C = hls(A, B)
+    C = hls(A, B)                          # same calling convention as the LLVM module
+
+Files: `types.py` (allo type -> C++ type), `exprs.py` (expressions, casts, helper functions),
+`emit.py` (functions, statements, pragmas), `csim.py` (project writer, g++ driver, numpy I/O),
+`include/allo_ap.h` (ap_int/ap_fixed for csim when the Xilinx headers are absent).
+
+Targets: "vhls" emits no interface pragmas (Vitis HLS then infers ap_memory ports for arrays
+and ap_none for scalars); "vitis_hls" makes the top `extern "C"` with one `m_axi` bundle per
+array (gmem0, gmem1, ...) and `s_axilite` for scalars and the return.
 """
 from .csim import HLSModule, build_hls
 from .emit import emit_module
