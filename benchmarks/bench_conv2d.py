@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import compile_time, cputime, row, set_threads, timeit  # noqa: E402
+from common import compile_time, cores_used, cputime, row, set_threads, timeit  # noqa: E402
 
 import allo  # noqa: E402
 from allo.ir.types import float32  # noqa: E402
@@ -75,6 +75,7 @@ def run(reps: int = 9) -> list:
     set_threads(2)
     t = timeit({"allo": lambda: par(X, Wt, b), "torch": conv}, reps, interleave=False)
     lines.append(row("conv2d 2 threads (allo fast_math)", t, "allo", ["torch"], flops))
+    lines.append(f"  (allo 2-thread build used {cores_used(lambda: par(X, Wt, b)):.2f} cores on average)")
     set_threads(os.cpu_count() or 1)
     return lines
 

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import compile_time, cputime, row, set_threads, timeit  # noqa: E402
+from common import compile_time, cores_used, cputime, row, set_threads, timeit  # noqa: E402
 
 import allo  # noqa: E402
 from allo.ir.types import float32  # noqa: E402
@@ -57,6 +57,7 @@ def run(reps: int = 15) -> list:
     set_threads(2)
     t = timeit({"allo": lambda: par(A, B), "numpy": lambda: A @ B, "torch": lambda: tA @ tB}, reps, interleave=False)
     lines.append(row("gemm 2 threads (allo fast_math)", t, "allo", ["numpy", "torch"], flops))
+    lines.append(f"  (allo 2-thread build used {cores_used(lambda: par(A, B)):.2f} cores on average)")
     set_threads(os.cpu_count() or 1)
     return lines
 

@@ -131,6 +131,16 @@ def cputime(fns: dict, reps: int = 15, min_time: float = 0.05) -> dict:
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
+def cores_used(f, calls: int = 20) -> float:
+    """Process CPU time / wall time over `calls` calls of f: about 2 when two threads really ran
+    at once; about 1 when another process held the second core."""
+    f()
+    w0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(calls):
+        f()
+    return (time.process_time() - c0) / max(time.perf_counter() - w0, 1e-9)
+
+
 def compile_time(build) -> tuple:
     """(result of build(), seconds) with allo's process-wide JIT cache cleared first."""
     from allo.backend import llvm
