@@ -381,3 +381,21 @@ def test_parallel_loop_scratch_buffer_is_private():
     if openmp.runtime() is not None:  # tmp is allocated in the function holding the loop body
         body_fn = mod.mlir_text[mod.mlir_text.index("func.func private @rows__par"):]
         assert 'name = "tmp"' in body_fn
+
+
+def _polybench_cases():
+    try:
+        from tests.polybench.kernels import KERNELS
+    except Exception:  # pragma: no cover - the suite is optional for this file
+        return []
+    return KERNELS
+
+
+@pytest.mark.parametrize("case", _polybench_cases(), ids=lambda c: c.name)
+def test_polybench_optimised_equals_unoptimised(case):
+    args = case.make_inputs(np.random.default_rng(3))
+    s = allo.customize(case.kernel)
+    ref = case.run(s.build(optimize=False), args)
+    got = case.run(s.build(), args)
+    for r, g in zip(ref if isinstance(ref, tuple) else (ref,), got if isinstance(got, tuple) else (got,)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(r))
