@@ -913,3 +913,12 @@ def test_primitives_on_frontend_ir(kernel, schedule):
     build_ir = pytest.importorskip("allo.customize").build_ir
     fn = globals()[kernel]
     check_same(lambda: build_ir(fn)[0], schedule)
+
+
+def test_reorder_after_reuse_at_is_rejected():
+    """A reuse buffer carries values from one x iteration to the next (found by the random test)."""
+    mod = blur(int32, 7, 8)
+    func = mod.func(mod.top)
+    reuse_at(func, "A", "x")
+    with pytest.raises(ScheduleError, match="reuse buffer"):
+        reorder(func, "x", "y")

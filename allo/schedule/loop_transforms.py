@@ -183,6 +183,11 @@ def check_dependences(prim: str, chain: list, new: list) -> None:
     pos = {id(f.var): k for k, f in enumerate(chain)}
     perm = [next(k for k, c in enumerate(chain) if c is f) for f in new]
     body = chain[-1].body
+    if perm != sorted(perm):
+        for s in N.walk_stmts(body):
+            if isinstance(s, N.Store) and s.buf.attrs.get("reuse"):
+                raise _err(prim, "axes", f"the nest shifts reuse buffer {s.buf.name!r} from one iteration to the "
+                                         "next; its loop order cannot change (apply reuse_at after reordering)")
     groups = {}
     for s in N.walk_stmts(body):
         if isinstance(s, N.Store):
