@@ -52,8 +52,8 @@ def linear(X: float32[8, 16], W: float32[32, 16], b: float32[32]) -> float32[8, 
     for i, j in allo.grid(8, 32):
         for k in allo.reduction(16):
             Z[i, j] += X[i, k] * W[j, k]
-    for i, j in allo.grid(8, 32):
-        Z[i, j] += b[j]
+    for ib, jb in allo.grid(8, 32):  # own names: a repeated "i" would need band-qualified addressing
+        Z[ib, jb] += b[jb]
     return Z
 
 
@@ -64,8 +64,8 @@ def linear_out(X: float32[8, 16], W: float32[32, 16], b: float32[32]) -> float32
         for k in allo.reduction(16):
             Z[i, j] += X[i, k] * W[j, k]
     Y: float32[8, 32] = 0.0
-    for i, j in allo.grid(8, 32):
-        Y[i, j] = Z[i, j] + b[j]
+    for ib, jb in allo.grid(8, 32):
+        Y[ib, jb] = Z[ib, jb] + b[jb]
     return Y
 
 
@@ -535,7 +535,7 @@ def test_buffer_at_seed_linear_schedule(reorder_first):
     s.pipeline("j")
     text = str(s.module)
     assert named_tree(text, "linear") == [("i", [("j_init", []), ("k", [("j", [])]), ("j_back", [])]),
-                                          ("i_1", [("j_1", [])])]
+                                          ("ib", [("jb", [])])]
     body = func_text(text, "linear")
     assert f'memref.alloc() {{name = "{buf.name}"}} : memref<32xf32>' in body
     assert "pipeline_ii = 1 : ui32" in find(text, "linear", "j").attrs
@@ -921,3 +921,29 @@ def test_hls_csim_matches_llvm_conv_int(tmp_path):
     csim = _csim_or_skip(s, tmp_path)
     np.testing.assert_array_equal(csim(A, W), run(s, A, W))
     np.testing.assert_array_equal(csim(A, W), ref_conv(A, W))
+
+
+def linear_repeated_names(X: float32[8, 16], W: float32[32, 16], b: float32[32]) -> float32[8, 32]:
+    Z: float32[8, 32] = 0.0
+    for i, j in allo.grid(8, 32):
+        for k in allo.reduction(16):
+            Z[i, j] += X[i, k] * W[j, k]
+    for i, j in allo.grid(8, 32):
+        Z[i, j] += b[j]
+    return Z
+
+
+def test_repeated_loop_names_need_the_band_qualified_form():
+    s = allo.customize(linear_repeated_names)
+    before = str(s.module)
+    with pytest.raises(allo.AlloError, match="ambiguous") as info:
+        s.buffer_at(s.Z, "i")
+    assert "S_i_j_0" in str(info.value) and str(s.module) == before
+    loops = s.get_loops()
+    s.buffer_at(s.Z, loops["S_i_j_0"]["i"])
+    s.reorder(loops["S_i_j_0"]["k"], loops["S_i_j_0"]["j"])
+    s.pipeline("S_i_j_0:j")
+    text = str(s.module)
+    assert 'loop_name = "j_init"' in text and 'loop_name = "j_back"' in text
+    X, W, b = (np.random.rand(*sh).astype(np.float32) for sh in ((8, 16), (32, 16), (32,)))
+    np.testing.assert_allclose(s.build()(X, W, b), X @ W.T + b, rtol=1e-5, atol=1e-5)

@@ -471,7 +471,7 @@ class FunctionBuilder:
         saved = {n: self.locals.get(n) for n in names}
         ivs, loops = [], []
         for name, (lb, ub, step) in zip(names, ranges):
-            lname = name if name not in self.loop_names else self.fresh_loop_name(name)
+            lname = name  # a repeated name stays: band-qualified addressing disambiguates
             self.loop_names.add(lname)
             iv = IterVar(name, loc=loc)
             if step > 0:

@@ -680,7 +680,7 @@ class _FuncRenderer:
     def alloc(self, b: N.Buffer, returned):
         attrs = [("name", b.name)]
         if not self.llvm:
-            attrs += [(k, v) for k, v in b.attrs.items()]
+            attrs += [(k, v) for k, v in b.attrs.items() if not k.startswith("_")]
         on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * _elem_bytes(b.dtype) <= STACK_BYTES)
         kind = "memref.alloca" if on_stack else "memref.alloc"
         v = self.op(f"{kind}() {_attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
@@ -793,7 +793,7 @@ class _FuncRenderer:
         if id(b) in self.hoisted:
             m = self.mem[id(b)]
         else:
-            attrs = [("name", b.name)] + ([(k, v) for k, v in b.attrs.items()] if not self.llvm else [])
+            attrs = [("name", b.name)] + ([(k, v) for k, v in b.attrs.items() if not k.startswith("_")] if not self.llvm else [])
             m = self.op(f"memref.alloc() {_attr_dict(attrs)} : {b.type.mlir}")
             self.mem[id(b)] = m
         if s.init is None:

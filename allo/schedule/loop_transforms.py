@@ -185,7 +185,7 @@ def check_dependences(prim: str, chain: list, new: list) -> None:
     body = chain[-1].body
     if perm != sorted(perm):
         for s in N.walk_stmts(body):
-            if isinstance(s, N.Store) and s.buf.attrs.get("reuse"):
+            if isinstance(s, N.Store) and s.buf.attrs.get("_reuse"):
                 raise _err(prim, "axes", f"the nest shifts reuse buffer {s.buf.name!r} from one iteration to the "
                                          "next; its loop order cannot change (apply reuse_at after reordering)")
     groups = {}

@@ -245,7 +245,7 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     taken = {b.name for b in N.iter_buffers(func)}
     rbuf = N.Buffer(R.fresh_name(taken, f"{src.name}_reuse_{R.sanitize(lp.name)}"), ArrayType(src.dtype, shape),
                     "local", loc=src.loc)
-    rbuf.attrs["reuse"] = True  # its contents carry state across iterations: loop order is fixed
+    rbuf.attrs["_reuse"] = True  # its contents carry state across iterations: loop order is fixed
     fill = _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row)
 
     for ld, (_, _, terms, const) in zip(loads, per_load):
