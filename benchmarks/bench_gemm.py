@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import compile_time, cores_used, cputime, row, set_threads, timeit  # noqa: E402
+from common import compile_time, cores_used, cputime, isolated, process_cpu, row, set_threads, timeit  # noqa: E402
 
 import allo  # noqa: E402
 from allo.ir.types import float32  # noqa: E402
@@ -57,7 +57,17 @@ def run(reps: int = 15) -> list:
     set_threads(2)
     t = timeit({"allo": lambda: par(A, B), "numpy": lambda: A @ B, "torch": lambda: tA @ tB}, reps, interleave=False)
     lines.append(row("gemm 2 threads (allo fast_math)", t, "allo", ["numpy", "torch"], flops))
+    data = "import numpy as np\nA = np.random.default_rng(0).random((512, 512), np.float32); B = A.T.copy()\n"
+    t = {"allo": isolated(data + "import allo, bench_gemm as g\ns = allo.customize(g.gemm); s.parallel('i')\n"
+                          "m = s.build(fast_math=True, threads=2)", "m(A, B)", 2, reps),
+         "numpy": isolated(data, "A @ B", 2, reps),
+         "torch": isolated(data + "import torch\ntA, tB = torch.from_numpy(A), torch.from_numpy(B)", "tA @ tB", 2, reps)}
+    lines.append(row("gemm 2 threads, separate processes", t, "allo", ["numpy", "torch"], flops))
     lines.append(f"  (allo 2-thread build used {cores_used(lambda: par(A, B)):.2f} cores on average)")
+    c1, c2 = process_cpu(lambda: fast(A, B)), process_cpu(lambda: par(A, B))
+    lines.append(f"  (allo CPU time per call: 1 thread {c1 * 1e3:.3f} ms, 2 threads {c2 * 1e3:.3f} ms in total: "
+                 f"parallel work efficiency {c1 / c2:.2f}; with two free cores about {c2 / 2 * 1e3:.3f} ms, "
+                 f"{flops / (c2 / 2) / 1e9:.0f} GFLOP/s)")
     set_threads(os.cpu_count() or 1)
     return lines
 

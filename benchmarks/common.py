@@ -13,6 +13,7 @@ import glob
 import os
 import platform
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -139,6 +140,49 @@ def cores_used(f, calls: int = 20) -> float:
     for _ in range(calls):
         f()
     return (time.process_time() - c0) / max(time.perf_counter() - w0, 1e-9)
+
+
+def process_cpu(f, calls: int = 20) -> float:
+    """Median process CPU seconds (all threads) per call: the work a parallel build does,
+    whether or not its threads got a core of their own."""
+    f()
+    out = []
+    for _ in range(calls):
+        c0 = time.process_time()
+        f()
+        out.append(time.process_time() - c0)
+    return statistics.median(out)
+
+
+_ISOLATED = """
+import os, sys, statistics, time
+sys.path.insert(0, {bench!r}); sys.path.insert(0, {root!r})
+from common import set_threads
+set_threads({threads})
+{setup}
+f = lambda: {stmt}
+for _ in range(3):
+    f()
+out = []
+for _ in range({reps}):
+    t0 = time.perf_counter(); f(); out.append(time.perf_counter() - t0)
+print(statistics.median(out))
+"""
+
+
+def isolated(setup: str, stmt: str, threads: int, reps: int = 15) -> float:
+    """Median seconds of `stmt` timed in a fresh Python process (no other thread pool around:
+    numpy's OpenBLAS, torch's OpenMP and allo's libiomp5 workers otherwise compete for the
+    cores while idle-spinning)."""
+    import subprocess
+
+    bench = os.path.dirname(os.path.abspath(__file__))
+    code = _ISOLATED.format(bench=bench, root=os.path.dirname(bench), threads=threads, setup=setup, stmt=stmt,
+                            reps=reps)
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    if res.returncode != 0:
+        raise RuntimeError(f"isolated timing failed:\n{res.stderr[-2000:]}")
+    return float(res.stdout.strip().splitlines()[-1])
 
 
 def compile_time(build) -> tuple:

@@ -56,15 +56,33 @@ class Tiles:
 
 
 class ContractionEmitter:
-    def __init__(self, r, c, arch, parallel=None, threads=1):
+    def __init__(self, r, c, arch, parallel=False, threads=1):
         self.r, self.c, self.arch = r, c, arch
         self.t = Tiles(c, arch)
-        self.parallel = parallel  # id of the loop var whose generated loop runs in parallel, or None
-        if parallel is not None and c.u is not None and parallel == id(c.u):
-            tiles = max(1, c.U // self.t.MR)  # one block of row tiles per thread
-            self.t.MC = self.t.MR * max(1, -(-tiles // max(1, threads)))
+        self.mode, self.parallel = self.parallel_mode(parallel, max(1, threads))
         self.T = c.dtype
         self.pack_bufs = {}  # id(Load) -> (ssa, memref type, element type)
+
+    def parallel_mode(self, wanted, n):
+        """Which generated loop runs in parallel: ("others", id(var)), ("jc",), ("ic",), ("jr",)
+        or (None,). Every parallel dimension of a contraction is independent, so the choice is
+        free: one fork per call where possible (an outer loop, else whole cache blocks)."""
+        c, t = self.c, self.t
+        if not wanted or n < 2:
+            return (None,), None
+        for f, ext in c.others:
+            if ext >= n:
+                return ("others",), id(f.var)
+        panels = c.V // t.NR
+        if c.u is not None and c.U // t.MR >= n:  # BLIS-style: shared packed panels, rows split
+            t.MC = t.MR * -(-(c.U // t.MR) // n)  # one block of row tiles per thread
+            return ("ic",), id(c.u)
+        if c.packs and panels >= n:
+            t.NC = t.NR * -(-panels // n)  # one cache block of lanes per thread
+            return ("jc",), None
+        if panels >= n:
+            return ("jr",), id(c.v)
+        return (None,), None
 
     # ------------------------------------------------------------------ small helpers
     def uid(self) -> int:
@@ -138,34 +156,40 @@ class ContractionEmitter:
         try:
             depth = 0
             for f, n in c.others:
-                iv, _ = self.open_for(0, n, parallel=self.parallel == id(f.var), name="o")
+                iv, _ = self.open_for(0, n, parallel=self.mode[0] == "others" and self.parallel == id(f.var), name="o")
                 self.bind(f.var, iv)
                 depth += 1
-            # pack buffers inside the `others` loops: private to a parallel iteration
-            for ld in c.packs:
-                ty = f"memref<{self.t.NC // t.NR}x{t.KC}x{t.NR}x{ld.buf.dtype.mlir}>"
-                m = r.op(f"memref.alloc() {{alignment = 64 : i64, name = \"{ld.buf.name}_packed\"}} : {ty}")
-                self.pack_bufs[id(ld)] = (m, ty, ld.buf.dtype)
             V_full = c.V // t.NR * t.NR
             if c.packs:
+                jc_par = self.mode[0] == "jc"
                 if V_full:
-                    jc, _ = self.open_for(0, V_full, t.NC, parallel=False, name="jc")
-                    self.block(jc, V_full, t.NR)
+                    jc, _ = self.open_for(0, V_full, t.NC, parallel=jc_par, name="jc")
+                    self.with_packs(lambda: self.block(jc, V_full, t.NR))
                     self.close_for()
                 if c.V > V_full:
-                    self.block(None, c.V, c.V - V_full)
+                    self.with_packs(lambda: self.block(None, c.V, c.V - V_full))
             else:
                 if V_full:
                     self.compute(None, 0, V_full, t.NR, None)
                 if c.V > V_full:
                     self.compute(None, V_full, c.V, c.V - V_full, None)
-            for m, ty, _ in self.pack_bufs.values():
-                r.emit(f"memref.dealloc {m} : {ty}")
             for _ in range(depth):
                 self.close_for()
         finally:
             r.env.clear()
             r.env.update(saved)
+
+    def with_packs(self, body):
+        """Allocate the pack buffers (private to the enclosing parallel iteration), run body, free."""
+        t, r = self.t, self.r
+        for ld in self.c.packs:
+            ty = f"memref<{t.NC // t.NR}x{t.KC}x{t.NR}x{ld.buf.dtype.mlir}>"
+            m = r.op(f"memref.alloc() {{alignment = 64 : i64, name = \"{ld.buf.name}_packed\"}} : {ty}")
+            self.pack_bufs[id(ld)] = (m, ty, ld.buf.dtype)
+        body()
+        for m, ty, _ in self.pack_bufs.values():
+            r.emit(f"memref.dealloc {m} : {ty}")
+        self.pack_bufs = {}
 
     def block(self, jc, vend, width):
         """Packed case: one cache block of v starting at loop value `jc` (None: the tail panel
@@ -186,8 +210,7 @@ class ContractionEmitter:
         else:
             panels = None
         if panels is None:
-            inner_par = self.parallel is not None and self.parallel in (id(c.v), id(c.u))
-            pj, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=inner_par, name="pj")
+            pj, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=self.mode[0] == "ic", name="pj")
             p = self.apply(f"(d0 - d1) floordiv {t.NR}", [pj, jc])
             v0 = pj
         else:
@@ -240,7 +263,7 @@ class ContractionEmitter:
         the constant start of a single panel (the tail) or of the whole range."""
         c, t = self.c, self.t
         single = width < t.NR or (jc is None and kblock is not None)
-        par_v = self.parallel == id(c.v)
+        par_v = self.mode[0] == "jr"
 
         def panels(body):
             if jc is not None:
@@ -260,7 +283,7 @@ class ContractionEmitter:
         MR, U = t.MR, c.U
         U_full = U // MR * MR
         if U_full:
-            ic, _ = self.open_for(0, U_full, t.MC, parallel=self.parallel == id(c.u), name="ic")
+            ic, _ = self.open_for(0, U_full, t.MC, parallel=self.mode[0] == "ic", name="ic")
 
             def rows(jr, panel):
                 ir, _ = self.open_for((ic, 0), (ic, t.MC, U_full), MR, name="ir")
@@ -429,7 +452,7 @@ class ReductionEmitter(ContractionEmitter):
         self.r, self.c, self.arch = r, red, arch
         self.T = red.dtype
         self.t = Tiles(red, arch)
-        self.parallel = None
+        self.parallel, self.mode = None, (None,)
         self.pack_bufs = {}
 
     def emit(self):

@@ -212,14 +212,8 @@ class CpuFuncRenderer(R._FuncRenderer):
     def _render_for(self, s: N.For):
         c = self.contractions.get(id(s))
         if c is not None:
-            par = None
-            if self.config.parallel and self.par_depth == 0:
-                marked = [f.var for f in c.nest.loops if f.attrs.get("parallel")]
-                order = [f.var for f, _ in c.others] + ([c.u] if c.u is not None else []) + [c.v]
-                for v in order:
-                    if any(v is m for m in marked):
-                        par = id(v)
-                        break
+            par = (self.config.parallel and self.par_depth == 0
+                   and any(f.attrs.get("parallel") for f in c.nest.loops))
             self.mr.report.append(f"{self.f.name}: vector micro-kernel for loop nest "
                                   f"{'/'.join(f.name for f in c.nest.loops)}")
             ContractionEmitter(self, c, self.config.arch, parallel=par, threads=self.config.threads).emit()
