@@ -684,3 +684,16 @@ def test_fixed_half_and_bool_globals_and_scalar_results():
     for v in H.data:
         h = np.float16(h + v)
     assert isinstance(s, np.float16) and s == h
+
+
+def test_self_comparisons_compile_and_keep_nan_semantics():
+    outs = [(op, bool_t, (lambda o: lambda x, k: B(o, x, x, bool_t))(op)) for op in ("eq", "ne", "lt", "le", "gt", "ge")]
+    outs += [("ieq", bool_t, lambda x, k: B("eq", k, k, bool_t)), ("ilt", bool_t, lambda x, k: B("lt", k, k, bool_t))]
+    mod = build_hls(multi_out("selfcmp", [float32, int8], 4, outs), mode="csim")
+    x = np.array([1.0, np.nan, -0.0, np.inf], np.float32)
+    got = mod(x, np.arange(4, dtype=np.int8))
+    with np.errstate(invalid="ignore"):
+        for (op, _, _), g in zip(outs[:6], got):
+            np.testing.assert_array_equal(g, getattr(np, {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                                                          "gt": "greater", "ge": "greater_equal"}[op])(x, x), err_msg=op)
+    assert got[6].all() and not got[7].any()

@@ -237,7 +237,10 @@ class ExprEmitter:
         if op in _INFIX and op in _COMPARE:  # operands compared in the left operand's type
             t = e.lhs.type
             sym, prec, nl, nr = _INFIX[op]
-            return Code(f"{par(self.operand(e.lhs, t), nl)} {sym} {par(self.operand(e.rhs, t), nr)}", prec)
+            a, b = self.operand(e.lhs, t), self.operand(e.rhs, t)
+            if a.text == b.text:
+                return _self_compare(op, a, t)
+            return Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec)
         t = e.type
         if is_fixed(t) and op not in _FIXED_OK:
             raise BackendError(f"operator {op!r} is not supported on fixed-point type {t!r}")
@@ -378,6 +381,16 @@ class ExprEmitter:
 
 BOOL, F64 = UInt(1), Float(64)
 _NOT_FLOAT = {"and", "or", "xor", "shl", "shr"}
+
+
+def _self_compare(op: str, a: Code, t) -> Code:
+    """`x <op> x` without GCC's -Wtautological-compare: only a NaN makes it depend on x."""
+    holds = op in ("eq", "le", "ge")
+    if not isinstance(t, Float):
+        return Code("true" if holds else "false", ATOM)
+    if op == "ne":
+        return Code(f"std::isnan({a.text})", ATOM)
+    return _lnot(Code(f"std::isnan({a.text})", ATOM)) if holds else Code("false", ATOM)
 
 
 def _lnot(c: Code) -> Code:
