@@ -399,3 +399,32 @@ def test_polybench_optimised_equals_unoptimised(case):
     got = case.run(s.build(), args)
     for r, g in zip(ref if isinstance(ref, tuple) else (ref,), got if isinstance(got, tuple) else (got,)):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(r))
+
+
+def test_parallel_contractions_pick_a_loop():
+    B, Ci, Co, H, W = 2, 3, 9, 6, 20
+
+    def conv(X: float32[B, Ci, H + 2, W + 2], Wt: float32[Co, Ci, 3, 3]) -> float32[B, Co, H, W]:
+        Y: float32[B, Co, H, W] = 0.0
+        for n, co, oh, ow in allo.grid(B, Co, H, W):
+            for ci, kh, kw in allo.reduction(Ci, 3, 3):
+                Y[n, co, oh, ow] += X[n, ci, oh + kh, ow + kw] * Wt[co, ci, kh, kw]
+        return Y
+
+    s = allo.customize(conv)
+    s.parallel("co")  # any parallel dimension may run in parallel: the batch loop is chosen
+    _exact(s, [_rand((B, Ci, H + 2, W + 2), np.float32), _rand((Co, Ci, 3, 3), np.float32)], threads=2)
+
+    M, N = 30, 200
+
+    def colsum(A: float32[M, N], x: float32[M]) -> float32[N]:
+        y: float32[N] = 0.0
+        for i, j in allo.grid(M, N):
+            y[j] += A[i, j] * x[i]
+        return y
+
+    s = allo.customize(colsum)
+    s.parallel("j")  # no row dimension: lane panels are split between threads
+    mod = _exact(s, [_rand((M, N), np.float32), _rand((M,), np.float32)], threads=2)
+    if openmp.runtime() is not None:
+        assert "affine.parallel" in mod.mlir_text
