@@ -49,6 +49,19 @@ class _NoSuchBuffer(ScheduleError, AttributeError):
     """`s.X` for a buffer that does not exist: an AlloError (and an AttributeError, for hasattr)."""
 
 
+_VERIFY_CONTEXT = None
+
+
+def _verify_context():
+    """One MLIR context reused for verification (creating a context costs milliseconds)."""
+    global _VERIFY_CONTEXT
+    if _VERIFY_CONTEXT is None:
+        from mlir import ir
+
+        _VERIFY_CONTEXT = ir.Context()
+    return _VERIFY_CONTEXT
+
+
 class Partition:
     """Partition kinds for `s.partition(..., partition_type=...)`."""
 
@@ -123,32 +136,58 @@ class Schedule:
 
     # ------------------------------------------------------------------ primitive plumbing
     def _apply(self, primitive, func_name, args, kwargs, fn):
-        """Run `fn()` atomically and record the step."""
-        snapshot = self.ir.clone()
+        """Run `fn()` atomically and record the step.
+
+        Primitives only rewrite their target function, so the snapshot is that function alone
+        (cheap even for models with many instances and large weights)."""
+        names = self._func_names()
+        pos = names.index(func_name) if func_name in names else None
+        snapshot = self.ir.funcs[pos].clone() if pos is not None else self.ir.clone()
+
+        def restore():
+            if pos is not None:
+                self.ir.funcs[pos] = snapshot
+            else:
+                self.ir = snapshot
+            self._mlir_cache = None
+
         try:
             result = fn()
-            self._verify()
+            self._verify(func_name)
         except AlloError as e:
-            self.ir = snapshot
-            self._mlir_cache = None
+            restore()
             from ..customize import _clean
 
             if not isinstance(e, ScheduleError):
                 e = ScheduleError(f"{primitive}: {e}")
             raise _clean(e) from None
         except Exception as e:  # an internal failure must not leave a half-done module
-            self.ir = snapshot
-            self._mlir_cache = None
+            restore()
             raise ScheduleError(f"{primitive}{tuple(args)}: cannot apply ({type(e).__name__}: {e})") from None
         self._mlir_cache = None
         self.steps.append(Step(primitive, func_name, tuple(args), tuple(sorted(kwargs.items()))))
         return result
 
-    def _verify(self):
-        """Render the module and let MLIR verify it (catches broken rewrites)."""
-        from ..ir.render_mlir import to_mlir_module
+    def _verify(self, func_name):
+        """Check the rewritten function: structure in Python, then MLIR's verifier on the function
+        with its callees (weights are not attached: verification needs only their types)."""
+        from ..ir.nodes import CallStmt, Module, walk_stmts
+        from ..ir.render_mlir import BIG_GLOBAL, _render, parse_with_globals
+        from .verify import verify_func
 
-        to_mlir_module(self.ir, mode="view")
+        if func_name not in self._func_names():
+            return
+        func = self.ir.func(func_name)
+        verify_func(func)
+        callees, todo = set(), [func]
+        while todo:  # the callees rendered with it need their own callees
+            for st in walk_stmts(todo.pop().body):
+                if isinstance(st, CallStmt) and st.callee not in callees and st.callee in self._func_names():
+                    callees.add(st.callee)
+                    todo.append(self.ir.func(st.callee))
+        part = Module([f for f in self.ir.funcs if f.name in callees and f is not func] + [func], func.name, self.ir.meta)
+        text, _ = _render(part, "view", big_limit=BIG_GLOBAL)
+        parse_with_globals(text, {}, _verify_context())
 
     # ------------------------------------------------------------------ addressing
     def _func_names(self):
