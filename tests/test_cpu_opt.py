@@ -298,6 +298,7 @@ def test_hls_attributes_do_not_block_optimisation():
     M, N, K = 32, 32, 32
     s = gemm_schedule(M, N, K)
     s.pipeline("k")
+    s.unroll("j", 4)
     s.partition(s.A, allo.Partition.Cyclic, dim=2, factor=4)
     _exact(s, [_rand((M, K), np.float32), _rand((K, N), np.float32)], expect="micro-kernel")
 

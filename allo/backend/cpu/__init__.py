@@ -7,5 +7,7 @@ Files, one job each:
   scalar replacement of reductions).
 - `contraction.py`: recognition of `X[...] op= f(loads)` nests that map onto a vector micro-kernel.
 - `emit.py`: MLIR text of a recognised contraction (vector dialect, register and cache tiles).
+- `fastmath.py`: vectorisable f32 exp/sigmoid/tanh/erf used only with `fast_math=True`.
+- `outputs.py`: destination passing for the arrays the top function returns.
 - `render.py`: the LLVM-mode renderer extended with contractions, parallel loops and fast math.
 """

@@ -106,9 +106,7 @@ def recognise(nest: Nest):
     """The Contraction described by `nest`, or None when it does not fit (see module doc)."""
     if not nest.body or not all(isinstance(x, N.Store) for x in nest.body) or not nest.constant():
         return None
-    if any(f.attrs.get("unroll") is not None for f in nest.loops):
-        return None
-    st = nest.body[0]
+    st = nest.body[0]  # `unroll` attributes are ignored: the micro-kernel subsumes unrolling
     X = st.buf
     if X.kind == "scalar_arg" or X.type.rank == 0 or not vector_dtype(X.dtype):
         return None
@@ -213,8 +211,6 @@ def recognise_reduction(f: N.For, fast_math: bool, min_trip: int):
 
     n = const_extent(f)
     if n is None or n < min_trip or len(f.body) != 1 or not isinstance(f.body[0], N.Store):
-        return None
-    if f.attrs.get("unroll") is not None:
         return None
     st = f.body[0]
     acc = st.buf
