@@ -203,13 +203,11 @@ class ContractionEmitter:
 
     # ------------------------------------------------------------------ packing
     def pack(self, jc, kc, vend, width, K):
+        """Copy the v-operands of cache block (jc, kc) into panels Bp[panel][k - kc][lane]
+        (jc None: the single tail panel of `width` lanes ending at vend)."""
         c, t, r = self.c, self.t, self.r
         kf = c.reds[0][0]
-        if jc is None:
-            panels = [(vend - width, None)]
-        else:
-            panels = None
-        if panels is None:
+        if jc is not None:  # panels are disjoint: split between threads in the "ic" mode
             pj, _ = self.open_for((jc, 0), (jc, t.NC, vend), t.NR, parallel=self.mode[0] == "ic", name="pj")
             p = self.apply(f"(d0 - d1) floordiv {t.NR}", [pj, jc])
             v0 = pj
@@ -218,8 +216,7 @@ class ContractionEmitter:
             p = self.index_const(0)
         for ld in c.packs:
             m, ty, et = self.pack_bufs[id(ld)]
-            contiguous = ld in c.contiguous or self._contig(ld)
-            if contiguous:
+            if self._contig(ld):
                 pk, _ = self.open_for((kc, 0), (kc, t.KC, K), name="pk")
                 self.bind(kf.var, pk)
                 kk = self.apply("d0 - d1", [pk, kc])
@@ -241,7 +238,7 @@ class ContractionEmitter:
                     x = r.op(f"{kind} {r.memref(ld.buf)}[{idx}] : {ld.buf.type.mlir}")
                     r.emit(f"memref.store {x}, {m}[{p}, {kk}, {self.index_const(jj)}] : {ty}")
                 self.close_for()
-        if panels is None:
+        if jc is not None:
             self.close_for()
 
     def _contig(self, ld):
