@@ -110,9 +110,11 @@ def prepare(mod: N.Module, optimize: bool = True, fast_math: bool = False, threa
         prep = prepare(s.ir, fast_math=True)
     """
     use_omp, n, lib = openmp.parallel_plan(has_parallel(mod), threads) if optimize else (False, 1, None)
-    if not optimize:
+    if not optimize:  # exactly the plain backend: its renderer and its pipeline
+        from ..ir.passes import LLVM_PIPELINE
+
         text, big = render_with_globals(mod, "llvm")
-        return Prepared(text, big, lowering_pipeline(False), [], bool(fast_math), 1, [])
+        return Prepared(text, big, LLVM_PIPELINE, [], bool(fast_math), 1, [])
     from .cpu.render import CpuConfig, render_cpu
     from .cpu.rewrite import optimise_loops
 

@@ -43,7 +43,7 @@ def vector_op(op, t) -> str:
 class Tiles:
     """Register/cache tile sizes for one contraction (chosen from the element size and the ISA)."""
 
-    def __init__(self, c, arch, threads=1):
+    def __init__(self, c, arch):
         ebytes = c.dtype.bits // 8
         self.VL = max(1, arch.vector_bytes // ebytes)
         lanes_needed = -(-c.V // self.VL)
