@@ -383,7 +383,11 @@ def test_math_functions_and_float_division_rules(t):
     outs = [(fn, t, (lambda f: lambda a, b: N.MathCall(f, [a], t))(fn)) for fn in MATH1]
     outs += [("pow", t, lambda a, b: N.MathCall("pow", [a, b], t)), ("fdiv", t, lambda a, b: B("floordiv", a, b, t)),
              ("fmod", t, lambda a, b: B("mod", a, B("sub", b, C(1.5, t), t), t)),
-             ("min", t, lambda a, b: B("min", a, b, t)), ("sel", t, lambda a, b: N.Select(B("gt", a, b, bool_t), a, C(-1.0, t), t))]
+             ("min", t, lambda a, b: B("min", a, b, t)), ("sel", t, lambda a, b: N.Select(B("gt", a, b, bool_t), a, C(-1.0, t), t)),
+             # negations of negative operands must not print as `--x` (a decrement)
+             ("negneg", t, lambda a, b: N.UnaryOp("neg", N.UnaryOp("neg", a, t), t)),
+             ("negc", t, lambda a, b: B("add", N.UnaryOp("neg", C(-1.5, t), t), a, t)),
+             ("signeg", t, lambda a, b: N.MathCall("sigmoid", [N.UnaryOp("neg", a, t)], t))]
     mod = build_hls(multi_out("maths", [t, t], n, outs), mode="csim")
     a = rng.uniform(0.1, 3.0, n).astype(t.np_dtype)
     b = rng.uniform(0.1, 3.0, n).astype(t.np_dtype)
@@ -395,6 +399,9 @@ def test_math_functions_and_float_division_rules(t):
     np.testing.assert_allclose(got["fmod"], np.mod(a, b - t.np_dtype.type(1.5)), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(got["min"], np.minimum(a, b))
     np.testing.assert_array_equal(got["sel"], np.where(a > b, a, t.np_dtype.type(-1.0)))
+    np.testing.assert_array_equal(got["negneg"], a)
+    np.testing.assert_array_equal(got["negc"], a + t.np_dtype.type(1.5))
+    np.testing.assert_allclose(got["signeg"], 1 / (1 + np.exp(a.astype(np.float64))), rtol=1e-5)
     assert got["exp"].dtype == t.np_dtype
 
 

@@ -39,6 +39,12 @@ def cast(ctype: str, c: Code) -> Code:
     return Code(f"({ctype}){par(c, UNARY)}", UNARY)
 
 
+def negate(c: Code) -> Code:
+    """`-c`; an operand that starts with '-' gets parentheses (`--x` would be a decrement)."""
+    text = par(c, UNARY)
+    return Code(f"-({text})" if text.startswith(("-", "+")) else f"-{text}", UNARY)
+
+
 # op -> (C operator, precedence, precedence needed left, needed right). Bitwise, shift and
 # logical operands get parentheses around any binary operator to keep -Wparentheses quiet.
 _INFIX = {
@@ -59,7 +65,7 @@ _MATH = {
     "exp": "std::exp({0})", "log": "std::log({0})", "log2": "std::log2({0})", "sqrt": "std::sqrt({0})",
     "tanh": "std::tanh({0})", "sin": "std::sin({0})", "cos": "std::cos({0})", "erf": "std::erf({0})",
     "abs": "std::abs({0})", "floor": "std::floor({0})", "ceil": "std::ceil({0})", "pow": "std::pow({0}, {1})",
-    "rsqrt": "{one} / std::sqrt({0})", "sigmoid": "{one} / ({one} + std::exp(-{0}))",
+    "rsqrt": "{one} / std::sqrt({0})", "sigmoid": "{one} / ({one} + std::exp({neg0}))",
 }
 
 # Helpers written into kernel.cpp only when used.
@@ -330,7 +336,7 @@ class ExprEmitter:
         if e.op == "neg":
             if _is_bool(t):
                 return self.value_as(e.operand, t)  # -x == x in one bit
-            return self.finish(Code(f"-{par(self.operand(e.operand, t), UNARY)}", UNARY), t)
+            return self.finish(negate(self.operand(e.operand, t)), t)
         if e.op == "invert":
             if isinstance(t, Float):
                 raise BackendError(f"operator '~' is not defined on {t!r}")
@@ -363,10 +369,8 @@ class ExprEmitter:
         if not isinstance(t, Float):  # computed in double, then converted (as on LLVM)
             return self.expr(N.Cast(N.MathCall(fn, e.args, F64), t))
         args = [self.operand(a, t) for a in e.args]
-        if fn == "sigmoid":  # its format negates the operand
-            args[0] = Code(par(args[0], UNARY), ATOM)
         one = "1.0" if t.bits == 64 else "1.0f"
-        text = _MATH[fn].format(*[a.text for a in args], one=one)
+        text = _MATH[fn].format(*[a.text for a in args], one=one, neg0=negate(args[0]).text)
         return self.finish(Code(text, MUL if fn in ("rsqrt", "sigmoid") else ATOM), t)
 
     def e_cast(self, e: N.Cast) -> Code:
