@@ -136,6 +136,15 @@ class ModuleBuilder:
         self.globals[id(array)] = buf
         return buf
 
+    def adopt_global_name(self, buf: Buffer, name: str):
+        """Name a constant after the first local bound to it (`w: T[..] = g_w` -> @w), as the seed does."""
+        if buf.attrs.get("_named") or name in self.global_names:
+            return
+        self.global_names.discard(buf.global_name)
+        self.global_names.add(name)
+        buf.name = buf.global_name = name
+        buf.attrs["_named"] = True
+
     def module(self, top: str) -> Module:
         funcs = [f for f in self.funcs if f.name != top] + [f for f in self.funcs if f.name == top]
         return Module(funcs, top, {"instances": dict(self.instance_info)})
@@ -328,6 +337,7 @@ class FunctionBuilder:
             if value.dtype != dtype:
                 value = self.mb.global_buffer(value.data.astype(dtype.np_dtype) if not hasattr(dtype, "frac") else value.data,
                                               value.name + "_" + repr(dtype).replace("(", "").replace(")", "").replace(", ", "_"), dtype)
+            self.mb.adopt_global_name(value, name)
             self.locals[name] = value
             return
         if isinstance(value, Buffer) and value.attrs.get("temp") and tuple(value.shape) == tuple(shape) and value.dtype == dtype:
