@@ -429,3 +429,27 @@ def test_parallel_contractions_pick_a_loop():
     mod = _exact(s, [_rand((M, N), np.float32), _rand((M,), np.float32)], threads=2)
     if openmp.runtime() is not None:
         assert "affine.parallel" in mod.mlir_text
+
+
+def test_optimiser_failure_falls_back_to_plain_build(monkeypatch):
+    import allo.backend.cpu.render as cpu_render
+    import allo.backend.cpu_opt as cpu_opt
+
+    M, N, K = 9, 11, 5
+    s = gemm_schedule(M, N, K)
+    A, B = _rand((M, K), np.float32), _rand((K, N), np.float32)
+    want = s.build(optimize=False)(A, B)
+
+    def broken(*a, **k):
+        raise RuntimeError("simulated optimiser bug")
+
+    for target, name in ((cpu_render, "render_cpu"), (cpu_opt, "lowering_pipeline")):
+        with monkeypatch.context() as m:
+            if name == "lowering_pipeline":
+                m.setattr(target, name, lambda *a, **k: "no-such-pass")
+            else:
+                m.setattr(target, name, broken)
+            with pytest.warns(RuntimeWarning, match="CPU optimisation failed"):
+                mod = s.build(threads=1, opt_level=1)
+            np.testing.assert_array_equal(mod(A, B), want)
+            assert mod.cpu_report == []

@@ -109,12 +109,30 @@ def prepare(mod: N.Module, optimize: bool = True, fast_math: bool = False, threa
 
         prep = prepare(s.ir, fast_math=True)
     """
-    use_omp, n, lib = openmp.parallel_plan(has_parallel(mod), threads) if optimize else (False, 1, None)
-    if not optimize:  # exactly the plain backend: its renderer and its pipeline
-        from ..ir.passes import LLVM_PIPELINE
+    if optimize:
+        try:
+            return _prepare_optimised(mod, fast_math, threads)
+        except Exception as e:  # an optimiser bug must not break a build that works unoptimised
+            plain = prepare(mod, optimize=False, fast_math=fast_math, threads=threads)
+            fallback_warning(e)
+            return plain
+    # exactly the plain backend: its renderer and its pipeline
+    from ..ir.passes import LLVM_PIPELINE
 
-        text, big = render_with_globals(mod, "llvm")
-        return Prepared(text, big, LLVM_PIPELINE, [], bool(fast_math), 1, [])
+    text, big = render_with_globals(mod, "llvm")
+    return Prepared(text, big, LLVM_PIPELINE, [], bool(fast_math), 1, [])
+
+
+def fallback_warning(err):
+    """Warn that the optimised build failed and the loops are compiled as written."""
+    import warnings
+
+    warnings.warn(f"allo: CPU optimisation failed ({type(err).__name__}: {str(err)[:300]}); "
+                  f"building the loops as written", RuntimeWarning, stacklevel=4)
+
+
+def _prepare_optimised(mod: N.Module, fast_math: bool, threads) -> Prepared:
+    use_omp, n, lib = openmp.parallel_plan(has_parallel(mod), threads)
     from .cpu.render import CpuConfig, render_cpu
     from .cpu.rewrite import optimise_loops
 

@@ -153,7 +153,18 @@ class LLVMModule:
             if compiled is not None:
                 _cache.move_to_end(self.key)
         if compiled is None:
-            compiled = _compile(text, big, mod.top, opt_level, threads, prep)
+            try:
+                compiled = _compile(text, big, mod.top, opt_level, threads, prep)
+            except BackendError as e:  # never let the CPU optimiser break a build: retry plain
+                if not optimize:
+                    raise
+                from .cpu_opt import fallback_warning
+
+                fallback_warning(e)
+                prep = prepare(mod, optimize=False, fast_math=fast_math, threads=threads)
+                self.cpu_report = prep.report
+                self.key = _cache_key(prep.text, prep.big, (opt_level, threads, prep.options))
+                compiled = _compile(prep.text, prep.big, mod.top, opt_level, threads, prep)
             with _cache_lock:
                 _cache[self.key] = compiled
                 while len(_cache) > _CACHE_SIZE:
