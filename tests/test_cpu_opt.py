@@ -453,3 +453,16 @@ def test_optimiser_failure_falls_back_to_plain_build(monkeypatch):
                 mod = s.build(threads=1, opt_level=1)
             np.testing.assert_array_equal(mod(A, B), want)
             assert mod.cpu_report == []
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 90), st.integers(1, 20), st.sampled_from(["ijk", "ikj", "kij", "jik"]))
+def test_random_gemm_shapes_and_orders_bit_exact(M, N, K, order):
+    s = gemm_schedule(M, N, K)
+    loops = {"i": "i", "j": "j", "k": "k"}
+    if order != "ijk":
+        s.reorder(*[loops[c] for c in order])
+    _exact(s, [_rand((M, K), np.float32), _rand((K, N), np.float32)])
