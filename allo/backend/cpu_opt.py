@@ -54,7 +54,12 @@ class Prepared:
 def lowering_pipeline(vector: bool, omp_threads: int = 0) -> str:
     """The lowering pass list (comma separated) for scalar/vector code, optionally OpenMP.
 
-    finalize-memref-to-llvm must run before convert-scf-to-cf when OpenMP is used."""
+    finalize-memref-to-llvm must run before convert-scf-to-cf when OpenMP is used.
+
+    Example::
+
+        run_pipeline(module, "llvm-lowering", lowering_pipeline(vector=True, omp_threads=2))
+    """
     p = ["arith-expand", "lower-affine"]
     if omp_threads:
         p += openmp.passes(omp_threads)
@@ -75,7 +80,12 @@ def lowering_pipeline(vector: bool, omp_threads: int = 0) -> str:
 # ----------------------------------------------------------------------------- machine
 @functools.lru_cache(maxsize=None)
 def host_arch():
-    """Tile parameters for this CPU (AVX-512 if /proc/cpuinfo lists avx512f, else AVX2 sizes)."""
+    """Tile parameters for this CPU (AVX-512 if /proc/cpuinfo lists avx512f, else AVX2 sizes).
+
+    Example::
+
+        host_arch().vector_bytes      # 64 on an AVX-512 machine
+    """
     from .cpu.render import Arch
 
     flags = set()
@@ -147,7 +157,12 @@ def _prepare_optimised(mod: N.Module, fast_math: bool, threads) -> Prepared:
 
 
 def optimize_mlir(module, prep: Prepared):
-    """MLIR-level step on the parsed module, in place: fast-math flags on float arithmetic."""
+    """MLIR-level step on the parsed module, in place: fast-math flags on float arithmetic.
+
+    Example::
+
+        optimize_mlir(module, prep)   # arith.addf %a, %b fastmath<reassoc,contract> : f32
+    """
     if not prep.fast_math:
         return module
     from mlir import ir
