@@ -60,3 +60,23 @@ def lengths(A: float32[6, 3]) -> int32:
 
 def test_len_of_arrays_and_shapes():
     assert allo.customize(lengths).build()(np.zeros((6, 3), np.float32)) == 8
+
+
+@allo.kernel(template="N")
+def twice(A: "float32[N]") -> "float32[N]":
+    return A * 2.0
+
+
+WEIGHT = np.arange(4, dtype=np.float32)
+
+
+def global_named_like_an_instance(A: float32[4]) -> float32[4]:
+    twice_1: float32[4] = WEIGHT      # the constant would become @twice_1, the instance's name
+    return twice[4, "1"](A) + twice_1
+
+
+def test_constant_and_instance_names_do_not_clash():
+    s = allo.customize(global_named_like_an_instance)
+    assert "func.func @twice_1" in str(s.module)
+    A = np.ones(4, np.float32)
+    np.testing.assert_array_equal(s.build()(A), A * 2 + WEIGHT)

@@ -146,6 +146,15 @@ class ModuleBuilder:
         buf.attrs["_named"] = True
 
     def module(self, top: str) -> Module:
+        fnames = {f.name for f in self.funcs}
+        for buf in self.globals.values():  # globals and functions share one symbol table
+            if buf.global_name in fnames:
+                name = buf.global_name + "_const"
+                while name in self.global_names or name in fnames:
+                    name += "_"
+                self.global_names.discard(buf.global_name)
+                self.global_names.add(name)
+                buf.name = buf.global_name = name
         funcs = [f for f in self.funcs if f.name != top] + [f for f in self.funcs if f.name == top]
         return Module(funcs, top, {"instances": dict(self.instance_info)})
 
