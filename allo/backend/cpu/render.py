@@ -173,11 +173,6 @@ class CpuFuncRenderer(R._FuncRenderer):
     def hoist_list(self, bufs):
         return [b for b in super().hoist_list(bufs) if id(b) not in self.private or id(b) in self.returned]
 
-    def s_alloc(self, s: N.Alloc):
-        if id(s.buf) in self.private and id(s.buf) not in self.hoisted and s.init is None:
-            return  # scratch of a parallel loop: allocated inside each iteration
-        return super().s_alloc(s)
-
     def private_allocs(self, body, extra=()):
         """Allocate the locals declared inside a parallel loop body, and `extra` scratch buffers
         (at the entry of the function that holds the body, so LLVM can keep scalars in
