@@ -2,12 +2,12 @@
 pragmas of the C++ sit in the loops that the schedule marked.
 
 Hypothesis draws up to six primitives (split with non-divisors, reorder, fuse, unroll, pipeline,
-buffer_at, partition, reuse_at) on an int32 gemm, a float32 gemm and an int32 3x3 convolution
-stencil, with the step generator of tests/test_schedule_property.py. Steps that cannot apply
-raise AlloError and are skipped. For what was applied: csim == LLVM (integers bit for bit,
-floats within 1e-5 relative), and the loops of the C++ (labels, in program order) carry exactly
-the pipeline/unroll attributes that the printed MLIR (`s.module`) carries on the same loops, and
-the array_partition pragmas are exactly the MLIR partition attributes.
+buffer_at, partition, reuse_at), with the step generator of tests/test_schedule_property.py, on
+gemms in int32, float32 and Fixed(12, 4) and on an int32 3x3 convolution stencil. Steps that
+cannot apply raise AlloError and are skipped. For what was applied: csim == LLVM (integers and
+fixed point bit for bit, floats within 1e-5 relative); the labelled loops of the C++, in program
+order, carry exactly the pipeline/unroll/dataflow attributes that the printed MLIR (`s.module`)
+carries on the same loops; the array_partition pragmas are exactly the MLIR partition attributes.
 Few examples per kernel: every example compiles C++ with g++ (~0.3 s).
 """
 from __future__ import annotations
@@ -23,11 +23,27 @@ from hypothesis import strategies as st
 
 import allo
 from tests.test_hls_csim_polybench import assert_same_results
-from tests.test_schedule_property import CASES, _draw_step
+from allo.ir.types import Fixed
+from tests.test_schedule_property import CASES as _CASES
+from tests.test_schedule_property import Case, _draw_step
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is needed for HLS C simulation")
 
-KERNELS = ["gemm_i", "gemm_f", "conv_i"]  # conv_i: B[y, x] += A[y + r, x + c] * W[r, c], 3x3
+FX = Fixed(12, 4)
+
+
+def gemm_fx(A: FX[5, 6], B: FX[6, 4]) -> FX[5, 4]:
+    C: FX[5, 4] = 0
+    for i, j in allo.grid(5, 4):
+        for k in allo.reduction(6):
+            C[i, j] += A[i, k] * B[k, j]
+    return C
+
+
+CASES = {**_CASES, "gemm_fx": Case(gemm_fx, lambda r: [r.uniform(-4, 4, (5, 6)), r.uniform(-4, 4, (6, 4))],
+                                   ["A", "B", "C"])}
+# conv_i: B[y, x] += A[y + r, x + c] * W[r, c] over a 3x3 window; gemm_fx wraps and floors in Fixed(12, 4)
+KERNELS = {"gemm_i": True, "gemm_f": False, "gemm_fx": True, "conv_i": True}  # name -> bit-exact
 
 
 # ----------------------------------------------------------------------------- MLIR vs C++ loops
@@ -50,6 +66,8 @@ def mlir_loops(text: str) -> list:
                     if "unroll" in attrs:
                         n = int(attrs["unroll"])
                         pragmas.append("#pragma HLS unroll" if n == 0 else f"#pragma HLS unroll factor={n}")
+                    if re.search(r"[{,]\s*dataflow\s*[,}]", s):
+                        pragmas.append("#pragma HLS dataflow")
                     loops[slot] = (m.group(1), pragmas)
         if s.endswith("{"):
             is_loop = re.match(r"(affine|scf)\.for\b", s) is not None
@@ -105,7 +123,8 @@ def assert_pragmas_follow_the_mlir(s, code: str):
         assert label == base or re.fullmatch(re.escape(base) + r"_\d+", label), f"loop {name!r} labelled {label}"
         assert got == want, f"pragmas of {label} (loop {name!r}): {got}, MLIR says {want}"
     assert cpp_partitions(code) == mlir_partitions(text)
-    assert code.count("#pragma HLS") == sum(len(p) for _, p in cpp) + sum(cpp_partitions(code).values())
+    func_dataflow = len(re.findall(r"func\.func .*attributes \{[^}]*\bdataflow\b", text))
+    assert code.count("#pragma HLS") == sum(len(p) for _, p in cpp) + sum(cpp_partitions(code).values()) + func_dataflow
 
 
 def test_pragma_readers_on_a_known_schedule():
@@ -117,6 +136,7 @@ def test_pragma_readers_on_a_known_schedule():
     s.partition(s.A, allo.Partition.Cyclic, dim=2, factor=3)
     row = s.buffer_at(s.C, "i")
     s.partition(row, allo.Partition.Complete, dim=1)
+    s.dataflow("i")
     code = s.build(target="vhls").hls_code
     names = ["i", "C_buf_d0_init", "j.outer", "j.inner", "k", "C_buf_d0_back"]
     assert [lp[0] for lp in mlir_loops(str(s.module))] == names
@@ -124,6 +144,7 @@ def test_pragma_readers_on_a_known_schedule():
     loops = dict(mlir_loops(str(s.module)))
     assert loops["k"] == ["#pragma HLS pipeline II=2"] and loops["j.inner"] == ["#pragma HLS unroll"]
     assert dict(cpp_loops(code))["l_k"] == ["#pragma HLS pipeline II=2"]
+    assert loops["i"] == dict(cpp_loops(code))["l_i"] == ["#pragma HLS dataflow"]
     assert mlir_partitions(str(s.module)) == Counter({("A", "cyclic", 2, 3): 1, ("C_buf", "complete", 1, 0): 1})
     assert_pragmas_follow_the_mlir(s, code)
 
@@ -152,5 +173,5 @@ def test_random_schedules_csim_matches_llvm(name, data):
             buffers.append(out)
     want = _run(case, s.build())
     hls = s.build(target="vhls", mode="csim")  # a temporary project, removed with the module
-    assert_same_results(_run(case, hls), want, what=f"{name} after {s}")
+    assert_same_results(_run(case, hls), want, exact=KERNELS[name], what=f"{name} after {s}")
     assert_pragmas_follow_the_mlir(s, hls.hls_code)
