@@ -308,8 +308,14 @@ def pipeline(func: N.Func, loop, ii=1) -> None:
 
 
 def parallel(func: N.Func, loop) -> None:
-    """Mark `loop` as parallel (OpenMP on LLVM)."""
-    find_loop(func, loop, "parallel", "axis").attrs["parallel"] = True
+    """Mark `loop` as parallel (OpenMP on LLVM); refused when iterations may depend on each other."""
+    from .parallel_check import carried_dependence
+
+    lp = find_loop(func, loop, "parallel", "axis")
+    reason = carried_dependence(func, lp)
+    if reason is not None:
+        raise _err("parallel", "axis", f"loop {lp.name!r} cannot run in parallel: {reason}")
+    lp.attrs["parallel"] = True
 
 
 def dataflow(func: N.Func, loop=None) -> None:

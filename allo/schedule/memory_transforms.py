@@ -29,6 +29,8 @@ def partition(func: N.Func, buffer, kind="complete", dim=0, factor=0) -> None:
     Example: `partition(f, "A", "cyclic", dim=2, factor=4)`.
     """
     buf = find_buffer(func, buffer, "partition", "target")
+    if not buf.shape:
+        raise _err("partition", "target", f"{buf.name!r} is a scalar; only arrays can be partitioned")
     name = kind if isinstance(kind, str) else getattr(kind, "name", None) or str(getattr(kind, "value", kind))
     name = str(name).lower()
     if name not in PARTITION_KINDS:

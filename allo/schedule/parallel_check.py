@@ -1,0 +1,117 @@
+"""Is a loop safe to run in parallel? (no value flows between its iterations)
+
+A loop `for v` is accepted when every buffer written in its body is either
+  - allocated inside the body (private to an iteration), or
+  - scratch: a local without initialiser, used only inside the loop, whose first use in the
+    body is a write (each thread gets its own copy), or
+  - accessed (every read and write inside the body) through one common dimension whose index
+    is `c*v + r`, identical in all accesses, with `r` built from inner loop variables of
+    constant bounds whose range stays inside [0, |c|) — so iterations touch disjoint slices.
+Anything the analysis cannot prove is refused (conservative, unlike HLS pragmas which are hints).
+
+Example::
+
+    for i: for j: C[i, j] += A[i, k] * B[k, j]      # parallel(i): accepted (C sliced by i)
+    for i: for k in range(i+1, N): B[i, j] += A[k, i] * B[k, j]   # refused: reads rows k > i
+"""
+from __future__ import annotations
+
+from ..ir import nodes as N
+from . import rewrite as R
+
+
+def carried_dependence(func: N.Func, loop: N.For) -> str | None:
+    """A reason why `loop` cannot run in parallel, or None when it can."""
+    private = {id(s.buf) for s in N.walk_stmts(loop.body) if isinstance(s, N.Alloc)}
+    private |= _scratch_buffers(func, loop)
+    ranges = _inner_ranges(loop.body)
+    accesses = {}
+    for s in N.walk_stmts(loop.body):
+        if isinstance(s, N.Store):
+            accesses.setdefault(id(s.buf), (s.buf, [], []))[1].append(s.indices)
+        if isinstance(s, N.CallStmt):
+            for a in s.args:
+                if isinstance(a, N.Buffer) and id(a) not in private:
+                    return f"it calls {s.callee!r} with array {a.name!r}, which the callee may write"
+    for ld in R.iter_loads(loop.body):
+        if id(ld.buf) in accesses:
+            accesses[id(ld.buf)][2].append(ld.indices)
+    for key, (buf, writes, reads) in accesses.items():
+        if key in private:
+            continue
+        if not buf.shape:
+            return f"every iteration updates the scalar {buf.name!r}"
+        if not _disjoint_slices(loop.var, writes + reads, ranges):
+            return f"iterations may touch the same elements of {buf.name!r}"
+    return None
+
+
+def _scratch_buffers(func, loop) -> set:
+    inside = {id(b) for b in _buffers_in(loop.body)}
+    outside = set()
+    for s in N.walk_stmts(func.body):
+        if s is loop:
+            continue
+        if isinstance(s, N.Alloc) and s.init is None:
+            continue
+        if not any(s is x for x in N.walk_stmts(loop.body)):
+            outside |= {id(b) for b in _buffers_in([s], shallow=True)}
+    locals_ = {id(s.buf): s.buf for s in N.walk_stmts(func.body) if isinstance(s, N.Alloc) and s.init is None}
+    found = set()
+    for key in inside & set(locals_) - outside:
+        first = next(st for st in loop.body if key in {id(b) for b in _buffers_in([st])})
+        reads = {id(ld.buf) for ld in R.iter_loads([first])}
+        if key not in reads:
+            found.add(key)
+    return found
+
+
+def _buffers_in(body, shallow=False):
+    """Buffers accessed by statements in `body` (only their own expressions when shallow)."""
+    stmts = body if shallow else list(N.walk_stmts(body))
+    out = []
+    for s in stmts:
+        if isinstance(s, N.Store):
+            out.append(s.buf)
+        if isinstance(s, N.CallStmt):
+            out += [a for a in s.args + s.results if isinstance(a, N.Buffer)]
+        if isinstance(s, N.Return):
+            out += [v for v in s.values if isinstance(v, N.Buffer)]
+        for e in N.stmt_exprs(s):
+            out += [x.buf for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    return out
+
+
+def _inner_ranges(body) -> dict:
+    """{id(IterVar): (lo, hi)} for inner loops with constant bounds (hi inclusive)."""
+    out = {}
+    for s in N.walk_stmts(body):
+        if isinstance(s, N.For):
+            lb, ub = R.as_int(s.lb), R.as_int(s.ub)
+            if lb is not None and ub is not None and ub > lb:
+                out[id(s.var)] = (lb, lb + (ub - lb - 1) // s.step * s.step)
+    return out
+
+
+def _disjoint_slices(var, index_lists, ranges) -> bool:
+    first = index_lists[0]
+    for d in range(len(first)):
+        if not all(R.expr_equal(idx[d], first[d]) for idx in index_lists):
+            continue
+        form = R.affine(first[d])
+        if form is None or id(var) not in form[0]:
+            continue
+        coeff = form[0][id(var)][1]
+        lo = hi = 0
+        ok = True
+        for key, (v, c) in form[0].items():
+            if key == id(var):
+                continue
+            if key not in ranges:
+                ok = False
+                break
+            a, b = ranges[key]
+            lo, hi = lo + min(c * a, c * b), hi + max(c * a, c * b)
+        if ok and hi - lo < abs(coeff):
+            return True
+    return False
