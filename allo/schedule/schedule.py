@@ -241,12 +241,9 @@ class Schedule:
 
         kwargs = dict(kwargs or {})
         impl = getattr(P, primitive)
-        func_holder = {}
 
         def do():
-            func = self._func(func_name, primitive)
-            func_holder["f"] = func
-            return impl(func, *args, **kwargs)
+            return impl(self._func(func_name, primitive), *args, **kwargs)
 
         return self._apply(primitive, func_name, args, kwargs, do)
 
