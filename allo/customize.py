@@ -27,7 +27,7 @@ def _as_kernel(fn):
     raise AlloError(f"customize() needs a kernel function, got {type(fn).__name__}")
 
 
-def build_ir(fn, instantiate=None):
+def build_ir(fn, instantiate=None, global_vars=None):
     """Build the IR module for a kernel (template args from `instantiate`)."""
     kernel, targs = _as_kernel(fn)
     if instantiate is not None:
@@ -40,20 +40,54 @@ def build_ir(fn, instantiate=None):
         kernel.check_template_args(targs)
     elif targs:
         raise AlloError(f"kernel {kernel.name!r} is not a template; drop instantiate=")
-    mb = ModuleBuilder()
+    mb = ModuleBuilder(extra_names=global_vars)
     func = mb.instantiate(kernel, targs, None)
     return mb.module(func.name), kernel, targs
 
 
-def customize(fn, instantiate=None):
-    """Build kernel `fn` (a function, `@allo.kernel`, or template with `instantiate=[...]`) into a Schedule."""
+def customize(fn, instantiate=None, verbose=False, global_vars=None, enable_tensor=False, lower_linalg=False,
+              typing_rule_set="default", context=None):
+    """Build kernel `fn` (a function, `@allo.kernel`, or template with `instantiate=[...]`) into a Schedule.
+
+    Upstream Allo's keywords are accepted where they mean something here: `verbose=True` prints
+    the kernel's MLIR; `global_vars={"N": 8}` adds compile-time names to the kernel's scope;
+    `lower_linalg` is how allo always builds (whole-array operations become affine loops);
+    `enable_tensor=True` (tensor-dialect IR) is not available and warns that memref IR is built.
+
+    Example::
+
+        s = allo.customize(gemm, verbose=True)
+        s = allo.customize(add, instantiate=[float32, 4, 8])
+    """
     from .schedule.schedule import Schedule
 
+    _check_options(global_vars, enable_tensor, typing_rule_set, context)
     try:
-        module, kernel, targs = build_ir(fn, instantiate)
+        module, kernel, targs = build_ir(fn, instantiate, global_vars)
     except AlloError as e:
         raise _clean(e) from None
-    return Schedule(module, kernel, targs)
+    s = Schedule(module, kernel, targs)
+    if verbose:
+        print(s.module)
+    return s
+
+
+def _check_options(global_vars, enable_tensor, typing_rule_set, context):
+    if global_vars is not None and not isinstance(global_vars, dict):
+        raise AlloError(f"customize(global_vars=...) takes a dict of names, got {type(global_vars).__name__}")
+    if typing_rule_set not in ("default", None):
+        raise AlloError(f"customize(typing_rule_set={typing_rule_set!r}): allo has one set of typing rules "
+                        "('default', see docs/language.md); other rule sets are not supported")
+    if context is not None:
+        raise AlloError("customize(context=...): allo manages its own MLIR context; an external context "
+                        "is not supported (drop the argument)")
+    if enable_tensor:
+        import warnings
+
+        from .errors import AlloWarning
+
+        warnings.warn("customize(enable_tensor=True): allo builds memref-based IR only (the tensor dialect form is "
+                      "not supported); the kernel computes the same results", AlloWarning, stacklevel=3)
 
 
 def _clean(e: AlloError) -> AlloError:

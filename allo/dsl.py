@@ -17,13 +17,51 @@ import numpy as np
 
 
 def grid(*extents, name=None):
-    """A band of nested loops over `extents` (outermost first)."""
-    return itertools.product(*(range(e) for e in extents))
+    """A band of nested loops over `extents` (outermost first); `name=` names the band
+    (`s.get_loops().<name>`, default `S_<ivs>_<n>`)."""
+    return itertools.product(*(range(e) for e in extents)) if len(extents) > 1 else range(extents[0])
 
 
 def reduction(*extents, name=None):
     """Like grid, marking reduction loops."""
     return itertools.product(*(range(e) for e in extents)) if len(extents) > 1 else range(extents[0])
+
+
+class _Meta:
+    """`with allo.meta_if(cond):` & co. are compile-time control flow inside kernels; the builder
+    reads them from the source, so entering one from plain Python is an error."""
+
+    def __init__(self, name, *args):
+        self.name = name
+
+    def __enter__(self):
+        from .errors import AlloError
+
+        raise AlloError(f"allo.{self.name} is compile-time control flow for kernel bodies; it cannot run as "
+                        f"plain Python (build the kernel with allo.customize)")
+
+    def __exit__(self, *exc):
+        return False
+
+
+def meta_if(cond):
+    """Compile-time `if` in kernels: `with allo.meta_if(T == int8): ...` keeps the body only when true."""
+    return _Meta("meta_if", cond)
+
+
+def meta_elif(cond):
+    """Compile-time `elif`, directly after a `with allo.meta_if(...)` block."""
+    return _Meta("meta_elif", cond)
+
+
+def meta_else():
+    """Compile-time `else`, directly after a `with allo.meta_if(...)`/`meta_elif` block."""
+    return _Meta("meta_else")
+
+
+def meta_for(*bounds):
+    """Compile-time loop: `with allo.meta_for(n) as i:` repeats the body with i = 0..n-1 (unrolled)."""
+    return _Meta("meta_for", *bounds)
 
 
 def _erf(x):

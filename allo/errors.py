@@ -43,6 +43,11 @@ class FrontendError(AlloError):
     """A PyTorch model that cannot be imported."""
 
 
+class AlloWarning(UserWarning):
+    """Something allo did on the user's behalf that changes what was asked for (an input array
+    converted to the kernel's dtype, an option that has no effect here)."""
+
+
 def format_location(filename: str, lineno: int, col: int | None = None, source_line: str | None = None) -> str:
     """Render `file:line` plus the quoted source line and a caret (when known)."""
     if source_line is None and filename and lineno:

@@ -46,6 +46,9 @@ class AlloKernel:
         if not self.template_params and type_params:
             self.template_params = tuple(p.__name__ for p in type_params)
         self.schedule_fn = None  # predefined schedule, registered by @schedule_for
+        from .ir.scope import defining_frame  # names of the defining function stay visible
+
+        self.def_frame = defining_frame(fn)
         self._built = {}
         functools.update_wrapper(self, fn)
 

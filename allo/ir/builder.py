@@ -20,7 +20,8 @@ from . import emit
 from .arrays import ArrayOps
 from .calls import CallDispatcher
 from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While
-from .scope import Environment
+from .meta import ConstType, bind_const, meta_kind, visit_meta
+from .scope import Environment, defining_frame
 from .source import capture
 from .types import AlloType, ArrayType, Index, index
 
@@ -39,7 +40,7 @@ UNSUPPORTED_HINTS = {
     "GeneratorExp": "generator expressions are not supported in kernels; write a for loop",
     "Break": "break is not supported in kernels; use a while loop with a condition flag",
     "Continue": "continue is not supported in kernels; guard the loop body with an if",
-    "With": "with-statements are not supported in kernels",
+    "With": "with-statements are not supported in kernels (except allo.meta_if/meta_elif/meta_else/meta_for)",
     "Raise": "raise is not supported in kernels",
     "Assert": "assert is not supported in kernels",
     "Global": "global declarations are not supported in kernels; pass the value as an argument",
@@ -63,7 +64,8 @@ UNSUPPORTED_HINTS = {
 class ModuleBuilder:
     """Builds every kernel instance reachable from the top kernel into one Module."""
 
-    def __init__(self):
+    def __init__(self, extra_names=None):
+        self.extra_names = dict(extra_names or {})  # customize(global_vars=...)
         self.funcs = []
         self.instances = {}  # (id(kernel), targs key, inst_id) -> Func
         self.names = {}  # func name -> instance key
@@ -165,7 +167,10 @@ class FunctionBuilder:
     def __init__(self, mb: ModuleBuilder, kernel, targs, name):
         self.mb, self.kernel, self.name = mb, kernel, name
         self.src = capture(kernel.fn)
-        self.env = Environment.for_function(kernel.fn, kernel.bindings(targs) if targs else {})
+        self.env = Environment.for_function(kernel.fn, kernel.bindings(targs) if targs else {},
+                                            frame=defining_frame(kernel.fn) or getattr(kernel, "def_frame", None))
+        self.env.enclosing.update(mb.extra_names)
+        self.meta_chain = None  # state of the allo.meta_if chain of the statement list being built
         self.locals = {}
         self.block = []
         self.loop_names = set()
@@ -232,7 +237,7 @@ class FunctionBuilder:
     def visit_param(self, arg):
         if arg.annotation is None:
             raise self.error(AlloTypeError, f"parameter {arg.arg!r} needs a type annotation, e.g. {arg.arg}: float32[8, 16]", arg)
-        t = self.eval_type(arg.annotation)
+        t = self.eval_type(arg.annotation, fallback=self.evaluated_annotation(arg.arg))
         loc = self.loc(arg)
         if isinstance(t, ArrayType):
             buf = Buffer(arg.arg, t, "arg", loc=loc)
@@ -252,14 +257,42 @@ class FunctionBuilder:
         if node is None or (isinstance(node, ast.Constant) and node.value is None):
             return []
         if isinstance(node, ast.Tuple):
-            return [self.eval_type(e) for e in node.elts]
-        t = self.eval_type(node)
+            try:
+                return [self.eval_type(e) for e in node.elts]
+            except AlloTypeError:
+                fallback = self.evaluated_annotation("return")
+                if not isinstance(fallback, tuple):
+                    raise
+                return list(fallback)
+        t = self.eval_type(node, fallback=self.evaluated_annotation("return"))
         if isinstance(t, tuple):
             return list(t)
         return [t]
 
-    def eval_type(self, node):
-        """Evaluate an annotation (possibly a string) to an AlloType/ArrayType."""
+    def evaluated_annotation(self, name):
+        """The annotation Python already evaluated for parameter `name` ("return" for the result)
+        when it is an allo type (or a tuple of them); None otherwise."""
+        value = getattr(self.kernel.fn, "__annotations__", {}).get(name)
+        if isinstance(value, (AlloType, ArrayType)):
+            return value
+        if isinstance(value, tuple) and value and all(isinstance(v, (AlloType, ArrayType)) for v in value):
+            return value
+        return None
+
+    def eval_type(self, node, fallback=None):
+        """Evaluate an annotation (possibly a string) to an AlloType/ArrayType.
+
+        Names resolve in the kernel's environment (template parameters, closure, the defining
+        function's live locals, globals); when that fails, `fallback` (the annotation Python
+        evaluated when the function was defined) is used as it is."""
+        try:
+            return self._eval_type(node)
+        except AlloTypeError:
+            if fallback is not None:
+                return fallback
+            raise
+
+    def _eval_type(self, node):
         self.current = node
         expr = node
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -275,7 +308,7 @@ class FunctionBuilder:
             raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
         if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
             return value
-        if not isinstance(value, (AlloType, ArrayType)):
+        if not isinstance(value, (AlloType, ArrayType, ConstType)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value
@@ -301,10 +334,23 @@ class FunctionBuilder:
             self.current = prev
 
     def visit_body(self, stmts):
-        for i, s in enumerate(stmts):
-            if self.block and isinstance(self.block[-1], Return):
-                raise self.error(AlloSyntaxError, "code after return is not supported", s)
-            self.visit(s)
+        saved, self.meta_chain = self.meta_chain, None
+        try:
+            for s in stmts:
+                if self.block and isinstance(self.block[-1], Return) and not (isinstance(s, ast.With) and self.meta_chain):
+                    raise self.error(AlloSyntaxError, "code after return is not supported", s)
+                if not isinstance(s, ast.With):
+                    self.meta_chain = None
+                self.visit(s)
+        finally:
+            self.meta_chain = saved
+
+    def visit_With(self, node):
+        kind = meta_kind(self, node)
+        if kind is None:
+            self.meta_chain = None
+            raise self.error(AlloSyntaxError, UNSUPPORTED_HINTS["With"], node)
+        visit_meta(self, node, kind)
 
     def nested(self, stmts):
         """Visit statements into a fresh list and return it."""
@@ -333,6 +379,9 @@ class FunctionBuilder:
             raise self.error(AlloSyntaxError, "annotated assignment needs a plain name on the left", node)
         name = node.target.id
         t = self.eval_type(node.annotation)
+        if isinstance(t, ConstType):
+            bind_const(self, node, t)
+            return
         self.current = node
         loc = self.loc(node)
         if name in self.locals and isinstance(self.locals[name], Buffer) and self.locals[name].kind == "arg":
@@ -672,16 +721,32 @@ class FunctionBuilder:
 
     def visit_Compare(self, node):
         loc = self.loc(node)
-        left = self.scalar(self.visit(node.left))
+        values = [self.visit(node.left)] + [self.visit(c) for c in node.comparators]
+        if all(_compile_time(v) for v in values):
+            return self.fold_compare(node, values)
+        left = self.scalar(values[0])
         result = None
-        for op, comp in zip(node.ops, node.comparators):
+        for op, right in zip(node.ops, values[1:]):
             if type(op) not in CMPOPS:
                 raise self.error(AlloSyntaxError, f"comparison {type(op).__name__} is not supported", node)
-            right = self.scalar(self.visit(comp))
+            right = self.scalar(right)
             c = emit.binary(CMPOPS[type(op)], left, right, loc)
             result = c if result is None else emit.binary("land", result, c, loc)
             left = right
         return result
+
+    def fold_compare(self, node, values):
+        """Python's result for a comparison of compile-time values (types, numbers, tuples), e.g.
+        `Ty == int8` in `allo.meta_if`."""
+        import operator
+
+        ops = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+               ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+               ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+        try:
+            return all(ops[type(op)](a, b) for (a, b), op in zip(zip(values, values[1:]), node.ops))
+        except TypeError as e:
+            raise self.error(AlloTypeError, f"cannot compare {ast.unparse(node)!r} at compile time: {e}", node) from None
 
     def visit_IfExp(self, node):
         loc = self.loc(node)
@@ -711,6 +776,10 @@ class FunctionBuilder:
         if isinstance(base, Buffer):
             return Load(base, self.indices(node, base), loc=self.loc(node))
         key = self.visit(node.slice)
+        if getattr(base, "__type_params__", None) and hasattr(base, "__code__"):
+            from .calls import _plain_kernel  # `kernel[T, N](...)` of a PEP 695 function
+
+            base = _plain_kernel(base)
         try:
             return base[key]
         except AlloError:
@@ -742,6 +811,11 @@ class FunctionBuilder:
 
     def visit_Call(self, node):
         return self.calls.call(node)
+
+
+def _compile_time(v):
+    """A value the builder knows now (a number, type, tuple...), not a run-time Expr or array."""
+    return not isinstance(v, (Expr, Buffer)) and v is not None
 
 
 def _is_pure(e):

@@ -46,6 +46,11 @@ class AlloType:
     def np_dtype(self):  # numpy dtype for I/O
         raise NotImplementedError
 
+    @property
+    def fracs(self) -> int:
+        """Fractional bits (Allo's name): 0 for integers, `frac` for fixed point, the mantissa for floats."""
+        return getattr(self, "frac", 0)
+
     def __call__(self, value):
         """Outside kernels, convert a Python value to this type's numpy representation."""
         from .fixed import int_wrap_array, quantize
@@ -128,6 +133,16 @@ class Float(AlloType):
 
     def __repr__(self):
         return "bfloat16" if self.brain else f"float{self.bits}"
+
+    @property
+    def fracs(self) -> int:
+        """Mantissa bits (Allo's name): 10, 23, 52 (7 for bfloat16)."""
+        return 7 if self.brain else {16: 10, 32: 23, 64: 52}[self.bits]
+
+    @property
+    def exponent(self) -> int:
+        """Exponent bits: 5, 8, 11 (8 for bfloat16)."""
+        return 8 if self.brain else {16: 5, 32: 8, 64: 11}[self.bits]
 
     @property
     def mlir(self):
@@ -271,6 +286,49 @@ def is_bool(t) -> builtins.bool:
     return isinstance(t, UInt) and t.bits == 1
 
 
+class ConstType:
+    """`ConstExpr[int32]`: the annotation of a compile-time constant of type int32 (a kernel
+    local whose value the builder computes; it becomes a literal wherever it is used)."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"ConstExpr[{self.dtype!r}]"
+
+    def convert(self, value):
+        """`value` as a Python number of this type (ints wrap at their width, floats stay floats)."""
+        t = self.dtype
+        if isinstance(t, (Float, Fixed, UFixed)):
+            return float(value)
+        v = int(value)
+        if isinstance(t, (Int, UInt)):
+            v &= (1 << t.bits) - 1
+            if isinstance(t, Int) and v >> (t.bits - 1):
+                v -= 1 << t.bits
+        return v
+
+
+class _ConstExprMarker:
+    """`ConstExpr[T]` in a local annotation declares a compile-time constant of type T.
+
+    Example::
+
+        def k(A: int32[10]) -> int32[10]:
+            half: ConstExpr[int32] = 10 // 2      # loops over range(half) have constant bounds
+    """
+
+    def __getitem__(self, dtype):
+        if not isinstance(dtype, AlloType):
+            raise AlloTypeError(f"ConstExpr[...] takes a scalar type such as int32, got {dtype!r}")
+        return ConstType(dtype)
+
+    def __repr__(self):
+        return "ConstExpr"
+
+
+ConstExpr = _ConstExprMarker()
+
 int1, int8, int16, int32, int64 = Int(1), Int(8), Int(16), Int(32), Int(64)
 uint1, uint8, uint16, uint32, uint64 = UInt(1), UInt(8), UInt(16), UInt(32), UInt(64)
 bool = UInt(1)  # noqa: A001 - the DSL's name for UInt(1)
@@ -281,5 +339,5 @@ bfloat16 = Float(16, brain=True)
 __all__ = [
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
     "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64",
-    "bool", "index", "float16", "float32", "float64", "bfloat16",
+    "bool", "index", "float16", "float32", "float64", "bfloat16", "ConstExpr",
 ]
