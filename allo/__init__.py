@@ -17,8 +17,9 @@ Example::
 """
 from .errors import AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
-                       uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16)
-from .dsl import (grid, reduction, exp, log, log2, sqrt, rsqrt, tanh, sin, cos, erf, abs, pow, floor, ceil, min, max,
+                       uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16,
+                       ConstExpr)
+from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp, log, log2, sqrt, rsqrt, tanh, sin, cos, erf, abs, pow, floor, ceil, min, max,
                   matmul, transpose)
 from .kernel import kernel, AlloKernel, KernelInstance
 from .customize import customize
@@ -34,7 +35,7 @@ __all__ = [
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
     "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool", "index",
     "float16", "float32", "float64", "bfloat16",
-    "grid", "reduction", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
+    "grid", "reduction", "meta_if", "meta_elif", "meta_else", "meta_for", "ConstExpr", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
     "floor", "ceil", "min", "max", "matmul", "transpose",
     "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
 ]

@@ -23,6 +23,7 @@ import threading
 import numpy as np
 
 from ..errors import AlloTypeError
+from .convert import check_convertible, convert_input
 from ..ir import nodes as N
 from ..ir.fixed import from_raw, to_raw
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
@@ -107,10 +108,14 @@ class _ArraySpec:
             if x.dtype.kind not in "fiu":
                 raise AlloTypeError(f"{self.where}: expected {self.expected()}, got dtype {x.dtype}")
         elif x.dtype != self.np_dtype:
-            raise AlloTypeError(f"{self.where}: expected dtype {self.np_dtype}, got {x.dtype} (expected {self.expected()})")
+            check_convertible(x, self.t, self.where)  # converted in prepare (with a warning)
 
     def prepare(self, x):
         """(storage array passed to the kernel, write-back function or None)."""
+        if not self.fixed and x.dtype != self.np_dtype:
+            c = convert_input(x, self.t, self.where)
+            wb = (lambda: np.copyto(x, c, casting="unsafe")) if self.written else None
+            return (c.view(np.int8) if self.bool else c), wb
         if self.fixed:
             raw = to_raw(x, self.t)
             if self.written:

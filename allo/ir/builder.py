@@ -176,6 +176,7 @@ class FunctionBuilder:
         self.loop_names = set()
         self.buffer_names = set()
         self.band_count = 0
+        self.user_bands = set()
         self.current = None  # the AST node being visited (for locations)
         self.arrays = ArrayOps(self)
         self.calls = CallDispatcher(self)
@@ -201,6 +202,15 @@ class FunctionBuilder:
     def band_name(self, ivs):
         name = f"S_{'_'.join(ivs)}_{self.band_count}"
         self.band_count += 1
+        return name
+
+    def user_band(self, name, node):
+        """A band named by `allo.grid(..., name=)`: unique in the function, labelled in HLS."""
+        if name in self.user_bands:
+            raise self.error(AlloSyntaxError, f"band name {name!r} is used twice in kernel {self.kernel.name!r}; "
+                             f"give each allo.grid(..., name=) its own name", node)
+        self.user_bands.add(name)
+        self.band_count += 1  # keep default band numbers as they would be without the name
         return name
 
     def emit(self, stmt):
@@ -230,8 +240,10 @@ class FunctionBuilder:
         self.visit_body(body)
         if self.result_types and not (self.block and isinstance(self.block[-1], Return)):
             raise self.error(AlloSyntaxError, f"kernel {self.kernel.name!r} declares a result but does not end with a return", tree)
-        func = Func(self.name, params, list(self.result_types), self.block,
-                    {"kernel": self.kernel.name}, self.loc(tree))
+        attrs = {"kernel": self.kernel.name}
+        if self.user_bands:
+            attrs["_user_bands"] = sorted(self.user_bands)
+        func = Func(self.name, params, list(self.result_types), self.block, attrs, self.loc(tree))
         return func
 
     def visit_param(self, arg):
@@ -387,6 +399,8 @@ class FunctionBuilder:
         if name in self.locals and isinstance(self.locals[name], Buffer) and self.locals[name].kind == "arg":
             raise self.error(AlloSyntaxError, f"{name!r} is a parameter; declare a new name", node)
         value = self.visit(node.value) if node.value is not None else None
+        if isinstance(value, (tuple, list)):
+            value = self.literal_array(value, node)
         shape = t.shape if isinstance(t, ArrayType) else ()
         dtype = t.dtype if isinstance(t, ArrayType) else t
         if isinstance(value, Buffer) and value.kind == "global" and name not in self.mutated and shape:
@@ -415,6 +429,22 @@ class FunctionBuilder:
         else:
             self.emit(Alloc(buf, emit.cast(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
         buf.name = name if buf.name == name else buf.name
+
+    def literal_array(self, value, node) -> np.ndarray:
+        """A list/tuple literal of compile-time numbers (`[[a, 2], [3, 4]]`) as a numpy constant."""
+        def check(v):
+            if isinstance(v, (tuple, list)):
+                for x in v:
+                    check(x)
+            elif not emit.is_number(v):
+                raise self.error(AlloTypeError, "an array literal must hold compile-time numbers (constants, "
+                                 f"template parameters); {ast.unparse(node.value)!r} holds a run-time value", node)
+
+        check(value)
+        arr = np.array(value)
+        if arr.dtype == object:
+            raise self.error(AlloTypeError, f"array literal {ast.unparse(node.value)!r} is ragged", node)
+        return arr
 
     def bind_temp(self, name, buf):
         buf.attrs.pop("temp", None)
@@ -462,6 +492,8 @@ class FunctionBuilder:
             if cur.kind in ("global", "scalar_arg"):
                 raise self.error(AlloTypeError, f"{name!r} is read-only", node)
             if cur.shape:
+                if isinstance(value, (tuple, list)):
+                    value = self.mb.global_buffer(self.literal_array(value, node), name + "_init")
                 if isinstance(value, Buffer) or emit.is_number(value) or isinstance(value, Expr):
                     self.arrays.copy_into(cur, value if isinstance(value, Buffer) else self.scalar(value), loc)
                     return
@@ -529,7 +561,7 @@ class FunctionBuilder:
         if node.orelse:
             raise self.error(AlloSyntaxError, "for-else is not supported in kernels", node)
         loc = self.loc(node)
-        kind, ranges = self.calls.loop_ranges(node.iter)
+        kind, ranges, band = self.calls.loop_ranges(node.iter)
         targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
         if not all(isinstance(t, ast.Name) for t in targets):
             raise self.error(AlloSyntaxError, "loop variables must be plain names", node)
@@ -555,7 +587,7 @@ class FunctionBuilder:
         if kind == "reduction":
             for f in loops:
                 f.attrs["reduction"] = True
-        loops[0].attrs["op_name"] = self.band_name([f.name for f in loops])
+        loops[0].attrs["op_name"] = self.user_band(band, node) if band else self.band_name([f.name for f in loops])
         body = self.nested(node.body)
         for outer, inner in zip(loops, loops[1:]):
             outer.body = [inner]
@@ -591,7 +623,7 @@ class FunctionBuilder:
 
     def visit_Return(self, node):
         loc = self.loc(node)
-        if node.value is None:
+        if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
             values = []
         else:
             v = self.visit(node.value)

@@ -42,7 +42,7 @@ class CallDispatcher:
 
     # ------------------------------------------------------------ loops
     def loop_ranges(self, node):
-        """(kind, [(lb, ub, step)...]) for range/allo.grid/allo.reduction iterators."""
+        """(kind, [(lb, ub, step)...], band name or None) for range/allo.grid/allo.reduction iterators."""
         import allo
 
         if not isinstance(node, ast.Call):
@@ -50,20 +50,35 @@ class CallDispatcher:
         fn = self.fb.visit(node.func)
         args = [self.fb.scalar(self.fb.visit(a)) for a in node.args]
         if fn is py.range:
+            if node.keywords:
+                raise self.fb.error(AlloSyntaxError, "range() takes no keyword arguments", node)
             if not 1 <= len(args) <= 3:
                 raise self.fb.error(AlloSyntaxError, "range takes 1 to 3 arguments", node)
             lb, ub, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
             if not emit.is_number(step) or isinstance(step, float) or step == 0:
                 raise self.fb.error(AlloTypeError, "range step must be a non-zero integer constant", node)
-            return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))]
+            return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))], None
         if fn is getattr(allo, "grid", None) or fn is getattr(allo, "reduction", None):
-            if node.keywords:
-                pass  # name= keywords are accepted and ignored
-            if not args:
-                raise self.fb.error(AlloSyntaxError, "allo.grid needs at least one extent", node)
             kind = "grid" if fn is allo.grid else "reduction"
-            return kind, [(Const(0, index), self.bound(a, node), 1) for a in args]
+            name = self.band_keyword(node, kind)
+            if not args:
+                raise self.fb.error(AlloSyntaxError, f"allo.{kind} needs at least one extent", node)
+            return kind, [(Const(0, index), self.bound(a, node), 1) for a in args], name
         raise self.fb.error(AlloSyntaxError, "loops must iterate over range(...), allo.grid(...) or allo.reduction(...)", node)
+
+    def band_keyword(self, node, kind):
+        """The `name=` of allo.grid/allo.reduction (a band name), refusing any other keyword."""
+        name = None
+        for kw in node.keywords:
+            if kw.arg != "name":
+                what = f"**{ast.unparse(kw.value)}" if kw.arg is None else f"keyword {kw.arg!r}"
+                raise self.fb.error(AlloSyntaxError, f"allo.{kind}() does not take {what}; its only keyword is "
+                                    f"name= (the band name)", node)
+            name = self.fb.visit(kw.value)
+            if not isinstance(name, str) or not name.isidentifier():
+                raise self.fb.error(AlloSyntaxError, f"allo.{kind}(name=...) must be a string that is a valid "
+                                    f"identifier, got {name!r}", node)
+        return name
 
     def bound(self, v, node):
         if emit.is_number(v):

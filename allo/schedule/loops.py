@@ -129,6 +129,18 @@ def fresh_loop_name(func: N.Func, base: str, also_taken=()) -> str:
 
 
 # ----------------------------------------------------------------------------- handles
+class _NoSuchLoop(ScheduleError, AttributeError):
+    """A loop or band name that does not exist: an AlloError (and an AttributeError, for hasattr)."""
+
+
+class LoopNames(tuple):
+    """The loop names of a band in program order; `.keys()` lists them like upstream Allo's
+    ordered mapping of loops (`list(loops.C.loops.keys())`)."""
+
+    def keys(self):
+        return list(self)
+
+
 @dataclass(frozen=True)
 class LoopHandle:
     """Names one loop: `band` (op_name, or None for a function-wide name) and `name`.
@@ -155,8 +167,8 @@ class BandHandle:
         if not isinstance(name, str):
             raise ScheduleError(f"loop names are strings, got {name!r}")
         if self.loops and name not in self.loops:
-            raise ScheduleError(f"band {self.band!r} of function {self.func_name!r} has no loop {name!r}; "
-                                f"loops: {', '.join(self.loops)}")
+            raise _NoSuchLoop(f"band {self.band!r} of function {self.func_name!r} has no loop {name!r}; "
+                              f"loops: {', '.join(self.loops)}")
         return LoopHandle(self.func_name, self.band, name)
 
     def __getattr__(self, name):
@@ -180,8 +192,8 @@ class LoopNest:
 
     def __getitem__(self, band) -> BandHandle:
         if band not in self._bands:
-            raise ScheduleError(f"function {self.func_name!r} has no band {band!r}; "
-                                f"bands: {', '.join(self._bands) or '(none)'}")
+            raise _NoSuchLoop(f"function {self.func_name!r} has no band {band!r}; "
+                              f"bands: {', '.join(self._bands) or '(none)'}")
         return self._bands[band]
 
     def __getattr__(self, name):
@@ -218,7 +230,7 @@ def get_loops(func: N.Func) -> LoopNest:
     """
     bands = {}
     for name, top in get_bands(func).items():
-        names = tuple(dict.fromkeys(lp.name for lp, _ in iter_loops([top])))
+        names = LoopNames(dict.fromkeys(lp.name for lp, _ in iter_loops([top])))
         bands[name] = BandHandle(func.name, name, names)
     return LoopNest(func.name, bands)
 

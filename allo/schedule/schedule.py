@@ -91,6 +91,11 @@ class Schedule:
             self._mlir_cache = to_mlir_module(self.ir, mode="view")
         return self._mlir_cache
 
+    @property
+    def top_func(self):
+        """The top function of the schedule's loop IR (`allo.ir.nodes.Func`)."""
+        return self.ir.func(self.top_func_name)
+
     def __str__(self):
         lines = [f"Schedule of {self.top_func_name} ({len(self.steps)} step(s))"]
         lines += [f"  {i}: {s}" for i, s in enumerate(self.steps)]
@@ -132,6 +137,11 @@ class Schedule:
             from ..customize import _clean
 
             raise _clean(e) from None
+        absent = {"ihls": "Intel HLS (ihls)", "tapa": "TAPA", "catapult": "Catapult HLS", "aie": "AMD AI Engine (aie)",
+                  "xls": "Google XLS", "spmw": "the SPMW dataflow backend", "simulator": "the dataflow simulator"}
+        if target in absent:
+            raise AlloError(f"build target {target!r}: {absent[target]} code generation is not supported by allo; "
+                            f"supported targets: 'llvm', 'vhls', 'vitis_hls', 'mlir'")
         raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls' or 'mlir'")
 
     # ------------------------------------------------------------------ primitive plumbing

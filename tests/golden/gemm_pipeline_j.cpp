@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "allo_ap.h"  // ap_int/ap_fixed: Xilinx headers when present, else allo's csim subset
+#include "allo_ap.h"  // ap_int/ap_fixed: Xilinx headers when present (otherwise allo's csim subset)
 
 void gemm(float A[16][16], float B[16][16], float C[16][16]) {
   #pragma HLS array_partition variable=A complete dim=2

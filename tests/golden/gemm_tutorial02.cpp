@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "allo_ap.h"  // ap_int/ap_fixed: Xilinx headers when present, else allo's csim subset
+#include "allo_ap.h"  // ap_int/ap_fixed: Xilinx headers when present (otherwise allo's csim subset)
 
 void gemm(float A[32][32], float B[32][32], float C[32][32]) {
   #pragma HLS array_partition variable=B cyclic factor=4 dim=2

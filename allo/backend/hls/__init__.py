@@ -19,4 +19,27 @@ from .csim import HLSModule, build_hls
 from .emit import emit_module
 from .types import cpp_type
 
-__all__ = ["build_hls", "HLSModule", "emit_module", "cpp_type"]
+__all__ = ["build_hls", "HLSModule", "emit_module", "cpp_type", "is_available"]
+
+
+def is_available(backend: str = "vitis_hls") -> bool:
+    """Is the tool for `backend` installed here? Upstream Allo's spelling.
+
+    "vitis_hls", "vivado_hls", "v++" and "vitis" look for the Xilinx executables on PATH;
+    "csim" (allo's own C simulation) looks for a C++ compiler (g++, or $CXX).
+
+    Example::
+
+        if allo.backend.hls.is_available("vitis_hls"):
+            mod = s.build(target="vitis_hls", mode="csyn", project="gemm.prj")
+    """
+    import os
+    import shutil
+
+    from ...errors import AlloError
+
+    tools = {"vitis_hls": "vitis_hls", "vivado_hls": "vivado_hls", "v++": "v++", "vitis": "v++",
+             "csim": os.environ.get("CXX", "g++")}
+    if backend not in tools:
+        raise AlloError(f"is_available({backend!r}): unknown HLS backend; known: {', '.join(tools)}")
+    return shutil.which(tools[backend]) is not None

@@ -29,12 +29,15 @@ from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
+from ..convert import convert_input
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
 
 INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv"]
-MODES = (None, "csim", "csyn", "cosim", "impl")
+MODES = (None, "csim", "csyn", "cosim", "impl", "sw_emu", "hw_emu", "hw")
+EMULATION = {"sw_emu": "Vitis software emulation (sw_emu)", "hw_emu": "Vitis hardware emulation (hw_emu)",
+             "hw": "running on an FPGA board (hw)"}
 
 
 def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls") -> "HLSModule":
@@ -102,6 +105,10 @@ class HLSModule:
 
     # --- C simulation -------------------------------------------------------------------
     def __call__(self, *args):
+        if self.mode in EMULATION:
+            raise BackendError(f"{EMULATION[self.mode]} needs the Vitis toolchain with XRT (v++, xrt) and is not "
+                               f"available in allo; the HLS sources are in {self.project}. Build with mode='csim' "
+                               f"to run the design here (g++ C simulation, same results as LLVM)")
         if self.mode != "csim":
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
@@ -199,7 +206,7 @@ def _to_storage(value, p: N.Buffer, k: int, fname: str) -> np.ndarray:
             raise AlloTypeError(f"{what}: fixed-point {t!r} takes a float array, got dtype {value.dtype}")
         return np.ascontiguousarray(to_raw(value, t))
     if value.dtype != t.np_dtype:
-        raise AlloTypeError(f"{what}: expected dtype {t.np_dtype} for {t!r}, got {value.dtype}")
+        value = convert_input(value, t, what)  # exact conversions only, with a warning
     return np.ascontiguousarray(value.astype(_storage_dtype(t), copy=False))
 
 

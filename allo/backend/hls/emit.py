@@ -246,7 +246,7 @@ _PRELUDE = """\
 #include <cmath>
 #include <cstdint>
 
-#include "allo_ap.h"  // ap_int/ap_fixed: Xilinx headers when present, else allo's csim subset"""
+#include "allo_ap.h"  // ap_int/ap_fixed: Xilinx headers when present (otherwise allo's csim subset)"""
 
 
 # ----------------------------------------------------------------------------- functions
@@ -402,7 +402,8 @@ class FuncEmitter(ExprEmitter):
         self.depth -= 1
 
     def s_for(self, s: N.For):
-        label = self.labels.fresh("l_" + s.name)
+        band = s.attrs.get("op_name")  # a band named with allo.grid(..., name=) prefixes its label
+        label = self.labels.fresh(f"l_{band}_{s.name}" if band in self.func.attrs.get("_user_bands", ()) else "l_" + s.name)
         var = self.fresh_var(s.var.name)
         lb, ub = self.expr(s.lb).text, par(self.expr(s.ub), SHIFT)
         self.var_names[id(s.var)] = var
