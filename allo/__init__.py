@@ -20,7 +20,8 @@ from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayTy
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16,
                        ConstExpr)
 from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp, log, log2, sqrt, rsqrt, tanh, sin, cos, erf, abs, pow, floor, ceil, min, max,
-                  matmul, transpose)
+                  matmul, transpose, log10, tan, power, add, sub, mul, div, copy, bmm, linear, relu, gelu, softmax,
+                  layernorm, conv2d, maxpool, sumpool, view, tril, concat, ones, zeros)
 from .kernel import kernel, AlloKernel, KernelInstance
 from .customize import customize
 from .schedule.schedule import Schedule, Partition
@@ -28,7 +29,7 @@ from .ir import calls as _calls
 
 _calls.register_allo_builtins(__import__(__name__))
 
-from . import library, frontend  # noqa: E402
+from . import library, frontend, dsl  # noqa: E402
 
 __all__ = [
     "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",
@@ -36,6 +37,8 @@ __all__ = [
     "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool", "index",
     "float16", "float32", "float64", "bfloat16",
     "grid", "reduction", "meta_if", "meta_elif", "meta_else", "meta_for", "ConstExpr", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
-    "floor", "ceil", "min", "max", "matmul", "transpose",
+    "floor", "ceil", "min", "max", "matmul", "transpose", "log10", "tan", "power", "add", "sub", "mul", "div",
+    "copy", "bmm", "linear", "relu", "gelu", "softmax", "layernorm", "conv2d", "maxpool", "sumpool", "view", "tril",
+    "concat", "ones", "zeros",
     "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
 ]

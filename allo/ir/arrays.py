@@ -24,19 +24,31 @@ class ArrayOps:
         self.fb.emit(Alloc(buf, None, loc))
         return buf
 
-    def loop_nest(self, shape, body_fn, loc, prefix="i"):
+    def loop_names(self, rank, prefix="i", band=None):
+        """Loop names of a whole-array operation: fresh `i0, i1, ...`, or `L_0, L_1, ...` inside a
+        band named by the user (`allo.matmul(A, B, name="gemm")` -> loops gemm/L_0, gemm/L_1)."""
+        if band:
+            names = [f"L_{d}" for d in range(rank)]
+            self.fb.loop_names.update(names)
+            return names
+        return [self.fb.fresh_loop_name(f"{prefix}{d}") for d in range(rank)]
+
+    def band_attr(self, names, band=None) -> dict:
+        return {"op_name": self.fb.user_band(band, None) if band else self.fb.band_name(names)}
+
+    def loop_nest(self, shape, body_fn, loc, prefix="i", band=None):
         """Emit `for` loops over `shape`; body_fn(ivs) returns the list of inner statements."""
-        names = [self.fb.fresh_loop_name(f"{prefix}{d}") for d in range(len(shape))]
+        names = self.loop_names(len(shape), prefix, band)
         ivs = [IterVar(n, loc=loc) for n in names]
         body = body_fn(ivs)
         for d in reversed(range(len(shape))):
             body = [For(ivs[d], Const(0, index), Const(shape[d], index), 1, body, names[d], {}, loc)]
         if shape:
-            body[0].attrs["op_name"] = self.fb.band_name(names)
+            body[0].attrs.update(self.band_attr(names, band))
         for s in body:
             self.fb.emit(s)
 
-    def elementwise(self, op_fn, operands, loc, hint="tmp"):
+    def elementwise(self, op_fn, operands, loc, hint="tmp", band=None):
         """Apply scalar op_fn over broadcast operands (Buffers or scalars) -> new Buffer."""
         shapes = [o.shape for o in operands if isinstance(o, Buffer)]
         shape = broadcast_shapes(shapes, loc)
@@ -49,7 +61,7 @@ class ArrayOps:
             args = [self.read_broadcast(o, ivs, shape) if isinstance(o, Buffer) else o for o in operands]
             return [Store(out, list(ivs), emit.cast(emit.to_expr(op_fn(*args), dtype, loc), dtype, loc), loc)]
 
-        self.loop_nest(shape, body, loc)
+        self.loop_nest(shape, body, loc, band=band)
         return out
 
     @staticmethod
@@ -69,25 +81,29 @@ class ArrayOps:
 
         self.loop_nest(dst.shape, body, loc)
 
-    def matmul(self, a: Buffer, b: Buffer, loc):
-        if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
-            raise AlloTypeError(f"matmul needs [M, K] x [K, N] arrays, got {list(a.shape)} and {list(b.shape)}")
+    def matmul(self, a: Buffer, b: Buffer, loc, band=None):
+        if not isinstance(a, Buffer) or not isinstance(b, Buffer) or len(a.shape) != 2 or len(b.shape) != 2 \
+                or a.shape[1] != b.shape[0]:
+            shapes = [list(x.shape) if isinstance(x, Buffer) else type(x).__name__ for x in (a, b)]
+            raise AlloTypeError(f"matmul needs [M, K] x [K, N] arrays, got {shapes[0]} and {shapes[1]} "
+                                f"(use allo.bmm for batches)")
         m, k = a.shape
         n = b.shape[1]
         dtype = emit.binary("mul", Load(a, [Const(0, index)] * 2), Load(b, [Const(0, index)] * 2)).type
         out = self.new_temp(dtype, (m, n), loc, "matmul")
         out_init = Const(0.0 if hasattr(dtype, "frac") or dtype.__class__.__name__ == "Float" else 0, dtype)
-        names = [self.fb.fresh_loop_name(x) for x in ("i", "j", "k")]
+        names = self.loop_names(3, band=band) if band else [self.fb.fresh_loop_name(x) for x in ("i", "j", "k")]
         i, j, kk = (IterVar(x, loc=loc) for x in names)
         acc = Store(out, [i, j], emit.binary("add", Load(out, [i, j]), emit.binary("mul", Load(a, [i, kk]), Load(b, [kk, j]), loc), loc), loc)
-        kloop = For(kk, Const(0, index), Const(k, index), 1, [acc], names[2], {"op_name": self.fb.band_name([names[2]])}, loc)
+        kattrs = {"reduction": True} if band else {"op_name": self.fb.band_name([names[2]])}
+        kloop = For(kk, Const(0, index), Const(k, index), 1, [acc], names[2], kattrs, loc)
         init = Store(out, [i, j], out_init, loc)
         jloop = For(j, Const(0, index), Const(n, index), 1, [init, kloop], names[1], {}, loc)
-        iloop = For(i, Const(0, index), Const(m, index), 1, [jloop], names[0], {"op_name": self.fb.band_name(names[:2])}, loc)
+        iloop = For(i, Const(0, index), Const(m, index), 1, [jloop], names[0], self.band_attr(names[:2], band), loc)
         self.fb.emit(iloop)
         return out
 
-    def transpose(self, a: Buffer, axes, loc):
+    def transpose(self, a: Buffer, axes, loc, band=None):
         rank = len(a.shape)
         axes = tuple(reversed(range(rank))) if axes is None else tuple(int(x) for x in axes)
         if sorted(axes) != list(range(rank)):
@@ -101,7 +117,7 @@ class ArrayOps:
                 src[ax] = ivs[d]
             return [Store(out, list(ivs), Load(a, src), loc)]
 
-        self.loop_nest(shape, body, loc)
+        self.loop_nest(shape, body, loc, band=band)
         return out
 
 

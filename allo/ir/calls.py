@@ -182,25 +182,29 @@ def _plain_kernel(fn):
 
 
 # ---------------------------------------------------------------- builtin handlers
-def _one_scalar_or_array(d, args, node, fn_scalar):
+def _one_scalar_or_array(d, args, node, fn_scalar, band=None):
     if len(args) != 1:
         raise d.fb.error(AlloTypeError, "expected one argument", node)
     v = args[0]
     loc = d.fb.loc(node)
     if isinstance(v, Buffer) and v.shape:
-        return d.fb.arrays.elementwise(lambda a: fn_scalar(a, loc), [v], loc)
+        return d.fb.arrays.elementwise(lambda a: fn_scalar(a, loc), [v], loc, band=band)
     return fn_scalar(d.fb.scalar(v), loc)
 
 
 def _math(name):
     def handler(d, args, kwargs, node):
+        from .builtins import _REQUIRED, bind_args
+
+        params = (("x", _REQUIRED), ("y", _REQUIRED)) if name == "pow" else (("x", _REQUIRED),)
+        args, band = bind_args(d.fb, node, name, params, args, kwargs)
         if name == "pow":
             if len(args) != 2:
                 raise d.fb.error(AlloTypeError, "pow takes two arguments", node)
             a, b = (d.fb.value(x) for x in args)
             loc = d.fb.loc(node)
             if isinstance(a, Buffer) or isinstance(b, Buffer):
-                return d.fb.arrays.elementwise(lambda x, y: emit.power(x, y, loc), [a, b], loc)
+                return d.fb.arrays.elementwise(lambda x, y: emit.power(x, y, loc), [a, b], loc, band=band)
             return emit.power(a, b, loc)
 
         def scalar_fn(a, loc):
@@ -208,7 +212,7 @@ def _math(name):
                 a = emit.to_expr(float(a) if name != "abs" else a, None, loc)
             return emit.math_call(name, [a], loc)
 
-        return _one_scalar_or_array(d, args, node, scalar_fn)
+        return _one_scalar_or_array(d, args, node, scalar_fn, band)
 
     return handler
 
@@ -260,17 +264,30 @@ def _len(d, args, kwargs, node):
     raise d.fb.error(AlloTypeError, f"len() of {type(v).__name__} is not supported in kernels", node)
 
 
-def _matmul(d, args, kwargs, node):
-    if len(args) != 2:
-        raise d.fb.error(AlloTypeError, "allo.matmul takes two arrays", node)
-    return d.fb.arrays.matmul(args[0], args[1], d.fb.loc(node))
-
-
 def _transpose(d, args, kwargs, node):
-    axes = args[1] if len(args) > 1 else kwargs.get("axes")
-    if not isinstance(args[0], Buffer):
+    from .builtins import _REQUIRED, bind_args
+
+    (x, axes), band = bind_args(d.fb, node, "transpose", (("x", _REQUIRED), ("axes", None)), args, kwargs)
+    if not isinstance(x, Buffer):
         raise d.fb.error(AlloTypeError, "transpose needs an array", node)
-    return d.fb.arrays.transpose(args[0], axes, d.fb.loc(node))
+    return d.fb.arrays.transpose(x, axes, d.fb.loc(node), band=band)
+
+
+def _composed(name):
+    """log10 and tan, built from the math functions MLIR lowers everywhere."""
+    def scalar(a, loc):
+        a = emit.to_expr(float(a) if emit.is_number(a) else a, None, loc)
+        if name == "log10":
+            return emit.binary("div", emit.math_call("log", [a], loc), math.log(10.0), loc)
+        return emit.binary("div", emit.math_call("sin", [a], loc), emit.math_call("cos", [a], loc), loc)
+
+    def handler(d, args, kwargs, node):
+        from .builtins import _REQUIRED, bind_args
+
+        args, band = bind_args(d.fb, node, name, (("x", _REQUIRED),), args, kwargs)
+        return _one_scalar_or_array(d, args, node, scalar, band)
+
+    return handler
 
 
 def register_allo_builtins(allo_module):
@@ -286,5 +303,11 @@ def register_allo_builtins(allo_module):
     builtin(py.len)(_len)
     builtin(py.float)(_py_cast("float"))
     builtin(py.int)(_py_cast("int"))
-    builtin(allo_module.matmul, np.matmul)(_matmul)
     builtin(allo_module.transpose, np.transpose)(_transpose)
+    from . import builtins as whole_array
+
+    whole_array.register(builtin, allo_module.dsl)
+    builtin(np.matmul)(whole_array._handler("matmul"))
+    builtin(allo_module.dsl.power)(_math("pow"))
+    builtin(allo_module.dsl.log10)(_composed("log10"))
+    builtin(allo_module.dsl.tan)(_composed("tan"))
