@@ -252,7 +252,7 @@ class FunctionBuilder:
         t = self.eval_type(arg.annotation, fallback=self.evaluated_annotation(arg.arg))
         loc = self.loc(arg)
         if isinstance(t, ArrayType):
-            buf = Buffer(arg.arg, t, "arg", loc=loc)
+            buf = bind_storage(Buffer(arg.arg, ArrayType(t.dtype, t.shape), "arg", loc=loc), t)
             self.locals[arg.arg] = buf
             return buf
         buf = Buffer(arg.arg, ArrayType(t, ()), "scalar_arg", loc=loc)
@@ -416,6 +416,7 @@ class FunctionBuilder:
             self.bind_temp(name, value)
             return
         buf = Buffer(self.fresh_buffer_name(name), ArrayType(dtype, tuple(shape)), "local", loc=loc)
+        bind_storage(buf, t)
         self.locals[name] = buf
         if value is None:
             self.emit(Alloc(buf, None, loc))
@@ -843,6 +844,14 @@ class FunctionBuilder:
 
     def visit_Call(self, node):
         return self.calls.call(node)
+
+
+def bind_storage(buf, t):
+    """Record `t`'s `@ Memory(...)` binding on `buf` (read by the HLS emitter and the QoR estimate)."""
+    memory = getattr(t, "memory", None)
+    if memory is not None:
+        buf.attrs["bind_storage"] = memory.binding()
+    return buf
 
 
 def _compile_time(v):

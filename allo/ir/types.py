@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -231,10 +231,13 @@ class UFixed(AlloType):
 
 @dataclass(frozen=True)
 class ArrayType:
-    """An array of `dtype` with a static `shape`; `float32[8, 16]` -> memref<8x16xf32>."""
+    """An array of `dtype` with a static `shape`; `float32[8, 16]` -> memref<8x16xf32>.
+    `memory` is the storage binding of an annotation `float32[8, 16] @ Memory(resource="URAM")`
+    (not part of the type's identity)."""
 
     dtype: AlloType
     shape: tuple
+    memory: object = field(default=None, compare=False)
 
     def __repr__(self):
         return f"{self.dtype!r}[{', '.join(map(str, self.shape))}]"

@@ -301,10 +301,16 @@ def unroll(func: N.Func, loop, factor=0) -> None:
     find_loop(func, loop, "unroll", "axis").attrs["unroll"] = factor
 
 
-def pipeline(func: N.Func, loop, ii=1) -> None:
-    """Mark `loop` as pipelined with initiation interval `ii` (>= 1)."""
+def pipeline(func: N.Func, loop, ii=1, rewind=False) -> None:
+    """Mark `loop` as pipelined with initiation interval `ii` (>= 1); `rewind=True` asks HLS to
+    overlap successive runs of the whole loop (`#pragma HLS pipeline II=n rewind`)."""
     ii = check_int("pipeline", "initiation_interval", ii, 1)
-    find_loop(func, loop, "pipeline", "axis").attrs["pipeline_ii"] = ii
+    lp = find_loop(func, loop, "pipeline", "axis")
+    lp.attrs["pipeline_ii"] = ii
+    if rewind:
+        lp.attrs["rewind"] = True
+    else:
+        lp.attrs.pop("rewind", None)
 
 
 def parallel(func: N.Func, loop) -> None:

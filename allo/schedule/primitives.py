@@ -10,6 +10,7 @@ Example::
 from .compute_at import compute_at
 from .loop_transforms import dataflow, fuse, parallel, pipeline, reorder, split, unroll
 from .memory_transforms import PARTITION_KINDS, buffer_at, partition, reuse_at
+from .structure_transforms import inline, reshape, unfold
 
 __all__ = ["split", "reorder", "fuse", "unroll", "pipeline", "parallel", "dataflow",
-           "partition", "buffer_at", "reuse_at", "compute_at", "PARTITION_KINDS"]
+           "partition", "buffer_at", "reuse_at", "compute_at", "PARTITION_KINDS", "reshape", "unfold", "inline"]

@@ -294,9 +294,13 @@ class Schedule:
         self._loop_prim("unroll", axis, factor)
         return self
 
-    def pipeline(self, axis, initiation_interval=1):
-        """Pipeline loop `axis` with the given initiation interval (HLS `pipeline II=n`)."""
-        self._loop_prim("pipeline", axis, initiation_interval)
+    def pipeline(self, axis, initiation_interval=1, rewind=False):
+        """Pipeline loop `axis` with the given initiation interval (HLS `pipeline II=n`);
+        `rewind=True` adds `rewind` (successive runs of the loop overlap)."""
+        if rewind:
+            self._loop_prim("pipeline", axis, initiation_interval, rewind=True)
+        else:
+            self._loop_prim("pipeline", axis, initiation_interval)
         return self
 
     def parallel(self, axis):
@@ -308,8 +312,47 @@ class Schedule:
         """Partition array `target` (HLS `array_partition`); dim is 1-based, 0 = all dims."""
         func_name, addr = self._split_func(target)
         kind = getattr(partition_type, "value", partition_type)
+        if isinstance(kind, int) and not isinstance(kind, bool) and 0 <= kind <= 2:
+            kind = ("complete", "block", "cyclic")[kind]  # upstream Allo's Partition enum values
         kind = str(kind).lower()
         self._run("partition", func_name, (self._addr(addr), kind, dim, factor))
+        return self
+
+    def reshape(self, target, shape):
+        """Give array `target` a new shape with the same elements in row-major order; every access is
+        rewritten (`B[i, j]` of B[10, 10] reshaped to (2, 5, 2, 5) reads `B[i // 5, i % 5, j // 5, j % 5]`).
+        Reshaping an argument or a returned array changes the function's signature (top function only).
+
+        Example: `s.reshape(s.B, (8, 2, 4))`."""
+        func_name, addr = self._split_func(target)
+        shape = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
+        callers = sorted({f.name for f in self.ir.funcs if f.name != func_name and self._calls(f, func_name)})
+        self._run("reshape", func_name, (self._addr(addr), shape), {"callers": tuple(callers)} if callers else {})
+        return self
+
+    @staticmethod
+    def _calls(func, callee):
+        from ..ir.nodes import CallStmt, walk_stmts
+
+        return any(isinstance(st, CallStmt) and st.callee == callee for st in walk_stmts(func.body))
+
+    def unfold(self, band_name, axes):
+        """Copy the loops at positions `axes` (consecutive, 0 = outermost) of band `band_name` out into
+        one body per iteration (processing elements built side by side in HLS).
+
+        Example: `s.unfold("PE", [0, 1])` on `for i, j in allo.grid(2, 2, name="PE")` gives 4 bodies."""
+        func_name, band = (band_name.split(":", 1) if isinstance(band_name, str) and ":" in band_name
+                           else (self.top_func_name, getattr(band_name, "band", band_name)))
+        axes = [axes] if isinstance(axes, int) else list(axes)
+        self._run("unfold", func_name, (band, tuple(axes)))
+        return self
+
+    def inline(self, func_name=None):
+        """Inline function `func_name` (default: the top function) into its callers in HLS
+        (`#pragma HLS inline`)."""
+        name = func_name or self.top_func_name
+        self._func(name, "inline")
+        self._run("inline", name, ())
         return self
 
     def buffer_at(self, target, axis):

@@ -361,6 +361,8 @@ class FuncEmitter(ExprEmitter):
 
     def _function_pragmas(self):
         f, sig = self.func, self.sig
+        if "inline" in f.attrs:
+            self.line("#pragma HLS inline" if f.attrs["inline"] else "#pragma HLS inline off")
         if f.attrs.get("dataflow"):
             self.line("#pragma HLS dataflow")
         if sig.extern_c:
@@ -387,6 +389,9 @@ class FuncEmitter(ExprEmitter):
                 self.line(f"#pragma HLS array_partition variable={name} complete dim={dim}")
             else:
                 self.line(f"#pragma HLS array_partition variable={name} {kind} factor={factor} dim={dim}")
+        bind = buf.attrs.get("bind_storage")
+        if bind:
+            self.line(bind_storage_pragma(name, bind))
 
     # --- statements ----------------------------------------------------------------------
     def stmt(self, s):
@@ -414,7 +419,8 @@ class FuncEmitter(ExprEmitter):
         self.active_vars.append(var)
         self.depth += 1
         if "pipeline_ii" in s.attrs:
-            self.line(f"#pragma HLS pipeline II={int(s.attrs['pipeline_ii'])}")
+            rewind = " rewind" if s.attrs.get("rewind") else ""
+            self.line(f"#pragma HLS pipeline II={int(s.attrs['pipeline_ii'])}{rewind}")
         if "unroll" in s.attrs:
             factor = int(s.attrs["unroll"])
             self.line("#pragma HLS unroll" if factor == 0 else f"#pragma HLS unroll factor={factor}")
@@ -603,5 +609,21 @@ _STMTS = {
     N.For: FuncEmitter.s_for, N.If: FuncEmitter.s_if, N.While: FuncEmitter.s_while,
     N.Alloc: FuncEmitter.s_alloc, N.Store: FuncEmitter.s_store, N.CallStmt: FuncEmitter.s_call,
 }
+
+def bind_storage_pragma(name: str, bind: dict) -> str:
+    """`#pragma HLS bind_storage` for an array bound with `@ Memory(resource=..., storage_type=...)`.
+
+    Example: bind_storage_pragma("A", {"resource": "URAM", "storage_type": None})
+    -> '#pragma HLS bind_storage variable=A type=ram_2p impl=uram'"""
+    kind = (bind.get("storage_type") or "RAM_2P").lower()
+    if kind == "ram_s2p":
+        kind = "ram_2p"  # Vitis spells the simple dual port RAM ram_2p
+    text = f"#pragma HLS bind_storage variable={name} type={kind}"
+    if bind.get("resource", "AUTO") != "AUTO":
+        text += f" impl={bind['resource'].lower()}"
+    if bind.get("latency") is not None:
+        text += f" latency={int(bind['latency'])}"
+    return text
+
 
 __all__ = ["emit_module", "ModuleCode", "Signature", "Param", "call_order"]

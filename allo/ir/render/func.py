@@ -113,6 +113,9 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             part = {p.name: p.attrs["partition"] for p in f.params if p.attrs.get("partition")}
             if part:
                 attrs.append(("partition", part))
+            bound = {p.name: p.attrs["bind_storage"] for p in f.params if p.attrs.get("bind_storage")}
+            if bound:
+                attrs.append(("bind_storage", bound))
             attrs += [(k, v) for k, v in f.attrs.items() if not k.startswith("_")]
         head = f"  func.func @{f.name}({', '.join(args)}){ret} attributes {_attr_dict(attrs)} {{"
         self.prologue()

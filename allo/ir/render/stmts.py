@@ -17,7 +17,7 @@ from .affine import _aff_str, _aff_vars, affine_form
 from .attrs import _attr_dict
 from .unroll import unroll_for
 
-_HLS_ONLY = ("pipeline_ii", "unroll", "dataflow", "partition")
+_HLS_ONLY = ("pipeline_ii", "unroll", "dataflow", "partition", "rewind")
 
 
 class StmtMixin:

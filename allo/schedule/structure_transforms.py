@@ -1,0 +1,224 @@
+"""Primitives that change a function's structure: `reshape` (a buffer's shape), `unfold` (loops
+copied out into separate bodies, one per iteration) and `inline` (an HLS inline marker).
+
+Example::
+
+    reshape(f, "B", (2, 5, 2, 5))    # B[10, 10] -> B[2, 5, 2, 5]; B[i, j] becomes B[i//5, i%5, j//5, j%5]
+    unfold(f, "PE", [0, 1])          # loops 0 and 1 of band PE become straight-line copies
+    inline(f)                        # #pragma HLS inline in the function
+"""
+from __future__ import annotations
+
+import copy
+import math
+
+from ..errors import ScheduleError
+from ..ir import nodes as N
+from ..ir.types import ArrayType
+from .loops import find_buffer, get_bands, loop_path
+from .rewrite import add, as_int, const, floordiv, mod, mul
+
+
+def _err(prim, arg, msg):
+    return ScheduleError(f"{prim}: argument '{arg}': {msg}")
+
+
+# ----------------------------------------------------------------------------- reshape
+def _dim_groups(old, new):
+    """Pairs (old dims, new dims) of consecutive axes with equal products, e.g. [10, 10] ->
+    [2, 5, 2, 5] gives [([0], [0, 1]), ([1], [2, 3])]; None when the shapes share no such split."""
+    groups, i, j = [], 0, 0
+    while i < len(old) or j < len(new):
+        gi, gj = [i], [j]
+        if i >= len(old) or j >= len(new):
+            return None
+        po, pn = old[i], new[j]
+        while po != pn:
+            if po < pn:
+                i += 1
+                if i >= len(old):
+                    return None
+                gi.append(i)
+                po *= old[i]
+            else:
+                j += 1
+                if j >= len(new):
+                    return None
+                gj.append(j)
+                pn *= new[j]
+        groups.append((gi, gj))
+        i, j = i + 1, j + 1
+    return groups
+
+
+def _linear(indices, shape):
+    flat = const(0)
+    for idx, ext in zip(indices, shape):
+        flat = add(mul(flat, ext), idx)
+    return flat
+
+
+def _unflatten(flat, shape):
+    out, rest = [], flat
+    for d in reversed(range(len(shape))):
+        out.append(mod(rest, shape[d]) if d else rest)
+        rest = floordiv(rest, shape[d]) if d else rest
+    return list(reversed(out))
+
+
+def remap_indices(indices, old, new):
+    """Indices into `new` for an access at `indices` of `old` (same elements, row-major)."""
+    groups = _dim_groups(old, new) or [(list(range(len(old))), list(range(len(new))))]
+    out = []
+    for gi, gj in groups:
+        flat = _linear([indices[d] for d in gi], [old[d] for d in gi])
+        out += _unflatten(flat, [new[d] for d in gj])
+    return out
+
+
+def _rewrite_accesses(func, buf, old, new):
+    def fix(e):
+        if isinstance(e, N.Load):
+            idx = [fix(i) for i in e.indices]
+            return N.Load(e.buf, remap_indices(idx, old, new) if e.buf is buf else idx, e.type, e.loc)
+        if isinstance(e, (N.Const, N.IterVar)):
+            return e
+        return _rebuild(e, fix)
+
+    for s in N.walk_stmts(func.body):
+        if isinstance(s, N.Store):
+            s.indices = [fix(i) for i in s.indices]
+            if s.buf is buf:
+                s.indices = remap_indices(s.indices, old, new)
+            s.value = fix(s.value)
+        elif isinstance(s, N.For):
+            s.lb, s.ub = fix(s.lb), fix(s.ub)
+        elif isinstance(s, (N.If, N.While)):
+            s.cond = fix(s.cond)
+        elif isinstance(s, N.Alloc) and isinstance(s.init, N.Expr):
+            s.init = fix(s.init)
+        elif isinstance(s, N.CallStmt):
+            s.args = [fix(a) if isinstance(a, N.Expr) else a for a in s.args]
+        elif isinstance(s, N.Return):
+            s.values = [fix(v) if isinstance(v, N.Expr) else v for v in s.values]
+
+
+def _rebuild(e, fix):
+    """A copy of expression `e` with `fix` applied to its children."""
+    if isinstance(e, N.BinOp):
+        return N.BinOp(e.op, fix(e.lhs), fix(e.rhs), e.type, e.loc)
+    if isinstance(e, N.UnaryOp):
+        return N.UnaryOp(e.op, fix(e.operand), e.type, e.loc)
+    if isinstance(e, N.Cast):
+        return N.Cast(fix(e.value), e.type, e.loc)
+    if isinstance(e, N.MathCall):
+        return N.MathCall(e.fn, [fix(a) for a in e.args], e.type, e.loc)
+    if isinstance(e, N.Select):
+        return N.Select(fix(e.cond), fix(e.a), fix(e.b), e.type, e.loc)
+    return e
+
+
+def reshape(func: N.Func, buffer, shape, callers=()) -> None:
+    """Give `buffer` the shape `shape` (same number of elements, row-major order); every access
+    is rewritten. Arguments and returned arrays change the function's signature, so the top
+    function (or a function no other function calls) may reshape them.
+
+    `callers` names the functions that call `func` (filled in by the Schedule)."""
+    buf = find_buffer(func, buffer, "reshape", "target")
+    try:
+        new = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
+    except (TypeError, ValueError):
+        raise _err("reshape", "shape", f"expected a tuple of positive integers, got {shape!r}") from None
+    old = tuple(buf.shape)
+    if not old:
+        raise _err("reshape", "target", f"{buf.name!r} is a scalar")
+    if not new or any(d <= 0 for d in new) or math.prod(new) != math.prod(old):
+        raise _err("reshape", "shape", f"{buf.name!r} has shape {list(old)} ({math.prod(old)} elements); "
+                                       f"{list(new)} does not hold the same number of elements")
+    if buf.kind == "global":
+        raise _err("reshape", "target", f"{buf.name!r} is a constant; copy it into a local array to reshape it")
+    if buf.attrs.get("partition"):
+        raise _err("reshape", "target", f"{buf.name!r} is partitioned; reshape it before partitioning")
+    for s in N.walk_stmts(func.body):
+        if isinstance(s, N.CallStmt) and any(a is buf for a in s.args + s.results):
+            raise _err("reshape", "target", f"{buf.name!r} is passed to or returned by a call of {s.callee!r}, "
+                                            "which expects its current shape")
+        if isinstance(s, N.Alloc) and s.buf is buf and isinstance(s.init, N.Buffer):
+            raise _err("reshape", "target", f"{buf.name!r} is initialised from a constant array")
+    ret = func.body[-1] if func.body and isinstance(func.body[-1], N.Return) else None
+    returned = [k for k, v in enumerate(ret.values if ret else []) if v is buf]
+    if (buf.kind == "arg" or returned) and callers:
+        raise _err("reshape", "target", f"{buf.name!r} is part of the signature of {func.name!r}, which "
+                                        f"{', '.join(sorted(callers))} call(s); reshape it in the top function")
+    _rewrite_accesses(func, buf, old, new)
+    buf.type = ArrayType(buf.dtype, new)
+    for k in returned:
+        func.result_types[k] = buf.type
+
+
+# ----------------------------------------------------------------------------- unfold
+def unfold(func: N.Func, band, axes) -> None:
+    """Copy loops `axes` (positions in the perfect nest of band `band`, outermost = 0) out into
+    one body per iteration: `for i in range(2): S(i)` becomes `S(0); S(1)` (processing elements
+    that HLS builds side by side). Bounds must be constant, lower bounds 0."""
+    bands = get_bands(func)
+    if band not in bands:
+        raise _err("unfold", "band_name", f"function {func.name!r} has no band {band!r}; bands: {', '.join(bands)}")
+    if isinstance(axes, int):
+        axes = [axes]
+    axes = sorted(int(a) for a in axes)
+    if not axes or axes != list(range(axes[0], axes[0] + len(axes))) or axes[0] < 0:
+        raise _err("unfold", "axes", f"expected consecutive non-negative loop positions, got {axes!r}")
+    chain = [bands[band]]
+    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], N.For):
+        chain.append(chain[-1].body[0])
+    if axes[-1] >= len(chain):
+        raise _err("unfold", "axes", f"band {band!r} has {len(chain)} perfectly nested loop(s) "
+                                     f"({', '.join(lp.name for lp in chain)}); axis {axes[-1]} is out of range")
+    for pos in reversed(axes):
+        lp = chain[pos]
+        lb, ub = as_int(lp.lb), as_int(lp.ub)
+        if lb != 0 or ub is None:
+            raise _err("unfold", "axes", f"loop {lp.name!r} needs constant bounds starting at 0")
+        copies = _unfolded(func, lp, range(lb, ub, lp.step))
+        holder = chain[pos - 1].body if pos else _parent_body(func, lp)
+        at = next(k for k, s in enumerate(holder) if s is lp)
+        if pos == 0 and "op_name" in lp.attrs:
+            first = next((s for s in copies if isinstance(s, N.For)), None)
+            if first is not None and "op_name" not in first.attrs:
+                first.attrs["op_name"] = lp.attrs["op_name"]  # the band name stays addressable
+        holder[at:at + 1] = copies
+
+
+def _parent_body(func, loop):
+    path = loop_path(func, loop)
+    if len(path) > 1:
+        return path[-2].body
+    from .loops import parent_list
+
+    return parent_list(func, loop)[0]
+
+
+def _unfolded(func, lp, values):
+    from .rewrite import subst_stmts
+
+    out = []
+    shared = {id(b): b for b in N.iter_buffers(func)}
+    shared.update({id(x.var): x.var for x in loop_path(func, lp)})  # outer loop vars stay linked
+    for v in values:
+        body = copy.deepcopy(lp.body, dict(shared))  # fresh inner loops and vars, the same buffers
+        subst_stmts(body, {lp.var: const(v)})
+        for s in N.walk_stmts(body):
+            if isinstance(s, N.For) and "op_name" in s.attrs:
+                s.attrs["op_name"] = f"{s.attrs['op_name']}_{lp.name}{v}"
+        out += body
+    return out
+
+
+# ----------------------------------------------------------------------------- inline
+def inline(func: N.Func, enable=True) -> None:
+    """Mark `func` for inlining into its callers (`#pragma HLS inline`; `inline off` when False)."""
+    func.attrs["inline"] = bool(enable)
+
+
+__all__ = ["reshape", "unfold", "inline", "remap_indices"]
