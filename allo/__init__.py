@@ -29,7 +29,7 @@ from .ir import calls as _calls
 
 _calls.register_allo_builtins(__import__(__name__))
 
-from . import library, frontend, dsl  # noqa: E402
+from . import library, frontend, dsl, passes, memory  # noqa: E402
 
 __all__ = [
     "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",

@@ -89,6 +89,9 @@ class Schedule:
             from ..ir.render_mlir import to_mlir_module
 
             self._mlir_cache = to_mlir_module(self.ir, mode="view")
+            from ..passes import register_module
+
+            register_module(self._mlir_cache, self)
         return self._mlir_cache
 
     @property

@@ -19,7 +19,40 @@ def _quote(s: str) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+class RawAttr(str):
+    """Attribute text emitted as it is (an `affine_map<...>`), not quoted."""
+
+
+def partition_map(shape, specs) -> RawAttr:
+    """The bank/offset layout of a partitioned array as an affine map, as upstream Allo prints it:
+    one bank index per dim, then one offset per dim. complete: (d, 0); block factor f: (d floordiv
+    ceil(N/f), d mod ceil(N/f)); cyclic factor f: (d mod f, d floordiv f); not partitioned: (0, d).
+
+    Example: partition_map((10, 10), [("complete", 0, 0)]) -> affine_map<(d0, d1) -> (d0, d1, 0, 0)>"""
+    per_dim = [None] * len(shape)
+    for kind, dim, factor in specs:
+        for d in (range(len(shape)) if dim == 0 else [dim - 1]):
+            per_dim[d] = (kind, factor)
+    banks, offsets = [], []
+    for d, (n, spec) in enumerate(zip(shape, per_dim)):
+        v = f"d{d}"
+        kind, factor = spec or (None, 0)
+        if kind == "complete":
+            banks.append(v), offsets.append("0")
+        elif kind == "block":
+            size = -(-n // factor)
+            banks.append(f"{v} floordiv {size}"), offsets.append(f"{v} mod {size}")
+        elif kind == "cyclic":
+            banks.append(f"{v} mod {factor}"), offsets.append(f"{v} floordiv {factor}")
+        else:
+            banks.append("0"), offsets.append(v)
+    dims = ", ".join(f"d{d}" for d in range(len(shape)))
+    return RawAttr(f"affine_map<({dims}) -> ({', '.join(banks + offsets)})>")
+
+
 def _attr_value(key, v):
+    if isinstance(v, RawAttr):
+        return str(v)
     if isinstance(v, (bool, np.bool_)):
         return None
     if isinstance(v, (int, np.integer)):

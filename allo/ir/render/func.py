@@ -15,7 +15,7 @@ from .. import nodes as N
 from ..types import ArrayType, Fixed, Float, Index, Int, UInt, UFixed
 from .affine import _aff_str, affine_form
 from .arith import ArithMixin
-from .attrs import _attr_dict
+from .attrs import _attr_dict, partition_map
 from .casts import CastMixin
 from .exprs import ExprMixin
 from .refs import _children, _ref_counts
@@ -113,6 +113,8 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             part = {p.name: p.attrs["partition"] for p in f.params if p.attrs.get("partition")}
             if part:
                 attrs.append(("partition", part))
+                attrs.append(("partition_map", {p.name: partition_map(p.shape, p.attrs["partition"])
+                                                for p in f.params if p.attrs.get("partition")}))
             bound = {p.name: p.attrs["bind_storage"] for p in f.params if p.attrs.get("bind_storage")}
             if bound:
                 attrs.append(("bind_storage", bound))
@@ -182,6 +184,8 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         attrs = [("name", b.name)]
         if not self.llvm:
             attrs += [(k, v) for k, v in b.attrs.items() if not k.startswith("_")]
+            if b.attrs.get("partition"):
+                attrs.append(("partition_map", partition_map(b.shape, b.attrs["partition"])))
         on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * _elem_bytes(b.dtype) <= STACK_BYTES)
         kind = "memref.alloca" if on_stack else "memref.alloc"
         v = self.op(f"{kind}() {_attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
