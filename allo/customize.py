@@ -32,8 +32,8 @@ def build_ir(fn, instantiate=None, global_vars=None):
     kernel, targs = _as_kernel(fn)
     if instantiate is not None:
         targs = tuple(instantiate) if isinstance(instantiate, (list, tuple)) else (instantiate,)
-        if targs and isinstance(targs[-1], str) and len(targs) == len(kernel.template_params) + 1:
-            targs = targs[:-1]
+        if targs and (kernel.template_params or kernel.variants):
+            kernel, targs, _ = kernel.resolve(targs)
     if kernel.template_params:
         if not targs:
             raise AlloError(f"template kernel {kernel.name!r} needs instantiate=[{', '.join(kernel.template_params)}]")

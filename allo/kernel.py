@@ -49,6 +49,7 @@ class AlloKernel:
         from .ir.scope import defining_frame  # names of the defining function stay visible
 
         self.def_frame = defining_frame(fn)
+        self.variants = {}  # number of template args -> AlloKernel (see add_variant)
         self._built = {}
         functools.update_wrapper(self, fn)
 
@@ -56,11 +57,27 @@ class AlloKernel:
     def __getitem__(self, args) -> "KernelInstance":
         if not isinstance(args, tuple):
             args = (args,)
-        inst_id = None
-        if args and isinstance(args[-1], str) and len(args) == len(self.template_params) + 1:
-            inst_id, args = args[-1], args[:-1]
+        kernel, args, inst_id = self.resolve(tuple(args))
+        return KernelInstance(kernel, args, inst_id)
+
+    def add_variant(self, other: "AlloKernel"):
+        """Let `self[...]` with `other`'s number of template arguments instantiate `other`
+        (upstream Allo's library spells some kernels with other template lists, e.g. softmax[T, D])."""
+        self.variants[len(other.template_params)] = other
+        return other
+
+    def resolve(self, args: tuple):
+        """(kernel, template args, instance id) for `kernel[args]`: a trailing string is the id,
+        and an argument count that only a variant takes selects that variant."""
+        for kernel in [self] + [v for v in self.variants.values()]:
+            n = len(kernel.template_params)
+            if len(args) == n + 1 and isinstance(args[-1], str) and n:
+                return kernel, args[:-1], args[-1]
+            if len(args) == n and n:
+                kernel.check_template_args(args)
+                return kernel, args, None
         self.check_template_args(args)
-        return KernelInstance(self, tuple(args), inst_id)
+        return self, args, None
 
     def check_template_args(self, args):
         if not self.template_params:
@@ -69,6 +86,26 @@ class AlloKernel:
             raise AlloError(
                 f"template kernel {self.name!r} takes {len(self.template_params)} template argument(s) "
                 f"({', '.join(self.template_params)}), got {len(args)}: {list(args)!r}")
+
+        self.check_type_params(args)
+
+    def check_type_params(self, args):
+        """PEP 695 bounds and constraints: `T: (float32, int32)` takes one of those types,
+        `T1: Int` an Int type; a bound that is an allo type (`M: int32`) marks a value parameter."""
+        from .ir.types import AlloType
+
+        for tv, arg in zip(getattr(self.fn, "__type_params__", ()), args):
+            try:
+                constraints, bound = tuple(getattr(tv, "__constraints__", ()) or ()), getattr(tv, "__bound__", None)
+            except NameError:  # a bound naming something undefined: nothing to check
+                continue
+            allowed = constraints or ((bound,) if bound is not None else ())
+            if not allowed or any(isinstance(c, AlloType) and not isinstance(arg, AlloType) for c in allowed):
+                continue
+            if not any(arg == c or (isinstance(c, type) and isinstance(arg, c)) for c in allowed):
+                names = ", ".join(getattr(c, "__name__", repr(c)) for c in allowed)
+                raise AlloError(f"template parameter {tv.__name__} of {self.name!r} must be one of ({names}), "
+                                f"got {arg!r}")
 
     def bindings(self, args) -> dict:
         return dict(zip(self.template_params, args))

@@ -66,6 +66,8 @@ class ModuleBuilder:
 
     def __init__(self, extra_names=None):
         self.extra_names = dict(extra_names or {})  # customize(global_vars=...)
+        self.auto_names = set()  # instance names allo chose (`k_1` for a second instance of k)
+        self.calls_to = {}  # callee name -> the CallStmts calling it (renamed with it)
         self.funcs = []
         self.instances = {}  # (id(kernel), targs key, inst_id) -> Func
         self.names = {}  # func name -> instance key
@@ -86,16 +88,16 @@ class ModuleBuilder:
         base = kernel.name
         if inst_id is not None:
             name = f"{base}_{inst_id}"
+            if name in self.auto_names:
+                self.rename_auto(name, loc)  # an explicit id wins over a name allo chose
             if name in self.names:
                 raise located(AlloError, f"instance id {inst_id!r} of kernel {base!r} is used twice with different "
                               f"template arguments; give each instance its own id", loc)
         elif base not in self.names:
             name = base
-        else:
-            n = 1
-            while f"{base}__{n}" in self.names:
-                n += 1
-            name = f"{base}__{n}"
+        else:  # further instances without ids: base_1, base_2, ... as upstream Allo names them
+            name = self.free_auto_name(base)
+            self.auto_names.add(name)
         if key in [k for k in self.building]:
             raise located(AlloError, f"recursive call of kernel {base!r} is not supported", loc)
         self.names[name] = key
@@ -108,6 +110,30 @@ class ModuleBuilder:
         self.instance_info[name] = (kernel.name, key[1])
         self.funcs.append(func)
         return func
+
+    def free_auto_name(self, base):
+        n = 1
+        while f"{base}_{n}" in self.names:
+            n += 1
+        return f"{base}_{n}"
+
+    def rename_auto(self, name, loc):
+        """Move the instance allo named `name` to the next free name, updating its callers."""
+        key = self.names[name]
+        if key in self.building:
+            raise located(AlloError, f"instance name {name!r} is claimed by an explicit id while an instance of "
+                          f"that name is being built; give that instance an id too", loc)
+        new = self.free_auto_name(name.rsplit("_", 1)[0])
+        func = self.instances[key]
+        func.name = new
+        for call in self.calls_to.pop(name, []):
+            call.callee = new
+        self.calls_to[new] = []
+        del self.names[name]
+        self.names[new] = key
+        self.instance_info[new] = self.instance_info.pop(name)
+        self.auto_names.discard(name)
+        self.auto_names.add(new)
 
     def global_buffer(self, array: np.ndarray, name_hint: str, dtype: AlloType | None = None) -> Buffer:
         """A memref.global for a numpy constant (one per array object)."""

@@ -159,6 +159,7 @@ class CallDispatcher:
                 buf = Buffer(fb.fresh_buffer_name(callee.name + "_res"), ArrayType(t, ()), "result", loc=loc)
             results.append(buf)
         call = CallStmt(callee.name, call_args, results, {}, loc)
+        fb.mb.calls_to.setdefault(callee.name, []).append(call)
         for r in results:
             fb.result_calls[id(r)] = call
         fb.emit(call)

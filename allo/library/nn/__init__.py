@@ -28,6 +28,8 @@ from .norms import batch_norm2d, layer_norm, log_softmax, rms_norm, softmax
 from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
 from .reduce import amax, mean, sum
 from .shape import concat, expand, permute, reshape, select, slice, transpose
+from .compat import (GeLU, avgpool2d, batchnorm1d_2d, batchnorm1d_3d, batchnorm2d, layernorm, linear2d,  # noqa: E402
+                     maxpool2d, relu2d, relu3d, relu4d, repeat_batch3d, residual_add)
 
 CONVENTIONS = """
 ## Conventions
@@ -65,4 +67,4 @@ __all__ = [
     "exp", "log", "sqrt", "rsqrt", "neg", "abs", "pow_scalar", "pow_int", "clamp", "maximum", "minimum", "cast",
     "transpose", "permute", "reshape", "concat", "slice", "select", "expand", "sum", "mean", "amax",
     "CONVENTIONS",
-]
+]  # upstream Allo's names (linear2d, GeLU, maxpool2d, ...) are importable too: see compat.py
