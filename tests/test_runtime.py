@@ -33,8 +33,9 @@ def inplace_mod():
 BAD_CALLS = [
     ("wrong shape", lambda A, B: (A, np.zeros(7, np.float32), 1.0), "shape"),
     ("wrong rank", lambda A, B: (A, np.zeros((8, 1), np.float32), 1.0), "shape"),
-    ("wrong dtype", lambda A, B: (A, B.astype(np.float64), 1.0), "dtype"),
-    ("int for float", lambda A, B: (A, B.astype(np.int32), 1.0), "dtype"),
+    ("float64 overflowing float32", lambda A, B: (A, B.astype(np.float64) * 1e300, 1.0), "overflow"),
+    ("int not exact in float32", lambda A, B: (A, B.astype(np.int64) + 2 ** 40, 1.0), "not exact"),
+    ("complex for float", lambda A, B: (A, B.astype(np.complex64), 1.0), "dtype"),
     ("too few", lambda A, B: (A, B), "3 arguments"),
     ("too many", lambda A, B: (A, B, 1.0, 2.0), "3 arguments"),
     ("scalar for array", lambda A, B: (A, 3.0, 1.0), "B"),
@@ -123,8 +124,10 @@ def test_fixed_and_bool_io():
     M = np.array([True, False, True, True, False])
     A = np.arange(5, dtype=np.int32)
     np.testing.assert_array_equal(allo.customize(bool_io).build()(M, A), np.where(M, A, -A))
-    with pytest.raises(allo.AlloTypeError):
-        allo.customize(bool_io).build()(M.astype(np.int32), A)
+    with pytest.warns(allo.AlloWarning, match="converted the int32 input to bool"):  # 0/1 ints convert exactly
+        np.testing.assert_array_equal(allo.customize(bool_io).build()(M.astype(np.int32), A), np.where(M, A, -A))
+    with pytest.raises(allo.AlloTypeError, match="do not fit bool"):
+        allo.customize(bool_io).build()(M.astype(np.int32) * 2, A)
 
 
 # ============================================================================ memory
@@ -205,8 +208,10 @@ def test_direct_kernel_calls_are_built_once():
     for _ in range(5):
         np.testing.assert_array_equal(cached_kernel(A), A * 2 + 1)
     assert len(cached_kernel._built) == 1 and next(iter(cached_kernel._built.values())) is mod
-    with pytest.raises(allo.AlloTypeError):
-        cached_kernel(A.astype(np.float64))
+    with pytest.warns(allo.AlloWarning, match="float64 input to float32"):
+        np.testing.assert_array_equal(cached_kernel(A.astype(np.float64)), A * 2 + 1)
+    with pytest.raises(allo.AlloTypeError, match="overflow"):
+        cached_kernel(np.full(8, 1e300))
 
 
 def test_schedule_builds_many_times_and_modules_are_independent():

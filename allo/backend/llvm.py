@@ -183,7 +183,7 @@ class LLVMModule:
         del keep
         for wb in writebacks:
             wb()
-        return plan.unpack(outs)
+        return plan.unpack(outs, args)
 
     def __repr__(self):
         return f"<allo LLVMModule {self.top_func_name} opt_level={self.opt_level}>"

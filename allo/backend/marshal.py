@@ -197,6 +197,13 @@ def written_params(func: N.Func) -> set:
     return out
 
 
+def returned_params(func: N.Func) -> dict:
+    """{result index: parameter index} for results that are array parameters (`return A`)."""
+    ret = func.body[-1] if func.body and isinstance(func.body[-1], N.Return) else None
+    index = {id(p): k for k, p in enumerate(func.params) if p.kind == "arg"}
+    return {j: index[id(v)] for j, v in enumerate(ret.values if ret else []) if id(v) in index}
+
+
 class CallPlan:
     """Everything needed to call one JIT'd entry: specs, pre-built descriptors, the packed array."""
 
@@ -212,6 +219,7 @@ class CallPlan:
                 self.ins.append(_ArraySpec(func.name, k, p, id(p) in written))
         self.outs = [_OutSpec(rt) for rt in func.result_types]
         self.n_results = len(func.result_types)
+        self.returned_args = returned_params(func)
         self.single_array = self.n_results == 1 and self.outs[0].array
         # pre-built ctypes objects, reused by every call (calls are serialised by `lock`)
         self.lock = threading.Lock()
@@ -271,12 +279,17 @@ class CallPlan:
             d.aligned = ptr
         return keep, writebacks, outs
 
-    def unpack(self, outs):
-        """The Python result: None, one array/scalar, or a tuple."""
+    def unpack(self, outs, args=None):
+        """The Python result: None, one array/scalar, or a tuple. A returned argument is the
+        caller's own array (`return A` gives back A, updated in place)."""
         if self.n_results == 0:
             return None
         vals = [spec.convert(raw) for spec, raw in zip(self.outs, outs)]
+        if args is not None:
+            for j, k in self.returned_args.items():
+                if isinstance(args[k], np.ndarray):
+                    vals[j] = args[k]
         return vals[0] if self.n_results == 1 else tuple(vals)
 
 
-__all__ = ["CallPlan", "descriptor_class", "new_descriptor", "storage_dtype", "written_params"]
+__all__ = ["CallPlan", "returned_params", "descriptor_class", "new_descriptor", "storage_dtype", "written_params"]
