@@ -15,7 +15,8 @@ Example::
     s = allo.customize(gemm)
     mod = s.build()
 """
-from .errors import AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError
+from .errors import (AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError,
+                     AlloWarning)
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16,
                        ConstExpr)
@@ -32,7 +33,7 @@ _calls.register_allo_builtins(__import__(__name__))
 from . import library, frontend, dsl, passes, memory  # noqa: E402
 
 __all__ = [
-    "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",
+    "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
     "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool", "index",
     "float16", "float32", "float64", "bfloat16",
