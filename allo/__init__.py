@@ -15,6 +15,8 @@ Example::
     s = allo.customize(gemm)
     mod = s.build()
 """
+__version__ = "0.1.0"
+
 from .errors import (AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError,
                      AlloWarning)
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,

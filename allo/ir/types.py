@@ -26,6 +26,10 @@ class AlloType:
     def __getitem__(self, shape) -> "ArrayType":
         if not isinstance(shape, tuple):
             shape = (shape,)
+        if any(_is_type_param(d) for d in shape):
+            # `def k[N](C: int32[N])`: Python evaluates the annotation when the function is defined,
+            # before N has a value; the builder evaluates it again from the source with N bound.
+            return TemplateArrayType(self, shape)
         dims = []
         for d in shape:
             if isinstance(d, (builtins.bool, np.bool_)) or not isinstance(d, (int, np.integer)) or int(d) <= 0:
@@ -254,6 +258,24 @@ class ArrayType:
     @property
     def rank(self) -> int:
         return len(self.shape)
+
+
+def _is_type_param(v) -> builtins.bool:
+    import typing
+
+    return isinstance(v, typing.TypeVar) or type(v).__name__ in ("TypeVarTuple", "ParamSpec")
+
+
+@dataclass(frozen=True)
+class TemplateArrayType:
+    """`int32[N]` with N a PEP 695 type parameter, as Python evaluates it at definition time.
+    Only a placeholder: kernels are built from their source with N bound to a number."""
+
+    dtype: AlloType
+    shape: tuple
+
+    def __repr__(self):
+        return f"{self.dtype!r}[{', '.join(getattr(d, '__name__', str(d)) for d in self.shape)}]"
 
 
 def _check_bits(bits, what):
