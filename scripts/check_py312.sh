@@ -3,9 +3,13 @@
 # Used by .ci/run; PYTHON312 overrides the interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PY312=${PYTHON312:-python3.12}
-if ! command -v "$PY312" >/dev/null 2>&1; then
-    echo "python3.12 not found (set PYTHON312); the PEP 695 tests need Python 3.12+" >&2
+PY312=${PYTHON312:-}
+for cand in python3.12 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12; do
+    [ -n "$PY312" ] && break
+    "$cand" --version >/dev/null 2>&1 && PY312=$cand
+done
+if [ -z "$PY312" ]; then
+    echo "no working python3.12 found (set PYTHON312); the PEP 695 tests need Python 3.12+" >&2
     exit 1
 fi
 [ -x .venv312/bin/python ] || "$PY312" -m venv .venv312

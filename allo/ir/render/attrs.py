@@ -50,6 +50,15 @@ def partition_map(shape, specs) -> RawAttr:
     return RawAttr(f"affine_map<({dims}) -> ({', '.join(banks + offsets)})>")
 
 
+def buffer_attrs(b) -> list:
+    """The view-mode attributes of a local array's alloc: its public attrs, and the layout map of
+    its partitions (`partition_map`)."""
+    items = [(k, v) for k, v in b.attrs.items() if not k.startswith("_")]
+    if b.attrs.get("partition"):
+        items.append(("partition_map", partition_map(b.shape, b.attrs["partition"])))
+    return items
+
+
 def _attr_value(key, v):
     if isinstance(v, RawAttr):
         return str(v)

@@ -15,7 +15,7 @@ from .. import nodes as N
 from ..types import ArrayType, Fixed, Float, Index, Int, UInt, UFixed
 from .affine import _aff_str, affine_form
 from .arith import ArithMixin
-from .attrs import _attr_dict, partition_map
+from .attrs import _attr_dict, buffer_attrs, partition_map
 from .casts import CastMixin
 from .exprs import ExprMixin
 from .refs import _children, _ref_counts
@@ -183,9 +183,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
     def alloc(self, b: N.Buffer, returned):
         attrs = [("name", b.name)]
         if not self.llvm:
-            attrs += [(k, v) for k, v in b.attrs.items() if not k.startswith("_")]
-            if b.attrs.get("partition"):
-                attrs.append(("partition_map", partition_map(b.shape, b.attrs["partition"])))
+            attrs += buffer_attrs(b)
         on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * _elem_bytes(b.dtype) <= STACK_BYTES)
         kind = "memref.alloca" if on_stack else "memref.alloc"
         v = self.op(f"{kind}() {_attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)

@@ -14,7 +14,7 @@ import numpy as np
 from .. import nodes as N
 from ..types import ArrayType
 from .affine import _aff_str, _aff_vars, affine_form
-from .attrs import _attr_dict
+from .attrs import _attr_dict, buffer_attrs
 from .unroll import unroll_for
 
 _HLS_ONLY = ("pipeline_ii", "unroll", "dataflow", "partition", "rewind")
@@ -120,7 +120,7 @@ class StmtMixin:
         if id(b) in self.hoisted:
             m = self.mem[id(b)]
         else:
-            attrs = [("name", b.name)] + ([(k, v) for k, v in b.attrs.items() if not k.startswith("_")] if not self.llvm else [])
+            attrs = [("name", b.name)] + (buffer_attrs(b) if not self.llvm else [])
             m = self.op(f"memref.alloc() {_attr_dict(attrs)} : {b.type.mlir}")
             self.mem[id(b)] = m
         if s.init is None:
