@@ -592,10 +592,17 @@ class FunctionBuilder:
         targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
         if not all(isinstance(t, ast.Name) for t in targets):
             raise self.error(AlloSyntaxError, "loop variables must be plain names", node)
+        index_tuple = None
+        starred = isinstance(node.iter, ast.Call) and any(isinstance(a, ast.Starred) for a in node.iter.args)
+        if len(targets) == 1 and (len(ranges) > 1 or starred) and kind != "range":
+            # `for idx in allo.grid(*SHAPE)`: one name for the whole band, a tuple of loop variables
+            # idx0, idx1, ... (rank-generic kernels index with it: X[idx])
+            index_tuple = targets[0].id
+            targets = [ast.Name(f"{index_tuple}{d}", ast.Store()) for d in range(len(ranges))]
         if len(targets) != len(ranges):
             raise self.error(AlloSyntaxError, f"{len(targets)} loop variable(s) for {len(ranges)} loop extent(s)", node)
         names = [t.id for t in targets]
-        saved = {n: self.locals.get(n) for n in names}
+        saved = {n: self.locals.get(n) for n in names + ([index_tuple] if index_tuple else [])}
         ivs, loops = [], []
         for name, (lb, ub, step) in zip(names, ranges):
             lname = name  # a repeated name stays: band-qualified addressing disambiguates
@@ -611,6 +618,8 @@ class FunctionBuilder:
                 loops.append(For(iv, emit.Const(0, index), emit.Const(trips, index), 1, [], lname, {}, loc))
                 self.locals[name] = emit.binary("sub", lb, emit.binary("mul", emit.Const(-step, index), iv, loc), loc)
             ivs.append(name)
+        if index_tuple:
+            self.locals[index_tuple] = tuple(self.locals[n] for n in names)
         if kind == "reduction":
             for f in loops:
                 f.attrs["reduction"] = True
@@ -851,13 +860,16 @@ class FunctionBuilder:
 
     def indices(self, node, buf):
         sl = node.slice
-        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
-        if len(elts) != len(buf.shape):
+        values = []  # (index value, its AST node); a tuple value (X[idx], X[REPLACE[idx, 1, 0]]) spreads
+        for e in (sl.elts if isinstance(sl, ast.Tuple) else [sl]):
+            v = self.visit(e)
+            values += [(x, e) for x in v] if isinstance(v, tuple) else [(v, e)]
+        if len(values) != len(buf.shape):
             raise self.error(AlloTypeError, f"{buf.name!r} has {len(buf.shape)} dimension(s) {list(buf.shape)} "
-                             f"but is indexed with {len(elts)}; index every dimension", node)
+                             f"but is indexed with {len(values)}; index every dimension", node)
         out = []
-        for e in elts:
-            v = self.scalar(self.visit(e))
+        for v, e in values:
+            v = self.scalar(v)
             if emit.is_number(v):
                 if isinstance(v, float):
                     raise self.error(AlloTypeError, f"array index must be an integer, got {v!r}", e)

@@ -48,7 +48,15 @@ class CallDispatcher:
         if not isinstance(node, ast.Call):
             raise self.fb.error(AlloSyntaxError, "loops must iterate over range(...), allo.grid(...) or allo.reduction(...)", node)
         fn = self.fb.visit(node.func)
-        args = [self.fb.scalar(self.fb.visit(a)) for a in node.args]
+        args = []
+        for a in node.args:  # allo.grid(*SHAPE) spreads a compile-time shape tuple
+            if isinstance(a, ast.Starred):
+                v = self.fb.visit(a.value)
+                if not isinstance(v, (tuple, list)):
+                    raise self.fb.error(AlloSyntaxError, f"*{ast.unparse(a.value)} must be a tuple of extents", node)
+                args += [self.fb.scalar(x) for x in v]
+            else:
+                args.append(self.fb.scalar(self.fb.visit(a)))
         if fn is py.range:
             if node.keywords:
                 raise self.fb.error(AlloSyntaxError, "range() takes no keyword arguments", node)

@@ -37,18 +37,10 @@ def schedule_transpose(s):
 
 @allo.kernel(template="T, SHAPE, PERM")
 def permute(X: "T[SHAPE]") -> "T[PERMUTED[SHAPE, PERM]]":
-    """`X.permute(PERM)` for ranks 2-4 (`Z[idx[PERM[0]], idx[PERM[1]], ...] = X[idx]`)."""
+    """`X.permute(PERM)` for any rank (`Z[idx[PERM[0]], idx[PERM[1]], ...] = X[idx]`)."""
     Z: T[PERMUTED[SHAPE, PERM]]
-    if RANK[SHAPE] == 2:
-        for i0, i1 in allo.grid(SHAPE[0], SHAPE[1]):
-            Z[(i0, i1)[PERM[0]], (i0, i1)[PERM[1]]] = X[i0, i1]
-    elif RANK[SHAPE] == 3:
-        for i0, i1, i2 in allo.grid(SHAPE[0], SHAPE[1], SHAPE[2]):
-            Z[(i0, i1, i2)[PERM[0]], (i0, i1, i2)[PERM[1]], (i0, i1, i2)[PERM[2]]] = X[i0, i1, i2]
-    else:
-        for i0, i1, i2, i3 in allo.grid(SHAPE[0], SHAPE[1], SHAPE[2], SHAPE[3]):
-            Z[(i0, i1, i2, i3)[PERM[0]], (i0, i1, i2, i3)[PERM[1]], (i0, i1, i2, i3)[PERM[2]],
-              (i0, i1, i2, i3)[PERM[3]]] = X[i0, i1, i2, i3]
+    for i in allo.grid(*SHAPE):  # i = (i0, i1, ...)
+        Z[PERMUTED[i, PERM]] = X[i]
     return Z
 
 
