@@ -128,6 +128,28 @@ class AlloKernel:
         return f"<allo.kernel {self.name}{tp}>"
 
 
+class NestedKernel(AlloKernel):
+    """A helper function defined inside a kernel body (`def foo(x: int32) -> int32:` between the
+    kernel's statements), built as its own function. It sees the compile-time names of the kernel
+    that defines it (template parameters, constants, globals), not the kernel's run-time values."""
+
+    def __init__(self, node, source, env):  # noqa: super().__init__ needs a Python function
+        import dataclasses
+
+        self.fn = None
+        self.name = node.name
+        self.template_params = ()
+        self.schedule_fn = None
+        self._built = {}
+        self.def_frame = None
+        self.variants = {}
+        self.source = dataclasses.replace(source, fn_name=node.name, tree=node)
+        self.env = env
+
+    def __call__(self, *args):
+        raise AlloError(f"{self.name!r} is defined inside a kernel; call it from that kernel")
+
+
 class KernelInstance:
     """`kernel[targs..., "id"]`: a template instance, callable from kernels or from Python."""
 

@@ -173,9 +173,14 @@ class LLVMModule:
         self._fn = compiled.fn
         self.mlir_text = compiled.mlir_text
         self._plan = CallPlan(top)
+        self._top = top
 
     def __call__(self, *args):
         plan = self._plan
+        if self._top.attrs.get("_defaults"):
+            from ..ir.calls import fill_defaults
+
+            args = fill_defaults(self._top, args)
         plan.check(args)
         with plan.lock:
             keep, writebacks, outs = plan.pack(args)

@@ -50,7 +50,7 @@ UNSUPPORTED_HINTS = {
     "Delete": "del is not supported in kernels",
     "Import": "imports inside kernels are not supported; import at module level",
     "ImportFrom": "imports inside kernels are not supported; import at module level",
-    "FunctionDef": "nested function definitions are not supported; define kernels at module level",
+    "AsyncFunctionDef": "async functions are not supported in kernels",
     "ClassDef": "class definitions are not supported in kernels",
     "Dict": "dicts are not supported in kernels",
     "Set": "sets are not supported in kernels",
@@ -192,9 +192,10 @@ class FunctionBuilder:
 
     def __init__(self, mb: ModuleBuilder, kernel, targs, name):
         self.mb, self.kernel, self.name = mb, kernel, name
-        self.src = capture(kernel.fn)
-        self.env = Environment.for_function(kernel.fn, kernel.bindings(targs) if targs else {},
-                                            frame=defining_frame(kernel.fn) or getattr(kernel, "def_frame", None))
+        self.src = getattr(kernel, "source", None) or capture(kernel.fn)
+        self.env = getattr(kernel, "env", None) or Environment.for_function(
+            kernel.fn, kernel.bindings(targs) if targs else {},
+            frame=defining_frame(kernel.fn) or getattr(kernel, "def_frame", None))
         self.env.enclosing.update(mb.extra_names)
         self.meta_chain = None  # state of the allo.meta_if chain of the statement list being built
         self.locals = {}
@@ -255,6 +256,7 @@ class FunctionBuilder:
         self.assigned = _assigned_names(tree)
         self.mutated = _mutated_names(tree)
         params = [self.visit_param(a) for a in tree.args.args]
+        self.defaults = self.param_defaults(tree.args, params)
         for extra in (tree.args.vararg, tree.args.kwarg):
             if extra is not None:
                 raise self.error(AlloSyntaxError, f"*{extra.arg} parameters are not supported; list every argument", tree)
@@ -267,6 +269,8 @@ class FunctionBuilder:
         if self.result_types and not (self.block and isinstance(self.block[-1], Return)):
             raise self.error(AlloSyntaxError, f"kernel {self.kernel.name!r} declares a result but does not end with a return", tree)
         attrs = {"kernel": self.kernel.name}
+        if self.defaults:
+            attrs["_defaults"] = self.defaults
         if self.user_bands:
             attrs["_user_bands"] = sorted(self.user_bands)
         func = Func(self.name, params, list(self.result_types), self.block, attrs, self.loc(tree))
@@ -290,6 +294,22 @@ class FunctionBuilder:
             self.locals[arg.arg] = buf
         self.buffer_names.add(arg.arg)
         return buf
+
+    def param_defaults(self, args, params) -> dict:
+        """{parameter index: value} for scalar parameters with a default (`eps: float32 = 1e-5`);
+        calls and built modules may leave them out."""
+        if args.kwonlyargs or args.posonlyargs:
+            raise self.error(AlloSyntaxError, "keyword-only and positional-only parameters are not supported; "
+                             "list every parameter plainly", args.kwonlyargs[0] if args.kwonlyargs else args.posonlyargs[0])
+        out = {}
+        first = len(params) - len(args.defaults)
+        for k, node in enumerate(args.defaults, start=first):
+            value = self.visit(node)
+            if params[k].kind != "scalar_arg" or not emit.is_number(value):
+                raise self.error(AlloTypeError, f"parameter {params[k].name!r}: only scalar parameters take a default, "
+                                 f"and it must be a number", node)
+            out[k] = emit.py_number(value)
+        return out
 
     def parse_returns(self, node):
         if node is None or (isinstance(node, ast.Constant) and node.value is None):
@@ -382,6 +402,20 @@ class FunctionBuilder:
                 self.visit(s)
         finally:
             self.meta_chain = saved
+
+    def visit_FunctionDef(self, node):
+        """A helper defined in the kernel body: its own function, callable from here on."""
+        from ..kernel import NestedKernel
+
+        if node.decorator_list:
+            raise self.error(AlloSyntaxError, "decorators are not supported on functions defined inside kernels", node)
+        if node.type_params if hasattr(node, "type_params") else False:
+            raise self.error(AlloSyntaxError, "a function defined inside a kernel cannot be a template; define it "
+                             "outside the kernel", node)
+        names = {k: v for k, v in self.locals.items() if _compile_time(v) and not isinstance(v, tuple)}
+        env = Environment(dict(self.env.template, **names), dict(self.env.closure), self.env.globals,
+                          dict(self.env.enclosing))
+        self.locals[node.name] = NestedKernel(node, self.src, env)
 
     def visit_With(self, node):
         kind = meta_kind(self, node)

@@ -143,6 +143,7 @@ class CallDispatcher:
         if kwargs:
             raise fb.error(AlloSyntaxError, "keyword arguments are not supported in kernel calls; pass them by position", node)
         callee = fb.mb.instantiate(kernel, targs, inst_id, loc)
+        args = fill_defaults(callee, args)
         if len(args) != len(callee.params):
             raise fb.error(AlloTypeError, f"kernel {callee.name!r} takes {len(callee.params)} argument(s), got {len(args)}", node)
         call_args = []
@@ -175,6 +176,15 @@ class CallDispatcher:
         if not outs:
             return None
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def fill_defaults(func, args) -> list:
+    """`args` completed with the defaults of `func`'s trailing scalar parameters (`eps=1e-5`)."""
+    args = list(args)
+    defaults = func.attrs.get("_defaults") or {}
+    while len(args) < len(func.params) and len(args) in defaults:
+        args.append(defaults[len(args)])
+    return args
 
 
 def _plain_kernel(fn):

@@ -114,6 +114,9 @@ class HLSModule:
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
         params = self.func.params
+        from ...ir.calls import fill_defaults
+
+        args = fill_defaults(self.func, args)
         if len(args) != len(params):
             raise AlloTypeError(f"{self.func.name}: expected {len(params)} arguments "
                                 f"({', '.join(p.name for p in params)}), got {len(args)}")

@@ -59,7 +59,7 @@ def schedule_softmax(s):
 
 
 @allo.kernel(template="T, M, N")
-def layer_norm(X: "T[M, N]", gamma: "T[N]", beta: "T[N]", eps: float32) -> "T[M, N]":
+def layer_norm(X: "T[M, N]", gamma: "T[N]", beta: "T[N]", eps: float32 = 1e-5) -> "T[M, N]":
     """LayerNorm over the last axis: `(x - mean) / sqrt(var + eps) * gamma + beta` (biased var)."""
     Z: T[M, N]
     for i in range(M):
@@ -106,7 +106,7 @@ def schedule_rms_norm(s):
 
 @allo.kernel(template="T, B, C, H, W")
 def batch_norm2d(X: "T[B, C, H, W]", mean: "T[C]", var: "T[C]", gamma: "T[C]", beta: "T[C]",
-                 eps: float32) -> "T[B, C, H, W]":
+                 eps: float32 = 1e-5) -> "T[B, C, H, W]":
     """Inference BatchNorm2d with running statistics: `(x - mean) / sqrt(var + eps) * gamma + beta`."""
     scale: T[C]
     shift: T[C]
