@@ -21,6 +21,7 @@ from .arrays import ArrayOps
 from .calls import CallDispatcher
 from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While
 from .meta import ConstType, bind_const, meta_kind, visit_meta
+from .regions import read_region, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
 from .types import AlloType, ArrayType, Index, index
@@ -208,6 +209,7 @@ class FunctionBuilder:
         self.arrays = ArrayOps(self)
         self.calls = CallDispatcher(self)
         self.result_calls = {}  # id(result Buffer) -> the CallStmt producing it
+        self.views = {}  # id(region copy) -> (source Buffer, region spec), see regions.py
 
     # ---------------------------------------------------------------- naming helpers
     def fresh_loop_name(self, hint):
@@ -540,6 +542,9 @@ class FunctionBuilder:
                 raise self.error(AlloTypeError, f"cannot assign into {ast.unparse(target.value)!r}: it is not an array", node)
             if buf.kind in ("global", "scalar_arg"):
                 raise self.error(AlloTypeError, f"{buf.name!r} is read-only", node)
+            if self.names_region(target, buf):
+                write_region(self, buf, region_spec(self, target, buf), value, loc)
+                return
             idx = self.indices(target, buf)
             self.emit(Store(buf, idx, emit.cast(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype, loc), loc))
             return
@@ -876,6 +881,8 @@ class FunctionBuilder:
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         if isinstance(base, Buffer):
+            if self.names_region(node, base):
+                return read_region(self, base, region_spec(self, node, base), self.loc(node))
             return Load(base, self.indices(node, base), loc=self.loc(node))
         key = self.visit(node.slice)
         if getattr(base, "__type_params__", None) and hasattr(base, "__code__"):
@@ -888,6 +895,16 @@ class FunctionBuilder:
             raise
         except Exception as e:
             raise self.error(AlloTypeError, f"cannot index {ast.unparse(node.value)!r} with {ast.unparse(node.slice)!r}: {e}", node) from None
+
+    def names_region(self, node, buf) -> bool:
+        """`A[5]` of a 2-D A, `A[0:2, 1]`: more than one element (see regions.py)."""
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not buf.shape:
+            return False
+        if any(isinstance(e, ast.Slice) for e in elts):
+            return True
+        return len(elts) < len(buf.shape) and not any(isinstance(e, ast.Name) and isinstance(
+            self.locals.get(e.id), tuple) for e in elts)
 
     def visit_Slice(self, node):
         raise self.error(AlloSyntaxError, "slices are not supported in kernel indexing; write a loop over the range", node)

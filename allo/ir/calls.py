@@ -172,6 +172,9 @@ class CallDispatcher:
         for r in results:
             fb.result_calls[id(r)] = call
         fb.emit(call)
+        from .regions import write_back_views
+
+        write_back_views(fb, callee, call_args, loc)  # a region argument (A[2]) the callee wrote
         outs = [r if r.shape else Load(r, [], loc=loc) for r in results]
         if not outs:
             return None
