@@ -439,3 +439,82 @@ def test_compose_names_second_instances_like_upstream():
     assert "func.func @linear2d_1(" in str(s.module)
     X, W0, W1, b0, b1 = floats(4, 8), floats(6, 8), floats(5, 6), floats(6), floats(5)
     np.testing.assert_allclose(s.build()(X, W0, W1, b0, b1), (X @ W0.T + b0) @ W1.T + b1, rtol=1e-5)
+
+
+# ============================================================================ more language forms
+def test_functions_defined_inside_kernels():
+    def kernel(A: int32[10]) -> int32[10]:
+        B: int32[10] = 0
+
+        def bump(x: int32, k: index) -> int32:  # noqa: F821 - index comes from allo
+            C: int32[10] = 0
+            C[k] = x + 1
+            return C[k]
+
+        for i in range(10):
+            B[i] = bump(A[i], i)
+        return B
+
+    from allo.ir.types import index  # noqa: F401 - resolved from this function's locals
+
+    A = ints(10)
+    np.testing.assert_array_equal(allo.customize(kernel).build()(A), A + 1)
+
+
+def test_regions_read_store_and_pass_to_calls():
+    def fill(R: int32[4]):
+        for i in range(4):
+            R[i] = R[i] * 10
+
+    def kernel(A: int32[3, 4], B: int32[2, 2]) -> (int32[4], int32[3, 4]):
+        row = A[1]  # a copy of row 1
+        A[0:2, 1:3] = B
+        A[2, ::2] = 7
+        fill(A[2])  # the callee writes its argument: the row comes back
+        return row, A
+
+    A, B = ints(3, 4), ints(2, 2)
+    ref = A.copy()
+    row = ref[1].copy()
+    ref[0:2, 1:3] = B
+    ref[2, ::2] = 7
+    ref[2] *= 10
+    got_row, got_A = allo.customize(kernel).build()(A.copy(), B)
+    np.testing.assert_array_equal(got_row, row)
+    np.testing.assert_array_equal(got_A, ref)
+
+
+def test_scalar_parameter_defaults_for_calls_and_modules():
+    def scale(A: float32[4], k: float32 = 2.0) -> float32[4]:
+        B: float32[4] = 0.0
+        for i in range(4):
+            B[i] = A[i] * k
+        return B
+
+    def top(A: float32[4]) -> float32[4]:
+        return scale(A)
+
+    A = floats(4)
+    np.testing.assert_allclose(allo.customize(top).build()(A), A * 2, rtol=1e-6)
+    mod = allo.customize(scale).build()
+    np.testing.assert_allclose(mod(A), A * 2, rtol=1e-6)
+    np.testing.assert_allclose(mod(A, 3.0), A * 3, rtol=1e-6)
+    X, g, b = floats(3, 5), floats(5), floats(5)
+    ln = allo.customize(nn.layer_norm, instantiate=[float32, 3, 5]).build()(X, g, b)  # eps defaults to 1e-5
+    ref = (X - X.mean(-1, keepdims=True)) / np.sqrt(X.var(-1, keepdims=True) + 1e-5) * g + b
+    np.testing.assert_allclose(ln, ref, rtol=1e-4, atol=1e-5)
+
+
+def test_rank_generic_loops_with_an_index_tuple():
+    SHAPE = (2, 3, 4)
+
+    def kernel(X: int32[2, 3, 4]) -> int32[2, 1, 4]:
+        Z: int32[2, 1, 4] = 0
+        for i in allo.grid(*SHAPE):  # i = (i0, i1, i2)
+            Z[i[0], 0, i[2]] += X[i]
+        return Z
+
+    X = ints(*SHAPE)
+    s = allo.customize(kernel)
+    assert [n for n in s.get_loops()] == ["S_i0_i1_i2_0"]
+    np.testing.assert_array_equal(s.build()(X), X.sum(1, keepdims=True))
