@@ -518,3 +518,27 @@ def test_rank_generic_loops_with_an_index_tuple():
     s = allo.customize(kernel)
     assert [n for n in s.get_loops()] == ["S_i0_i1_i2_0"]
     np.testing.assert_array_equal(s.build()(X), X.sum(1, keepdims=True))
+
+
+def test_use_def_chain_follows_assignments_calls_and_returns():
+    def inner(A: int32) -> int32:
+        B: int32 = A * 2
+        return B
+
+    def kernel(A: int32, X: int32[4]) -> int32:
+        B: int32 = A + 1
+        C: int32 = inner(B)
+        Y: int32[4] = 0
+        for i in range(4):
+            Y[i] = X[i] + C
+        return Y[0]
+
+    chain = allo.customize(kernel).use_def_chain
+    names = lambda ts: {f"{t.path}:{t.name}" for t in ts}  # noqa: E731
+    assert names(chain["kernel.A"].users) == {"kernel:B"}
+    assert names(chain["kernel.B"].users) == {"inner:A", "kernel:C"}
+    assert names(chain["inner.B"].users) == {"kernel:C"}
+    assert names(chain["kernel.C"].users) == {"kernel:Y"}
+    assert names(chain.get_equivalent_tensors("kernel.B")) == {"inner:A"}
+    with pytest.raises(allo.ScheduleError, match="no tensor 'kernel.Q'"):
+        chain["kernel.Q"]

@@ -95,6 +95,13 @@ class Schedule:
         return self._mlir_cache
 
     @property
+    def use_def_chain(self):
+        """Which tensors are computed from which (`s.use_def_chain["kernel.A"].users`); see usedef.py."""
+        from .usedef import UseDefChain
+
+        return UseDefChain(self.ir)
+
+    @property
     def top_func(self):
         """The top function of the schedule's loop IR (`allo.ir.nodes.Func`)."""
         return self.ir.func(self.top_func_name)
@@ -109,7 +116,7 @@ class Schedule:
 
     def __getattr__(self, name):
         # s.C -> buffer handle of the top function
-        if name.startswith("_") or name in ("ir", "kernel", "targs", "steps", "top_func_name"):
+        if name.startswith("_") or name in ("ir", "kernel", "targs", "steps", "top_func_name", "use_def_chain"):
             raise AttributeError(name)
         func = self.ir.func(self.top_func_name)
         from ..ir.nodes import iter_buffers
