@@ -33,6 +33,7 @@ from .ir import calls as _calls
 _calls.register_allo_builtins(__import__(__name__))
 
 from . import library, frontend, dsl, passes, memory  # noqa: E402
+from .verify import verify  # noqa: E402
 
 __all__ = [
     "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",
@@ -43,5 +44,5 @@ __all__ = [
     "floor", "ceil", "min", "max", "matmul", "transpose", "log10", "tan", "power", "add", "sub", "mul", "div",
     "copy", "bmm", "linear", "relu", "gelu", "softmax", "layernorm", "conv2d", "maxpool", "sumpool", "view", "tril",
     "concat", "ones", "zeros",
-    "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
+    "verify", "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
 ]

@@ -542,3 +542,26 @@ def test_use_def_chain_follows_assignments_calls_and_returns():
     assert names(chain.get_equivalent_tensors("kernel.B")) == {"inner:A"}
     with pytest.raises(allo.ScheduleError, match="no tensor 'kernel.Q'"):
         chain["kernel.Q"]
+
+
+def test_verify_compares_schedules_on_random_inputs():
+    def gemm(A: float32[8, 8], B: float32[8, 8]) -> float32[8, 8]:
+        C: float32[8, 8] = 0.0
+        for i, j, k in allo.grid(8, 8, 8, name="C"):
+            C[i, j] += A[i, k] * B[k, j]
+        return C
+
+    def other(A: float32[8, 8], B: float32[8, 8]) -> float32[8, 8]:
+        C: float32[8, 8] = 0.0
+        for i, j, k in allo.grid(8, 8, 8):
+            C[i, j] += A[i, k] * B[j, k]
+        return C
+
+    s = allo.customize(gemm)
+    s.reorder("j", "i")
+    assert allo.verify(s, allo.customize(gemm))
+    assert not allo.verify(allo.customize(other), allo.customize(gemm))
+    assert not allo.verify(allo.customize(make_kernel(4)), allo.customize(gemm))  # other signature
+    from allo.ir.utils import get_all_funcs_except_top
+
+    assert get_all_funcs_except_top(allo.customize(gemm)) == []
