@@ -36,7 +36,7 @@ def uses_comprehension(A: float32[4]) -> float32[4]:
 def wrong_rank(A: float32[4, 4]) -> float32[4, 4]:
     B: float32[4, 4] = 0.0
     for i in range(4):
-        B[i] = A[i, i]
+        B[i, i, i] = A[i, i]  # one index too many (B[i] alone is row i)
     return B
 
 

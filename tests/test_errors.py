@@ -16,7 +16,7 @@ CASES = [
     (kb.uses_try, allo.AlloSyntaxError, "exceptions are not supported", "try:"),
     (kb.uses_break, allo.AlloSyntaxError, "break is not supported", "break"),
     (kb.uses_comprehension, allo.AlloSyntaxError, "comprehensions are not supported", "B = [A[i] for i in range(4)]"),
-    (kb.wrong_rank, allo.AlloTypeError, "has 2 dimension(s)", "B[i] = A[i, i]"),
+    (kb.wrong_rank, allo.AlloTypeError, "has 2 dimension(s)", "B[i, i, i] = A[i, i]"),
     (kb.shape_mismatch, allo.AlloTypeError, "do not broadcast", "C = A + B"),
     (kb.return_shape, allo.AlloTypeError, "returned array has shape [4, 4]", "return A"),
     (kb.no_annotation, allo.AlloTypeError, "needs a type annotation", "def no_annotation(A) -> float32[4]:"),
