@@ -20,7 +20,8 @@ from . import emit
 from .arrays import ArrayOps
 from .calls import CallDispatcher
 from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While
-from .meta import ConstType, bind_const, meta_kind, visit_meta
+from .forms import InstanceNames, LanguageForms, _compile_time, bind_storage
+from .meta import ConstType, bind_const
 from .regions import read_region, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
@@ -62,7 +63,7 @@ UNSUPPORTED_HINTS = {
 }
 
 
-class ModuleBuilder:
+class ModuleBuilder(InstanceNames):
     """Builds every kernel instance reachable from the top kernel into one Module."""
 
     def __init__(self, extra_names=None):
@@ -111,30 +112,6 @@ class ModuleBuilder:
         self.instance_info[name] = (kernel.name, key[1])
         self.funcs.append(func)
         return func
-
-    def free_auto_name(self, base):
-        n = 1
-        while f"{base}_{n}" in self.names:
-            n += 1
-        return f"{base}_{n}"
-
-    def rename_auto(self, name, loc):
-        """Move the instance allo named `name` to the next free name, updating its callers."""
-        key = self.names[name]
-        if key in self.building:
-            raise located(AlloError, f"instance name {name!r} is claimed by an explicit id while an instance of "
-                          f"that name is being built; give that instance an id too", loc)
-        new = self.free_auto_name(name.rsplit("_", 1)[0])
-        func = self.instances[key]
-        func.name = new
-        for call in self.calls_to.pop(name, []):
-            call.callee = new
-        self.calls_to[new] = []
-        del self.names[name]
-        self.names[new] = key
-        self.instance_info[new] = self.instance_info.pop(name)
-        self.auto_names.discard(name)
-        self.auto_names.add(new)
 
     def global_buffer(self, array: np.ndarray, name_hint: str, dtype: AlloType | None = None) -> Buffer:
         """A memref.global for a numpy constant (one per array object)."""
@@ -188,7 +165,7 @@ class ModuleBuilder:
         return Module(funcs, top, {"instances": dict(self.instance_info)})
 
 
-class FunctionBuilder:
+class FunctionBuilder(LanguageForms):
     """Builds one kernel instance. Statements are appended to `self.block` (a list)."""
 
     def __init__(self, mb: ModuleBuilder, kernel, targs, name):
@@ -231,15 +208,6 @@ class FunctionBuilder:
     def band_name(self, ivs):
         name = f"S_{'_'.join(ivs)}_{self.band_count}"
         self.band_count += 1
-        return name
-
-    def user_band(self, name, node):
-        """A band named by `allo.grid(..., name=)`: unique in the function, labelled in HLS."""
-        if name in self.user_bands:
-            raise self.error(AlloSyntaxError, f"band name {name!r} is used twice in kernel {self.kernel.name!r}; "
-                             f"give each allo.grid(..., name=) its own name", node)
-        self.user_bands.add(name)
-        self.band_count += 1  # keep default band numbers as they would be without the name
         return name
 
     def emit(self, stmt):
@@ -297,22 +265,6 @@ class FunctionBuilder:
         self.buffer_names.add(arg.arg)
         return buf
 
-    def param_defaults(self, args, params) -> dict:
-        """{parameter index: value} for scalar parameters with a default (`eps: float32 = 1e-5`);
-        calls and built modules may leave them out."""
-        if args.kwonlyargs or args.posonlyargs:
-            raise self.error(AlloSyntaxError, "keyword-only and positional-only parameters are not supported; "
-                             "list every parameter plainly", args.kwonlyargs[0] if args.kwonlyargs else args.posonlyargs[0])
-        out = {}
-        first = len(params) - len(args.defaults)
-        for k, node in enumerate(args.defaults, start=first):
-            value = self.visit(node)
-            if params[k].kind != "scalar_arg" or not emit.is_number(value):
-                raise self.error(AlloTypeError, f"parameter {params[k].name!r}: only scalar parameters take a default, "
-                                 f"and it must be a number", node)
-            out[k] = emit.py_number(value)
-        return out
-
     def parse_returns(self, node):
         if node is None or (isinstance(node, ast.Constant) and node.value is None):
             return []
@@ -328,16 +280,6 @@ class FunctionBuilder:
         if isinstance(t, tuple):
             return list(t)
         return [t]
-
-    def evaluated_annotation(self, name):
-        """The annotation Python already evaluated for parameter `name` ("return" for the result)
-        when it is an allo type (or a tuple of them); None otherwise."""
-        value = getattr(self.kernel.fn, "__annotations__", {}).get(name)
-        if isinstance(value, (AlloType, ArrayType)):
-            return value
-        if isinstance(value, tuple) and value and all(isinstance(v, (AlloType, ArrayType)) for v in value):
-            return value
-        return None
 
     def eval_type(self, node, fallback=None):
         """Evaluate an annotation (possibly a string) to an AlloType/ArrayType.
@@ -405,27 +347,6 @@ class FunctionBuilder:
         finally:
             self.meta_chain = saved
 
-    def visit_FunctionDef(self, node):
-        """A helper defined in the kernel body: its own function, callable from here on."""
-        from ..kernel import NestedKernel
-
-        if node.decorator_list:
-            raise self.error(AlloSyntaxError, "decorators are not supported on functions defined inside kernels", node)
-        if node.type_params if hasattr(node, "type_params") else False:
-            raise self.error(AlloSyntaxError, "a function defined inside a kernel cannot be a template; define it "
-                             "outside the kernel", node)
-        names = {k: v for k, v in self.locals.items() if _compile_time(v) and not isinstance(v, tuple)}
-        env = Environment(dict(self.env.template, **names), dict(self.env.closure), self.env.globals,
-                          dict(self.env.enclosing))
-        self.locals[node.name] = NestedKernel(node, self.src, env)
-
-    def visit_With(self, node):
-        kind = meta_kind(self, node)
-        if kind is None:
-            self.meta_chain = None
-            raise self.error(AlloSyntaxError, UNSUPPORTED_HINTS["With"], node)
-        visit_meta(self, node, kind)
-
     def nested(self, stmts):
         """Visit statements into a fresh list and return it."""
         saved, self.block = self.block, []
@@ -492,22 +413,6 @@ class FunctionBuilder:
         else:
             self.emit(Alloc(buf, emit.cast(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
         buf.name = name if buf.name == name else buf.name
-
-    def literal_array(self, value, node) -> np.ndarray:
-        """A list/tuple literal of compile-time numbers (`[[a, 2], [3, 4]]`) as a numpy constant."""
-        def check(v):
-            if isinstance(v, (tuple, list)):
-                for x in v:
-                    check(x)
-            elif not emit.is_number(v):
-                raise self.error(AlloTypeError, "an array literal must hold compile-time numbers (constants, "
-                                 f"template parameters); {ast.unparse(node.value)!r} holds a run-time value", node)
-
-        check(value)
-        arr = np.array(value)
-        if arr.dtype == object:
-            raise self.error(AlloTypeError, f"array literal {ast.unparse(node.value)!r} is ragged", node)
-        return arr
 
     def bind_temp(self, name, buf):
         buf.attrs.pop("temp", None)
@@ -842,19 +747,6 @@ class FunctionBuilder:
             left = right
         return result
 
-    def fold_compare(self, node, values):
-        """Python's result for a comparison of compile-time values (types, numbers, tuples), e.g.
-        `Ty == int8` in `allo.meta_if`."""
-        import operator
-
-        ops = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
-               ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-               ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
-        try:
-            return all(ops[type(op)](a, b) for (a, b), op in zip(zip(values, values[1:]), node.ops))
-        except TypeError as e:
-            raise self.error(AlloTypeError, f"cannot compare {ast.unparse(node)!r} at compile time: {e}", node) from None
-
     def visit_IfExp(self, node):
         loc = self.loc(node)
         cond = self.visit(node.test)
@@ -896,16 +788,6 @@ class FunctionBuilder:
         except Exception as e:
             raise self.error(AlloTypeError, f"cannot index {ast.unparse(node.value)!r} with {ast.unparse(node.slice)!r}: {e}", node) from None
 
-    def names_region(self, node, buf) -> bool:
-        """`A[5]` of a 2-D A, `A[0:2, 1]`: more than one element (see regions.py)."""
-        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        if not buf.shape:
-            return False
-        if any(isinstance(e, ast.Slice) for e in elts):
-            return True
-        return len(elts) < len(buf.shape) and not any(isinstance(e, ast.Name) and isinstance(
-            self.locals.get(e.id), tuple) for e in elts)
-
     def visit_Slice(self, node):
         raise self.error(AlloSyntaxError, "slices are not supported in kernel indexing; write a loop over the range", node)
 
@@ -933,19 +815,6 @@ class FunctionBuilder:
 
     def visit_Call(self, node):
         return self.calls.call(node)
-
-
-def bind_storage(buf, t):
-    """Record `t`'s `@ Memory(...)` binding on `buf` (read by the HLS emitter and the QoR estimate)."""
-    memory = getattr(t, "memory", None)
-    if memory is not None:
-        buf.attrs["bind_storage"] = memory.binding()
-    return buf
-
-
-def _compile_time(v):
-    """A value the builder knows now (a number, type, tuple...), not a run-time Expr or array."""
-    return not isinstance(v, (Expr, Buffer)) and v is not None
 
 
 def _is_pure(e):
