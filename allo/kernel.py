@@ -86,7 +86,6 @@ class AlloKernel:
             raise AlloError(
                 f"template kernel {self.name!r} takes {len(self.template_params)} template argument(s) "
                 f"({', '.join(self.template_params)}), got {len(args)}: {list(args)!r}")
-
         self.check_type_params(args)
 
     def check_type_params(self, args):
