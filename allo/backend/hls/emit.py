@@ -73,10 +73,11 @@ class Param:
     type: object  # ArrayType for arrays, AlloType for scalars
     role: str
     index: int
+    stream: bool = False  # an hls::stream<T> & parameter (s.to)
 
     @property
     def is_array(self) -> bool:
-        return isinstance(self.type, ArrayType) and self.type.rank > 0
+        return isinstance(self.type, ArrayType) and self.type.rank > 0 and not self.stream
 
 
 @dataclass
@@ -98,6 +99,8 @@ def array_decl(ctype: str, name: str, shape) -> str:
 
 
 def param_decl(p: Param) -> str:
+    if p.stream:
+        return f"hls::stream<{cpp_type(p.type.dtype)}> &{p.name}"
     if p.is_array:
         return array_decl(cpp_type(p.type.dtype), p.name, p.type.shape)
     t = p.type.dtype if isinstance(p.type, ArrayType) else p.type
@@ -198,8 +201,13 @@ class _ModuleContext:
         """Argument params in order, then one output param per result (a single scalar result
         is returned by value instead). Output names are settled by the FuncEmitter."""
         params = [Param(p.name, p.type if _is_array_type(p.type) else p.dtype,
-                        "arg" if _is_array_type(p.type) else "scalar_arg", k)
+                        "arg" if _is_array_type(p.type) else "scalar_arg", k, bool(p.attrs.get("stream")))
                   for k, p in enumerate(f.params)]
+        if any(p.stream for p in params) and f.name == self.mod.top:
+            raise BackendError(f"top function {f.name!r} cannot take stream parameters (stream a local array "
+                               "between two kernels with s.to)")
+        if any(p.stream for p in params) or any(b.attrs.get("stream") for b in N.iter_buffers(f)):
+            self.need("allo_stream")
         rts = list(f.result_types)
         ret = None
         if len(rts) == 1 and not _is_array_type(rts[0]):
@@ -317,6 +325,11 @@ class FuncEmitter(ExprEmitter):
 
     def declare(self, buf: N.Buffer):
         name, ctype = self.bname(buf), cpp_type(buf.dtype)
+        if buf.attrs.get("stream") and buf.shape:
+            self.line(f"hls::stream<{ctype}> {name};")
+            self.line(f"#pragma HLS stream variable={name} depth={int(buf.attrs['stream'])}")
+            self.declared.add(id(buf))
+            return
         if buf.shape:
             self.line(array_decl(ctype, name, buf.shape) + ";")
             self.partition(buf)
@@ -490,6 +503,9 @@ class FuncEmitter(ExprEmitter):
     def s_store(self, s: N.Store):
         if s.buf.kind == "global":
             raise BackendError(f"cannot store into global constant {s.buf.name!r}")
+        if s.buf.attrs.get("stream"):  # a FIFO (s.to): written in row-major order
+            self.line(f"{self.bname(s.buf)}.write({self.value_as(s.value, s.buf.dtype).text});")
+            return
         target = self.bname(s.buf) + "".join(f"[{self.expr(i).text}]" for i in s.indices)
         self.line(f"{target} = {self.value_as(s.value, s.buf.dtype).text};")
 
