@@ -136,7 +136,7 @@ class Schedule:
             if target in ("vhls", "vitis_hls"):
                 from ..backend.hls import build_hls
 
-                return build_hls(self.ir.clone(), mode=mode, project=project, target=target)
+                return build_hls(self.ir.clone(), mode=mode, project=project, target=target, bundle=kw.pop("bundle", None))
             if target == "mlir":
                 return self
         except AlloError as e:

@@ -37,7 +37,8 @@ CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-
 MODES = (None, "csim", "csyn", "cosim", "impl")
 
 
-def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls") -> "HLSModule":
+def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
+              bundle=None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
 
     Example::
@@ -46,7 +47,7 @@ def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None
         out = hls(A, B)        # same conventions as the LLVM module
         print(hls)             # the C++ code
     """
-    return HLSModule(mod, mode=mode, project=project, target=target)
+    return HLSModule(mod, mode=mode, project=project, target=target, bundle=bundle)
 
 
 class HLSModule:
@@ -57,11 +58,13 @@ class HLSModule:
     `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`.
     """
 
-    def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls"):
+    def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
+                 bundle=None):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target = mode, target
-        code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
+        code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
+        self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
         self.func = mod.func(mod.top)
         self.top = code.top
         self.signature = code.signatures[mod.top]

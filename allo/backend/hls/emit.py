@@ -126,7 +126,7 @@ class ModuleCode:
     helpers: list = field(default_factory=list)
 
 
-def emit_module(mod: N.Module, target: str = "vhls") -> ModuleCode:
+def emit_module(mod: N.Module, target: str = "vhls", bundle=None) -> ModuleCode:
     """Render every function of `mod` as C++ (sub-kernels first, callees before callers).
 
     Example::
@@ -135,7 +135,7 @@ def emit_module(mod: N.Module, target: str = "vhls") -> ModuleCode:
     """
     if target not in ("vhls", "vitis_hls"):
         raise BackendError(f"unknown HLS target {target!r}; expected 'vhls' or 'vitis_hls'")
-    ctx = _ModuleContext(mod, target)
+    ctx = _ModuleContext(mod, target, bundle)
     return ctx.run()
 
 
@@ -168,9 +168,10 @@ def call_order(mod: N.Module) -> list:
 
 
 class _ModuleContext:
-    def __init__(self, mod: N.Module, target: str):
+    def __init__(self, mod: N.Module, target: str, bundle=None):
         self.mod = mod
         self.target = target
+        self.bundle = bundle  # m_axi bundle: one name for every array, {argument: name}, or None (one each)
         self.order = call_order(mod)
         self.file_names = Namer(FILE_SCOPE_TAKEN)
         self.func_names = {f.name: self.file_names.fresh(f.name) for f in self.order}
@@ -378,7 +379,7 @@ class FuncEmitter(ExprEmitter):
             self.line("#pragma HLS dataflow")
         if sig.extern_c:
             for k, p in enumerate(q for q in sig.params if q.is_array):
-                self.line(f"#pragma HLS interface m_axi port={p.name} offset=slave bundle=gmem{k}")
+                self.line(f"#pragma HLS interface m_axi port={p.name} offset=slave bundle={self._bundle(p, k)}")
             for p in sig.params:
                 if not p.is_array:
                     self.line(f"#pragma HLS interface s_axilite port={p.name} bundle=control")
@@ -388,6 +389,15 @@ class FuncEmitter(ExprEmitter):
         for bid, p in self.aliased.items():
             buf = next(b for b in N.iter_buffers(f) if id(b) == bid)
             self.partition(buf)
+
+    def _bundle(self, p: Param, k: int) -> str:
+        b = self.ctx.bundle
+        if isinstance(b, str):
+            return b
+        if isinstance(b, dict):
+            arg = self.func.params[p.index].name if p.role == "arg" else f"out{p.index}"
+            return str(b.get(arg, b.get(p.name, f"gmem{k}")))
+        return f"gmem{k}"
 
     def partition(self, buf: N.Buffer):
         if not buf.shape:
