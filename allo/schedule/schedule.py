@@ -136,7 +136,8 @@ class Schedule:
             if target in ("vhls", "vitis_hls"):
                 from ..backend.hls import build_hls
 
-                return build_hls(self.ir.clone(), mode=mode, project=project, target=target, bundle=kw.pop("bundle", None))
+                return build_hls(self.ir.clone(), mode=mode, project=project, target=target, bundle=kw.pop("bundle", None),
+                                 part=kw.pop("part", None), clock_ns=kw.pop("clock_ns", None))
             if target == "mlir":
                 return self
         except AlloError as e:
