@@ -86,7 +86,10 @@ class Tables:
                 w = key[1]
                 lat = _pick(row["latency"][w], self.clock_ns)
                 fast = _pick(row["fast"][w], self.clock_ns) if "fast" in row else lat
-                self._float[key] = OpCost(kind, lat, min(lat, fast), row["dsp"][w], row["ff"][w], row["lut"][w])
+                dsp, lut = row["dsp"][w], row["lut"][w]
+                if self.clock_ns < row.get("no_dsp_below_ns", 0.0):  # too fast for the DSP-based core
+                    dsp, lut = 0, row["lut_no_dsp"][w]
+                self._float[key] = OpCost(kind, lat, min(lat, fast), dsp, row["ff"][w], lut)
         return self._float[key]
 
     def math_kind(self, fn: str) -> str:

@@ -40,6 +40,9 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
                              f"(it is {'a scalar' if not buf.shape else 'an argument' if buf.kind == 'arg' else buf.kind})")
     if buf.attrs.get("partition"):
         raise _err("target", f"{buf.name!r} is partitioned; a stream cannot be partitioned")
+    names = [f.name for f in module.funcs]
+    if dst not in names:
+        raise _err("dst", f"no kernel named {dst!r}; kernels: {', '.join(names)}")
     depth = _check_depth(depth, buf)
     for st in N.walk_stmts(func.body):
         if isinstance(st, N.Alloc) and st.buf is buf and st.init is not None:
@@ -80,9 +83,6 @@ def _producer_consumer(module, func, buf, dst):
     if loads or stores:
         raise _err("target", f"{func.name!r} reads or writes {buf.name!r} itself; only the kernels it is passed to "
                              "may use a stream")
-    names = [f.name for f in module.funcs]
-    if dst not in names:
-        raise _err("dst", f"no kernel named {dst!r}; kernels: {', '.join(names)}")
     consumers = [c for c in calls if isinstance(c, N.CallStmt) and c.callee == dst]
     if len(consumers) != 1:
         raise _err("dst", f"{func.name!r} passes {buf.name!r} to {dst!r} {len(consumers)} times; expected exactly once")
