@@ -100,11 +100,15 @@ class Estimator:
         top = self.mod.func(self.mod.top)
         mems = {}
         bundles = set()
-        for k, p in enumerate(top.params):
-            if p.shape:
-                name = self._bundle_of(p, k)
-                mems[id(p)] = interface_mem(p, self.target, name, self.tables)
-                bundles.add(name)
+        ports = [p for p in top.params if p.shape]
+        ret = top.body[-1] if top.body and isinstance(top.body[-1], N.Return) else None
+        for v in (ret.values if ret else []):  # returned arrays become output ports (the emitter aliases them)
+            if isinstance(v, N.Buffer) and v.shape and v.kind in ("local", "result") and v not in ports:
+                ports.append(v)
+        for k, p in enumerate(ports):
+            name = self._bundle_of(p, k)
+            mems[id(p)] = interface_mem(p, self.target, name, self.tables)
+            bundles.add(name)
         fe = self.func(top, mems)
         res = Resources()
         res.add(fe.res)
