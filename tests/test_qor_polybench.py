@@ -4,6 +4,7 @@ U280. Target: within 25% on at least 14 of the 16 designs, and per kernel the sc
 always ranks faster than the baseline. The designs themselves are checked numerically (LLVM vs
 numpy at small sizes; csim == LLVM for the designs with FIFOs).
 """
+import os
 import shutil
 
 import numpy as np
@@ -131,7 +132,10 @@ SMALL_BASE = {"2mm": dict(P=6, R=5, Q=7, S=4), "atax": dict(M=6, N=7), "gemm": d
 OUTPUTS = {"gemm": [2], "2mm": [2, 6], "atax": [2, 3], "symm": [2], "syr2k": [2], "trmm": [2]}
 
 
-@pytest.mark.parametrize("name", list(SMALL_BASE))
+FULL = os.environ.get("ALLO_QOR_FULL") == "1"  # every baseline (else three: the others are plain PolyBench)
+
+
+@pytest.mark.parametrize("name", list(SMALL_BASE) if FULL else ["2mm", "symm", "trmm"])
 def test_baseline_matches_numpy_on_llvm(name):
     import allo
 

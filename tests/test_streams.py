@@ -4,6 +4,7 @@ The array passed from a producer kernel to a consumer kernel becomes an `hls::st
 HLS C++ (a dataflow region in the caller), a FIFO (write/read counters) on LLVM; both must give
 the numbers of the unscheduled kernel, and csim must equal LLVM. Errors name the problem.
 """
+import os
 import re
 import shutil
 
@@ -111,7 +112,7 @@ def test_csim_equals_llvm_on_composed_dataflow():
     np.testing.assert_array_equal(want, (args[0].astype(np.int64) @ args[1] @ args[2]).astype(np.int32))
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=int(os.environ.get("ALLO_FUZZ_EXAMPLES", "2")), deadline=None)
 @given(P=st.integers(1, 5), Q=st.integers(1, 4), R=st.integers(1, 5), depth=st.sampled_from([-1, 1, 2, 7]))
 def test_fifo_semantics_keep_results_property(P, Q, R, depth):
     """Any shapes and FIFO depths: the streamed design computes what the unstreamed one does."""

@@ -21,9 +21,13 @@ class Aff:
     __slots__ = ("coefs", "const", "_key")
 
     def __init__(self, coefs=None, const=0):
-        self.coefs = {k: c for k, c in (coefs or {}).items() if c}
-        self.const = int(const)
-        self._key = (tuple(sorted(self.coefs.items())), self.const) if self.coefs else ((), self.const)
+        if coefs:
+            self.coefs = {k: c for k, c in coefs.items() if c}
+            self._key = (tuple(sorted(self.coefs.items())), const) if self.coefs else ((), const)
+        else:
+            self.coefs = _EMPTY  # never mutated: every operation builds a new dict
+            self._key = ((), const)
+        self.const = const
 
     @property
     def known(self) -> bool:
@@ -43,16 +47,32 @@ class Aff:
         return " + ".join(terms + [str(self.const)]) if terms else str(self.const)
 
     def add(self, o: "Aff", sign=1) -> "Aff":
+        if not o.coefs:
+            return Aff(self.coefs, self.const + sign * o.const) if self.coefs else const_aff(self.const + sign * o.const)
         coefs = dict(self.coefs)
         for k, c in o.coefs.items():
             coefs[k] = coefs.get(k, 0) + sign * c
         return Aff(coefs, self.const + sign * o.const)
 
     def scale(self, k: int) -> "Aff":
+        if not self.coefs:
+            return const_aff(self.const * k)
         return Aff({v: c * k for v, c in self.coefs.items()}, self.const * k)
 
 
 MAY = "may"  # dependence distance unknown: assume the next iteration
+_EMPTY = {}
+_CONSTS = {}
+
+
+def const_aff(v: int) -> Aff:
+    """A (shared) constant Aff."""
+    a = _CONSTS.get(v)
+    if a is None:
+        a = Aff(None, int(v))
+        if -4096 <= v <= 4096:
+            _CONSTS[v] = a
+    return a
 
 
 def index_aff(e, env: dict):
@@ -60,14 +80,12 @@ def index_aff(e, env: dict):
     lanes their values; None when not affine (indirect loads, non-constant division...)."""
     if isinstance(e, N.IterVar):
         v = env.get(id(e))
-        if isinstance(v, Aff):
-            return v
-        return Aff({}, v) if v is not None else Aff({id(e): 1}, 0)
+        if v is None:
+            return Aff({id(e): 1}, 0)
+        return v if isinstance(v, Aff) else const_aff(v)
     if isinstance(e, N.Const):
-        if isinstance(e.value, bool):
-            return Aff({}, int(e.value))
-        if isinstance(e.value, int):
-            return Aff({}, e.value)
+        if isinstance(e.value, (bool, int)):
+            return const_aff(int(e.value))
         return None
     if isinstance(e, N.Cast):
         return index_aff(e.value, env)

@@ -130,14 +130,15 @@ def parse_csynth_rpt(text: str, clock_ns: float | None = None, part: str = "") -
         mm = _ROW.match(line.strip())
         if not mm:
             continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        raw = line.strip().strip("|").split("|")
+        cells = [c.strip() for c in raw]
         if header is None:
             if cells and cells[0].startswith("Modules"):
                 header = cells
             continue
         if not cells[0] or cells[0].startswith("& Loops"):
             continue
-        rows.append(cells)
+        rows.append([raw[0]] + cells[1:])
     if not rows:
         raise AlloError("no 'Modules & Loops' table in the Vitis HLS report text")
     parsed = [_rpt_cells(c) for c in rows]
