@@ -205,8 +205,7 @@ class Estimator:
                 rows += row
             elif isinstance(s, N.If) and _has_loop([s]):
                 flush()
-                c = interpret(fctx, [N.Store(N.Buffer("_cond", N.ArrayType(s.cond.type, ()), "local"), [], s.cond)],
-                              var_ranges=ranges).depth
+                c = _expr_depth(fctx, s.cond, ranges)
                 t_lat, t_rows = self.block(fctx, s.then, ranges)
                 e_lat, e_rows = self.block(fctx, s.orelse, ranges)
                 total += c + max(t_lat, e_lat)
@@ -458,7 +457,8 @@ class Estimator:
         if all(any(p[0] == "complete" and p[1] == d for p in mem.all_parts) for d in range(1, len(mem.shape) + 1)):
             mem.kind = "reg"  # every dimension split: registers
         kind, d, f = best[1]
-        return f"auto-partitioned {mem.name!r} dim {d} ({kind}{'' if kind == 'complete' else f' {f}'}, throughput-driven)"
+        how = kind if kind == "complete" else f"{kind} {f}"
+        return f"auto-partitioned {mem.name!r} dim {d} ({how}, throughput-driven)"
 
     # ------------------------------------------------------------------ dataflow
     def dataflow(self, fctx, body, ranges) -> tuple:
@@ -556,6 +556,14 @@ class Estimator:
 
 
 # ----------------------------------------------------------------------------- helpers
+def _expr_depth(fctx, e, ranges) -> int:
+    """States to evaluate expression `e` (a branch condition) in sequential code."""
+    from .body import Interpreter
+
+    it = Interpreter(fctx, var_ranges=ranges)
+    return max(1, it.ev(e, {})[0] + 1)
+
+
 def _extreme(a: Aff, ranges, low: bool) -> int:
     total = a.const
     for k, c in a.coefs.items():

@@ -68,7 +68,9 @@ def _bits(t) -> int:
 
 
 def _fully_partitioned(buf_shape, parts) -> bool:
-    dims = {d for kind, d, _ in parts if kind == "complete"}
+    """Every dimension split into single elements (complete, or cyclic/block by its size)."""
+    dims = {d for kind, d, f in parts
+            if kind == "complete" or (0 < d <= len(buf_shape) and int(f or 0) >= int(buf_shape[d - 1]))}
     return all(d in dims for d in range(1, len(buf_shape) + 1))
 
 
