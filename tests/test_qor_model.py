@@ -308,6 +308,28 @@ def test_local_array_resources_by_storage():
     assert res(part=4)["BRAM_18K"] == 4 * bram_18k(512, 32)
 
 
+def test_bind_storage_single_port_and_no_auto_partition():
+    def k(A: float32[L]) -> float32[64]:
+        T: float32[L] = 0.0
+        B: float32[64] = 0.0
+        for i in range(L):
+            T[i] = A[i]
+        for j in range(64):
+            B[j] = T[2 * j] + T[2 * j + 1]
+        return B
+
+    def j_row(storage=None):
+        s = allo.customize(k)
+        if storage:
+            [b for b in N.iter_buffers(s.ir.func("k")) if b.name == "T"][0].attrs["bind_storage"] = storage
+        return qor.estimate(s).loop("j")
+
+    assert j_row().ii == 1  # two reads of a dual-port BRAM
+    one = j_row({"resource": "BRAM", "storage_type": "ram_1p"})
+    assert one.ii == 2 and "1 port" in one.reason
+    assert j_row({"resource": "URAM", "storage_type": "ram_2p"}).ii == 1
+
+
 # ----------------------------------------------------------------------------- robustness
 class Mystery(N.Expr):
     """An expression node kind the estimator has never seen (e.g. from another branch)."""
@@ -385,3 +407,32 @@ def test_faster_clock_needs_more_cycles():
     assert slow.ii < fast.ii
     assert np.isclose(qor.estimate(acc_f, clock_ns=10.0).latency_ms,
                       qor.estimate(acc_f, clock_ns=10.0).latency_cycles * 1e-5)
+
+
+# ----------------------------------------------------------------------------- properties
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=int(__import__("os").environ.get("ALLO_FUZZ_EXAMPLES", "3")), deadline=None)
+@given(rows=st.integers(2, 40), cols=st.integers(1, 24), factor=st.integers(1, 8), ii=st.integers(1, 3))
+def test_port_model_and_latency_formula_property(rows, cols, factor, ii):
+    """Pipelined rows of `cols` lanes over arrays split cyclically by `factor`: each bank serves
+    ceil(cols / factor) reads (and as many writes) per iteration through 2 ports, so
+    II = max(target, ceil(ceil(cols / factor) / 2)), and latency = (rows - 1) * II + depth + 1."""
+
+    def k(A: float32[rows, cols]) -> float32[rows, cols]:
+        B: float32[rows, cols] = 0.0
+        for i in range(rows):
+            for j in range(cols):
+                B[i, j] = A[i, j] * 2.0
+        return B
+
+    s = allo.customize(k)
+    s.pipeline("i", initiation_interval=ii)
+    s.partition(s.A, Partition.Cyclic, dim=2, factor=factor)
+    s.partition(s.B, Partition.Cyclic, dim=2, factor=factor)
+    row = qor.estimate(s).loop("i")
+    per_bank = -(-cols // factor) if factor < cols else 1
+    assert row.ii == max(ii, -(-per_bank // 2))
+    assert row.latency == (rows - 1) * row.ii + row.iteration_latency + 1
+    assert row.trip_count == rows

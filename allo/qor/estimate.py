@@ -59,6 +59,8 @@ class FuncCtx:
         m = self.mems.get(id(buf))
         if m is None:
             m = local_mem(buf, self.tables)
+            if buf.kind in ("arg", "scalar_arg"):  # an unbound parameter: memory of some caller
+                m.local = False
             self.mems[id(buf)] = m
         return m
 
@@ -288,6 +290,9 @@ class Estimator:
         if any(isinstance(x, N.CallStmt) and not self._inline_call(x) for x in N.walk_stmts(s.body)):
             return False, None, False
         n, _ = self.trip(s, ranges)
+        u = s.attrs.get("unroll")
+        if n is not None and isinstance(u, int) and u > 1:
+            n = math.ceil(n / u)  # the threshold applies to the iterations left after unrolling
         if n is None or n >= int(self.tables.control["pipeline_loops"]):
             return True, 1, False
         return False, None, False
@@ -419,7 +424,8 @@ class Estimator:
         port, pmem, preason = port_ii(res.accesses, self.tables)
         notes = []
         other = max(target, res.rec_ii, res.call_ii)
-        while port > other and pmem is not None and pmem.local and pmem.kind in ("bram", "lutram", "uram"):
+        while (port > other and pmem is not None and pmem.local and not pmem.bound
+               and pmem.kind in ("bram", "lutram", "uram")):
             auto = self._auto_partition(pmem, res.accesses, other)
             if not auto:
                 break

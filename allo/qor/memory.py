@@ -40,6 +40,8 @@ class Mem:
     local: bool = True  # allocated inside the design (counts toward BRAM/FF)
     uid: int = field(default_factory=lambda: next(_uids))
     auto_parts: list = field(default_factory=list)  # throughput-driven partitions Vitis adds
+    ports: int = 0  # accesses per cycle per bank; 0: the default of `kind` (data/operators.json)
+    bound: bool = False  # storage chosen by the user (bind_storage): Vitis keeps it as it is
 
     @property
     def size(self) -> int:
@@ -91,7 +93,11 @@ def local_mem(buf, tables) -> Mem:
     if buf.kind == "global":
         return Mem(buf.name, "rom", shape, bits, parts)
     kind = {"uram": "uram", "lutram": "lutram", "bram": "bram", "register": "reg", "registers": "reg"}.get(bind, "bram")
-    return Mem(buf.name, kind, shape, bits, parts)
+    mem = Mem(buf.name, kind, shape, bits, parts, bound=bool(buf.attrs.get("bind_storage")))
+    storage = buf.attrs.get("bind_storage")
+    if isinstance(storage, dict) and str(storage.get("storage_type", "")).lower() in ("ram_1p", "rom_1p"):
+        mem.ports = 1  # a single-port memory on request
+    return mem
 
 
 def interface_mem(buf, target: str, bundle: str, tables) -> Mem:
@@ -115,7 +121,7 @@ def bind_param(param, actual: Mem) -> Mem:
         view = Mem(actual.name, "reg", actual.shape, actual.bits, parts, local=False)
     else:
         view = Mem(actual.name, actual.kind, actual.shape, actual.bits, parts, actual.bundle, actual.depth,
-                   actual.local)
+                   actual.local, ports=actual.ports)
         if actual.kind in ("bram", "lutram", "uram") and _fully_partitioned(actual.shape, parts):
             view.kind = "reg"
     view.uid = actual.uid
@@ -150,7 +156,7 @@ def port_ii(accesses, tables) -> tuple:
             if ii > best[0]:
                 best = (ii, mem, f"{ii} FIFO accesses of stream {mem.name!r} per iteration")
             continue
-        ports = int(tables.mem(mem.kind)["ports"])
+        ports = mem.ports or int(tables.mem(mem.kind)["ports"])
         keys = list(rw["r"].values()) + list(rw["w"].values())
         need = _bank_pressure(keys)
         ii = max(1, math.ceil(need / ports))
