@@ -568,7 +568,7 @@ def test_vitis_hls_target_has_interface_pragmas_on_the_top_only():
     mod = build_hls(N.Module([sub, top], "kern"), target="vitis_hls", mode="csim")
     code = mod.hls_code
     assert 'extern "C" void kern(float Y[8], float s) {' in code
-    assert "#pragma HLS interface m_axi port=Y offset=slave bundle=gmem0" in code
+    assert "#pragma HLS interface m_axi port=Y offset=slave bundle=gmem" in code
     assert "#pragma HLS interface s_axilite port=s bundle=control" in code
     assert "interface" not in func_text(code, "twice")
     y = np.arange(8, dtype=np.float32)

@@ -106,7 +106,8 @@ def test_m_axi_bundle_serializes_reads():
     s = allo.customize(k)
     shared = qor.estimate(s, target="vitis_hls", bundle="gmem").loop("i")
     assert shared.ii == 2 and "m_axi bundle 'gmem'" in shared.reason
-    assert qor.estimate(s, target="vitis_hls").loop("i").ii == 1  # one bundle per array
+    assert qor.estimate(s, target="vitis_hls").loop("i").ii == 2  # Vitis's default: one shared bundle
+    assert qor.estimate(s, target="vitis_hls", bundle="separate").loop("i").ii == 1
     assert qor.estimate(s, target="vitis_hls", bundle={"A": "x", "B": "x", "C": "y"}).loop("i").ii == 2
     assert qor.estimate(s).loop("i").ii == 1  # vhls: separate memories
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from ..backend.hls.bundles import bundle_name
 from ..errors import AlloError
 from ..ir import nodes as N
 from .affine import Aff, index_aff
@@ -122,12 +123,7 @@ class Estimator:
                          list(dict.fromkeys(self.notes + fe.notes)))
 
     def _bundle_of(self, p, k) -> str:
-        b = self.bundle
-        if isinstance(b, dict):
-            return str(b.get(p.name, f"gmem{k}"))
-        if isinstance(b, str):
-            return b
-        return f"gmem{k}"
+        return bundle_name(self.bundle, p.name, k)
 
     # ------------------------------------------------------------------ functions
     def func(self, func: N.Func, mems: dict) -> FuncEst:

@@ -21,6 +21,7 @@ import numpy as np
 from ...errors import BackendError
 from ...ir import nodes as N
 from ...ir.types import ArrayType, Float, is_fixed
+from .bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
 from .types import cpp_type
 
@@ -391,13 +392,8 @@ class FuncEmitter(ExprEmitter):
             self.partition(buf)
 
     def _bundle(self, p: Param, k: int) -> str:
-        b = self.ctx.bundle
-        if isinstance(b, str):
-            return b
-        if isinstance(b, dict):
-            arg = self.func.params[p.index].name if p.role == "arg" else f"out{p.index}"
-            return str(b.get(arg, b.get(p.name, f"gmem{k}")))
-        return f"gmem{k}"
+        arg = self.func.params[p.index].name if p.role == "arg" else f"out{p.index}"
+        return bundle_name(self.ctx.bundle, arg, k)
 
     def partition(self, buf: N.Buffer):
         if not buf.shape:
