@@ -467,21 +467,30 @@ def test_regions_read_store_and_pass_to_calls():
             R[i] = R[i] * 10
 
     def kernel(A: int32[3, 4], B: int32[2, 2]) -> (int32[4], int32[3, 4]):
-        row = A[1]  # a copy of row 1
         A[0:2, 1:3] = B
         A[2, ::2] = 7
         fill(A[2])  # the callee writes its argument: the row comes back
+        row = A[1]  # a copy of row 1
         return row, A
 
     A, B = ints(3, 4), ints(2, 2)
     ref = A.copy()
-    row = ref[1].copy()
     ref[0:2, 1:3] = B
     ref[2, ::2] = 7
     ref[2] *= 10
     got_row, got_A = allo.customize(kernel).build()(A.copy(), B)
-    np.testing.assert_array_equal(got_row, row)
+    np.testing.assert_array_equal(got_row, ref[1])
     np.testing.assert_array_equal(got_A, ref)
+
+    def stale(A: int32[3, 4]) -> int32[4]:
+        row = A[1]
+        for i in range(4):
+            A[1, i] = 0  # a view would see this; a copy would not: refused
+        return row
+
+    with pytest.raises(allo.AlloTypeError, match=r"regions are copies, not views") as err:
+        allo.customize(stale)
+    assert "test_compat_allo.py" in str(err.value) and "return row" in str(err.value)
 
 
 def test_scalar_parameter_defaults_for_calls_and_modules():

@@ -22,7 +22,7 @@ from .calls import CallDispatcher
 from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While
 from .forms import InstanceNames, LanguageForms, _compile_time, bind_storage
 from .meta import ConstType, bind_const
-from .regions import read_region, region_spec, write_region
+from .regions import check_stale_regions, read_region, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
 from .types import AlloType, ArrayType, Index, index
@@ -187,6 +187,7 @@ class FunctionBuilder(LanguageForms):
         self.calls = CallDispatcher(self)
         self.result_calls = {}  # id(result Buffer) -> the CallStmt producing it
         self.views = {}  # id(region copy) -> (source Buffer, region spec), see regions.py
+        self.view_writebacks = set()  # ids of the statements copying a region back after a call
 
     # ---------------------------------------------------------------- naming helpers
     def fresh_loop_name(self, hint):
@@ -238,6 +239,7 @@ class FunctionBuilder(LanguageForms):
         self.visit_body(body)
         if self.result_types and not (self.block and isinstance(self.block[-1], Return)):
             raise self.error(AlloSyntaxError, f"kernel {self.kernel.name!r} declares a result but does not end with a return", tree)
+        check_stale_regions(self, self.block)
         attrs = {"kernel": self.kernel.name}
         if self.defaults:
             attrs["_defaults"] = self.defaults

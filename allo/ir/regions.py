@@ -126,4 +126,67 @@ def write_back_views(fb, callee, args, loc):
     for p, a in zip(callee.params, args):
         view = fb.views.get(id(a)) if isinstance(a, Buffer) else None
         if view is not None and id(p) in written:
+            before = len(fb.block)
             write_region(fb, view[0], view[1], a, loc)
+            for s in fb.block[before:]:  # the copy-back is the view's own write, not a change to it
+                from .nodes import walk_stmts
+
+                fb.view_writebacks.update(id(x) for x in walk_stmts([s]))
+
+
+def _positions(body, loops=(), out=None):
+    """[(stmt, pre-order position, ids of enclosing loops)] for every statement of `body`."""
+    from .nodes import For, If, While
+
+    out = [] if out is None else out
+    for s in body:
+        out.append((s, len(out), loops))
+        if isinstance(s, (For, While)):
+            _positions(s.body, loops + (id(s),), out)
+        elif isinstance(s, If):
+            _positions(s.then, loops, out)
+            _positions(s.orelse, loops, out)
+    return out
+
+
+def _touches(s, buf, write):
+    """Does statement `s` write (write=True) or read `buf`?"""
+    from .nodes import Alloc, CallStmt, Return, stmt_exprs, walk_expr
+
+    if write:
+        return (isinstance(s, Store) and s.buf is buf) or (isinstance(s, CallStmt) and any(a is buf for a in s.args))
+    if isinstance(s, (CallStmt, Return)) and any(a is buf for a in (s.args if isinstance(s, CallStmt) else s.values)):
+        return True
+    if isinstance(s, Alloc) and s.init is buf:
+        return True
+    return any(isinstance(x, Load) and x.buf is buf for e in stmt_exprs(s) for x in walk_expr(e))
+
+
+def check_stale_regions(fb, body):
+    """Regions are copies, so a region read after its array changed would differ from a view (what
+    numpy and upstream Allo give). That case is an error naming both lines, never a silent copy."""
+    from ..errors import located
+    from .nodes import Alloc
+
+    if not fb.views:
+        return
+    stmts = _positions(body)
+    for rid, (src, _) in fb.views.items():
+        made = next(((s, p, lp) for s, p, lp in stmts if isinstance(s, Alloc) and id(s.buf) == rid), None)
+        if made is None:
+            continue
+        region, made_pos, made_loops = made[0].buf, made[1], set(made[2])
+        for w, wp, wloops in stmts:
+            if wp <= made_pos or id(w) in fb.view_writebacks or not _touches(w, src, True):
+                continue
+            inner = set(wloops) - made_loops  # loops around the change that do not also hold the copy
+            for r, rp, rloops in stmts:
+                if rp > made_pos and (rp > wp or inner & set(rloops)) and _touches(r, region, False):
+                    raise located(AlloTypeError, f"a region of {src.name!r} taken at line {_line(made[0])} is used "
+                                  f"here after {src.name!r} changed at line {_line(w)}; allo regions are copies, "
+                                  f"not views: index {src.name!r} directly, or take the region after the change",
+                                  r.loc)
+
+
+def _line(s):
+    return s.loc.lineno if getattr(s, "loc", None) is not None else "?"
