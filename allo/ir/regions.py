@@ -37,7 +37,12 @@ def region_spec(fb, node: ast.Subscript, buf: Buffer):
             continue
         v = fb.visit(e)
         for x in (v if isinstance(v, tuple) else (v,)):
-            spec.append(("at", _index(fb, x, e)))
+            idx = _index(fb, x, e)
+            extent = buf.shape[len(spec)] if len(spec) < len(buf.shape) else None
+            if isinstance(idx, Const) and extent is not None and not 0 <= idx.value < extent:
+                raise fb.error(AlloTypeError, f"index {idx.value} is out of range for dimension {len(spec)} of "
+                               f"{buf.name!r} (size {extent})", node)
+            spec.append(("at", idx))
     if len(spec) > len(buf.shape):
         raise fb.error(AlloTypeError, f"{buf.name!r} has {len(buf.shape)} dimension(s) but is indexed with "
                        f"{len(spec)}", node)
