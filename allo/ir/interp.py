@@ -4,9 +4,10 @@ It translates each `Func` to a Python function (loops become Python loops over n
 runs it. Used to prove that schedule rewrites keep results bit-identical.
 
 Value model: index -> Python int; floats/ints/bool -> numpy scalars of the type's container
-dtype (odd-width ints are wrapped at their width after each operation); Fixed/UFixed -> Python
-int holding value * 2**frac (arrays of them hold the raw container integers; the I/O boundary
-converts from/to float64 like the LLVM module does).
+dtype (odd-width ints are wrapped at their width after each operation); ints wider than 64 bits
+-> Python ints (object arrays); Fixed/UFixed -> Python int holding value * 2**frac (arrays of
+them hold the raw container integers; the I/O boundary converts from/to float64 like the LLVM
+module does).
 
 Example::
 
@@ -42,6 +43,8 @@ def _kind(t) -> str:
 
 def storage_dtype(t) -> np.dtype:
     """numpy dtype of memory holding elements of type `t`."""
+    if isinstance(t, (Int, UInt, Fixed, UFixed)) and container_bits(t.bits) > 64:
+        return np.dtype(object)  # Python ints
     if isinstance(t, (Fixed, UFixed)):
         return np.dtype(f"{'int' if isinstance(t, Fixed) else 'uint'}{container_bits(t.bits)}")
     if isinstance(t, Float) and t.brain:
@@ -116,6 +119,26 @@ def _shr(a, b):
     return dt.type(int(a) >> n)
 
 
+def _wide(t) -> bool:
+    return isinstance(t, (Int, UInt)) and t.bits > 64
+
+
+def _wshl(a, n, bits, signed):
+    n = int(n)
+    return 0 if n >= bits or n < 0 else _wrap_int(int(a) << n, bits, signed)
+
+
+def _wshr(a, n, bits, signed):
+    n, a = int(n), int(a)
+    if n >= bits or n < 0:
+        return -1 if signed and a < 0 else 0
+    return a >> n
+
+
+def _wpow(a, b, bits, signed):
+    return _wrap_int(pow(int(a), int(b), 1 << bits), bits, signed) if int(b) >= 0 else 0
+
+
 def _fptoi(x, bits, signed, dt):
     x = float(x)
     if not math.isfinite(x):
@@ -133,7 +156,7 @@ def _to_fixed(x, t):
 HELPERS = {
     "np": np, "math": math, "_cdiv": _cdiv, "_fdiv": _fdiv, "_fmod": _fmod, "_ipow": _ipow,
     "_shl": _shl, "_shr": _shr, "_wrap_int": _wrap_int, "_npwrap": _npwrap, "_fptoi": _fptoi,
-    "_to_fixed": _to_fixed,
+    "_to_fixed": _to_fixed, "_wshl": _wshl, "_wshr": _wshr, "_wpow": _wpow,
 }
 
 # Binary operators by operand kind: format strings over {a}, {b}.
@@ -221,6 +244,8 @@ class _FuncGen:
             return INDEX_OPS[e.op].format(a=a, b=b)
         if k == "fixed":
             return self.fixed_binop(e, a, b)
+        if _wide(t) and e.op in ("shl", "shr", "pow"):
+            return f"_w{e.op}({a}, {b}, {t.bits}, {isinstance(t, Int)})"
         if e.op in ("shl", "shr") and e.rhs.type != t:
             b = f"{self.constant(storage_dtype(t).type)}({b})"
         code = INT_OPS[e.op].format(a=a, b=b)
