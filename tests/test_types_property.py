@@ -340,6 +340,9 @@ def test_promotion_table_examples():
 def test_odd_width_io_roundtrip_and_wrap(t, vals):
     A = int_array(vals, t, (1, 4))
     got = ew_add[t, 1, 4](A, A)
+    if t == UInt(1):  # bool + bool is exact (0..2); storing into a bool tests != 0, as numpy's add
+        assert ints_of(got) == [int(v != 0) for v in vals]
+        return
     assert ints_of(got) == [wrap(2 * v, t.bits, _signed(t)) for v in vals]
 
 
