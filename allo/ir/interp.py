@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import AlloError
 from . import nodes as N
+from .bits import BIT_FUNCS
 from .fixed import from_raw, to_raw
 from .types import Fixed, Float, Index, Int, UFixed, UInt, container_bits
 
@@ -153,10 +154,55 @@ def _to_fixed(x, t):
     return _wrap_int(int(math.floor(x * 2.0 ** t.frac)), t.bits, isinstance(t, Fixed))
 
 
+def _unsigned_bits(x, t) -> int:
+    return int(x) & ((1 << t.bits) - 1)
+
+
+def _from_unsigned(v: int, t):
+    """Raw bits v of integer type t in the interpreter's value model."""
+    if isinstance(t, UInt) and t.bits == 1:
+        return np.bool_(v & 1)
+    return storage_dtype(t).type(_wrap_int(v, t.bits, isinstance(t, Int)))
+
+
+def _bit_get(x, i, t, rt):
+    i = int(i)
+    return np.bool_(0 <= i < t.bits and (_unsigned_bits(x, t) >> i) & 1)
+
+
+def _bit_slice(x, lo, hi, t, rt):
+    return _from_unsigned(_unsigned_bits(x, t) >> int(lo), rt)
+
+
+def _bit_reverse(x, t, rt):
+    v = _unsigned_bits(x, t)
+    return _from_unsigned(sum(((v >> k) & 1) << (t.bits - 1 - k) for k in range(t.bits)), rt)
+
+
+def _bitcast(x, t, rt):
+    return np.array(x, dtype=storage_dtype(t)).view(storage_dtype(rt))[()]
+
+
+def _bit_set(x, i, b, t, rt):
+    i = int(i)
+    if not 0 <= i < t.bits:
+        return x
+    v = (_unsigned_bits(x, t) & ~(1 << i)) | (int(bool(b)) << i)
+    return _from_unsigned(v, rt)
+
+
+def _bit_setslice(x, lo, hi, v, t, rt):
+    lo, hi = int(lo), int(hi)
+    mask = ((1 << (hi - lo)) - 1) << lo
+    return _from_unsigned((_unsigned_bits(x, t) & ~mask) | ((int(v) << lo) & mask), rt)
+
+
 HELPERS = {
     "np": np, "math": math, "_cdiv": _cdiv, "_fdiv": _fdiv, "_fmod": _fmod, "_ipow": _ipow,
     "_shl": _shl, "_shr": _shr, "_wrap_int": _wrap_int, "_npwrap": _npwrap, "_fptoi": _fptoi,
     "_to_fixed": _to_fixed, "_wshl": _wshl, "_wshr": _wshr, "_wpow": _wpow,
+    "_bit_get": _bit_get, "_bit_slice": _bit_slice, "_bit_reverse": _bit_reverse, "_bitcast": _bitcast,
+    "_bit_set": _bit_set, "_bit_setslice": _bit_setslice,
 }
 
 # Binary operators by operand kind: format strings over {a}, {b}.
@@ -310,6 +356,9 @@ class _FuncGen:
 
     def e_MathCall(self, e):
         args = [self.expr(a) for a in e.args]
+        if e.fn in BIT_FUNCS:
+            x = e.args[0].type
+            return f"_{e.fn}({', '.join(args)}, {self.constant(x)}, {self.constant(e.type)})"
         if _kind(e.type) != "float":
             if e.fn == "abs":
                 code = f"abs({args[0]})"

@@ -28,7 +28,7 @@ next to fixed point keeps that operand's fraction bits and gets the integer bits
 Example::
 
     result_type("mul", int8, int8)           # Int(16)
-    result_type("add", Fixed(16, 8), int8)   # Fixed(18, 8)
+    result_type("add", Fixed(16, 8), int8)   # Fixed(17, 8)
     literal_type(300, int8)                  # UInt(9)
     common(int8, uint8)                      # Int(9)
 """

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import BackendError
 from ...ir import nodes as N
+from ...ir.bits import BIT_FUNCS
 from ...ir.promote import common
 from ...ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_fixed
 from .types import cpp_type, is_ap, is_native
@@ -134,6 +135,42 @@ template <class T> static inline T allo_fmax(T a, T b) {
 }""",
     "allo_abs": """\
 template <class T> static inline T allo_abs(T x) { return x < T(0) ? (T)(-x) : x; }""",
+    "allo_get_bit": """\
+// Bit i of x (0 outside the width), through ap_uint's operator[].
+template <int W, class T> static inline bool allo_get_bit(T x, long long i) {
+  ap_uint<W> r = x;
+  return i >= 0 && i < W && r[(int)i];
+}""",
+    "allo_set_bit": """\
+// x with bit i set to b (unchanged outside the width).
+template <int W, class T> static inline T allo_set_bit(T x, long long i, bool b) {
+  if (i < 0 || i >= W) return x;
+  ap_uint<W> r = x;
+  r[(int)i] = b;
+  return (T)r;
+}""",
+    "allo_set_range": """\
+// x with bits hi..lo replaced by v, through ap_uint's range().
+template <int W, class T, class V> static inline T allo_set_range(T x, int hi, int lo, V v) {
+  ap_uint<W> r = x;
+  r.range(hi, lo) = v;
+  return (T)r;
+}""",
+    "allo_reverse": """\
+template <int W, class T> static inline T allo_reverse(T x) {
+  ap_uint<W> r = x;
+  r.reverse();
+  return (T)r;
+}""",
+    "allo_bitcast": """\
+// The same bits as another type of the same size (int32 <-> float, ...).
+#include <cstring>
+template <class To, class From> static inline To allo_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast needs types of one size");
+  To r;
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}""",
     "allo_words": """\
 // An integer constant wider than 64 bits, from its 64-bit words (most significant first).
 template <class T> static inline T allo_words(T r) { return r; }
@@ -437,6 +474,8 @@ class ExprEmitter:
 
     def e_math(self, e: N.MathCall) -> Code:
         t, fn = e.type, e.fn
+        if fn in BIT_FUNCS:
+            return self.bit_op(e)
         if fn not in _MATH:
             raise BackendError(f"HLS backend: unsupported math function {fn!r}")
         if fn == "abs" and not isinstance(t, Float):
@@ -452,6 +491,32 @@ class ExprEmitter:
         one = "1.0" if t.bits == 64 else "1.0f"
         text = _MATH[fn].format(*[a.text for a in args], one=one, neg0=negate(args[0]).text)
         return self.finish(Code(text, MUL if fn in ("rsqrt", "sigmoid") else ATOM), t)
+
+    def bit_op(self, e: N.MathCall) -> Code:
+        """Bit-level operations through ap_uint's `[]`, `range(hi, lo)` and `reverse()`."""
+        x = e.args[0]
+        w, xt = x.type.bits, self.expr(x).text
+        bits = f"((ap_uint<{w}>)({xt}))"
+        if e.fn == "bit_get":
+            i = e.args[1]
+            if isinstance(i, N.Const):
+                return cast("bool", Code(f"{bits}[{int(i.value)}]", ATOM))
+            return Code(f"{self.ctx.need('allo_get_bit')}<{w}>({xt}, {self.expr(i).text})", ATOM)
+        if e.fn == "bit_slice":
+            lo, hi = int(e.args[1].value), int(e.args[2].value)
+            if hi - lo == 1:
+                return cast("bool", Code(f"{bits}[{lo}]", ATOM))
+            return cast(cpp_type(e.type), Code(f"{bits}.range({hi - 1}, {lo})", ATOM))
+        if e.fn == "bit_reverse":
+            return Code(f"{self.ctx.need('allo_reverse')}<{w}>({xt})", ATOM)
+        if e.fn == "bitcast":
+            return Code(f"{self.ctx.need('allo_bitcast')}<{cpp_type(e.type)}>({xt})", ATOM)
+        if e.fn == "bit_set":
+            i, b = (self.expr(a).text for a in e.args[1:])
+            return Code(f"{self.ctx.need('allo_set_bit')}<{w}>({xt}, {i}, {b})", ATOM)
+        lo, hi = int(e.args[1].value), int(e.args[2].value)
+        v = self.expr(e.args[3]).text
+        return Code(f"{self.ctx.need('allo_set_range')}<{w}>({xt}, {hi - 1}, {lo}, {v})", ATOM)
 
     def e_cast(self, e: N.Cast) -> Code:
         src, dst = e.value.type, e.type

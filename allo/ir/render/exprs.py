@@ -12,7 +12,9 @@ import math
 from .. import nodes as N
 from ..promote import common
 from ..types import Fixed, Float, Int, UFixed, UInt, is_fixed
+from ..bits import BIT_FUNCS
 from .arith import _CMP
+from .bitops import render_bit_op
 from .scalars import _cat, _int_literal
 
 _MATH = {"exp": "math.exp", "log": "math.log", "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
@@ -123,6 +125,8 @@ class ExprMixin:
 
     def e_math(self, e: N.MathCall):
         t, fn = e.type, e.fn
+        if fn in BIT_FUNCS:
+            return render_bit_op(self, e)
         if fn == "abs":
             x = self.expr_as(e.args[0], t)
             c = _cat(t)
