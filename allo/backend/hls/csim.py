@@ -29,6 +29,7 @@ from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
+from ..marshal import check_io_widths
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
 
@@ -62,6 +63,8 @@ class HLSModule:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target = mode, target
         code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
+        if mode == "csim":
+            check_io_widths(mod.func(mod.top))
         self.func = mod.func(mod.top)
         self.top = code.top
         self.signature = code.signatures[mod.top]

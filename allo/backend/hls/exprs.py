@@ -506,7 +506,9 @@ class ExprEmitter:
             lo, hi = int(e.args[1].value), int(e.args[2].value)
             if hi - lo == 1:
                 return cast("bool", Code(f"{bits}[{lo}]", ATOM))
-            return cast(cpp_type(e.type), Code(f"{bits}.range({hi - 1}, {lo})", ATOM))
+            k = f"ap_uint<{hi - lo}>"
+            c = cast(k, Code(f"{bits}.range({hi - 1}, {lo})", ATOM))
+            return c if cpp_type(e.type) == k else cast(cpp_type(e.type), c)
         if e.fn == "bit_reverse":
             return Code(f"{self.ctx.need('allo_reverse')}<{w}>({xt})", ATOM)
         if e.fn == "bitcast":
