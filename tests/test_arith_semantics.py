@@ -13,7 +13,7 @@ import torch
 import allo
 from allo.ir.fixed import from_raw, to_raw
 from allo.ir.interp import run as interp_run
-from allo.ir.types import Fixed, bool as bool_t, float32, int8, int16, int32, int64, int128, uint8, uint64, uint128  # noqa: F401
+from allo.ir.types import Fixed, bool as bool_t, float32, float64, int8, int16, int32, int64, int128, uint8, uint64, uint128  # noqa: F401
 from allo.library import nn
 
 from .test_bit_growth import run_with_xilinx_headers
@@ -125,7 +125,8 @@ def test_library_fixed_matmul_with_a_wider_accumulator():
 
 # ----------------------------------------------------------------------------- bit-level operations
 def bitops(X: int16[8], U: uint64[8], I: int32[8], F: float32[8]) -> (
-        bool_t[8], bool_t[8], uint8[8], int16[8], int16[8], int16[8], uint64[8], uint64[8], int32[8], float32[8]):
+        bool_t[8], bool_t[8], uint8[8], int16[8], int16[8], int16[8], uint64[8], uint64[8], int32[8], float32[8],
+        int64[8], int64[8], int64[8]):
     G0: bool_t[8] = 0
     G1: bool_t[8] = 0
     S: uint8[8] = 0
@@ -136,6 +137,9 @@ def bitops(X: int16[8], U: uint64[8], I: int32[8], F: float32[8]) -> (
     V1: uint64[8] = 0
     B0: int32[8] = 0
     B1: float32[8] = 0
+    D0: int64[8] = 0
+    D1: int64[8] = 0
+    D2: int64[8] = 0
     for i in range(8):
         x: int16 = X[i]
         G0[i] = x[5]
@@ -153,7 +157,12 @@ def bitops(X: int16[8], U: uint64[8], I: int32[8], F: float32[8]) -> (
         V1[i] = w[60:124]
         B0[i] = F[i].bitcast()
         B1[i] = I[i].bitcast()
-    return G0, G1, S, R, W1, W2, V0, V1, B0, B1
+        v: int128 = (int128(X[i]) << 70) - U[i]  # wide division, modulo and shifts (helpers in C++)
+        d: int128 = int128(I[i]) - 3
+        D0[i] = (v // d)[40:104]
+        D1[i] = v % d
+        D2[i] = (v >> I[i])[0:64] + (v << I[i])[64:128]
+    return G0, G1, S, R, W1, W2, V0, V1, B0, B1, D0, D1, D2
 
 
 def rev(v, bits):
@@ -161,7 +170,7 @@ def rev(v, bits):
 
 
 def bit_reference(X, U, I, F):
-    out = [[] for _ in range(10)]
+    out = [[] for _ in range(13)]
     for x, u, i, f in zip(X.tolist(), U.tolist(), I.tolist(), F):
         ux = x & 0xFFFF
         out[0].append(bool(ux >> 5 & 1))
@@ -175,6 +184,13 @@ def bit_reference(X, U, I, F):
         out[7].append(w >> 60 & (2 ** 64 - 1))
         out[8].append(int(np.float32(f).view(np.int32)))
         out[9].append(np.int32(i).view(np.float32))
+        v, d = (x << 70) - u, i - 3
+        m64 = 2 ** 64 - 1
+        out[10].append(wrap(((v // d) if d else 0) >> 40 & m64, 64))
+        out[11].append(wrap(v % d if d else 0, 64))
+        hi = v >> i if 0 <= i < 128 else (-1 if v < 0 else 0)
+        lo = (v << i) % 2 ** 128 if 0 <= i < 128 else 0
+        out[12].append(wrap((hi & m64) + (lo >> 64 & m64), 64))
     return out
 
 
@@ -246,25 +262,30 @@ def test_literals_that_do_not_fit_are_exact_on_llvm_and_csim():
             assert [int(v) for v in got] == [int(v) for v in w], f"L{k}"
 
 
-def wide_literals(A: int64[2]) -> (int64[2], int64[2]):
+def wide_literals(A: int64[2]) -> (int64[2], int64[2], int64[2], float64[2]):
     H: int64[2] = 0
     Lo: int64[2] = 0
+    Q: int64[2] = 0
+    G: float64[2] = 0
     for i in range(2):
         x: uint128 = 2 ** 100 + 3
         p: int128 = A[i] * A[i] * 3  # an exact 128-bit product
         H[i] = (x + p) >> 64
         Lo[i] = x[0:64] + p[0:64]
-    return H, Lo
+        Q[i] = p // (A[i] - 7)  # 128-bit division: compiler-rt's __divti3 on LLVM
+        G[i] = float64(p)
+    return H, Lo, Q, G
 
 
-def test_wide_literals_and_products_agree_on_llvm_and_csim():
+def test_wide_literals_products_and_divisions_agree_on_llvm_and_csim():
     A = np.array([2 ** 62 - 5, -(2 ** 62)], np.int64)
-    want_h = [wrap(((2 ** 100 + 3) + a * a * 3) >> 64, 64) for a in A.tolist()]
-    want_l = [wrap(3 + ((a * a * 3) & (2 ** 64 - 1)), 64) for a in A.tolist()]
+    a = A.tolist()
+    want = [[wrap(((2 ** 100 + 3) + v * v * 3) >> 64, 64) for v in a],
+            [wrap(3 + ((v * v * 3) & (2 ** 64 - 1)), 64) for v in a],
+            [wrap(v * v * 3 // (v - 7), 64) for v in a], [float(v * v * 3) for v in a]]
     s = allo.customize(wide_literals)
     for mod in (s.build(), s.build(target="vhls", mode="csim")):
-        h, lo = mod(A)
-        assert h.tolist() == want_h and lo.tolist() == want_l
+        assert [g.tolist() for g in mod(A)] == want
 
 
 def test_arguments_wider_than_64_bits_are_refused():

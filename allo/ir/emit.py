@@ -215,10 +215,11 @@ def binary(op: str, a, b, loc=None):
         a, b = cast(a, t, loc), cast(b, t, loc)
         return BinOp(op, a, b, bool_t if op in ("lt", "le", "gt", "ge", "eq", "ne") else t, loc)
     r = result_type(op, ta, tb)
-    if op in ("add", "sub", "mul"):
-        return BinOp(op, cast(a, r, loc), cast(b, r, loc), r, loc)
-    # / // %: computed in a type holding both operands and the result, then narrowed (exactly)
+    # computed in a type holding both operands and the result (the result type itself, except for
+    # / // % and products of fixed-point values without integer bits), then narrowed exactly
     c = common(common(ta, tb), r) if op != "mod" else common(ta, tb)
+    if op in ("add", "sub", "mul") and c == r:
+        return BinOp(op, cast(a, r, loc), cast(b, r, loc), r, loc)
     q = BinOp(op, cast(a, c, loc), cast(b, c, loc), c, loc)
     return cast(q, r, loc) if r != c else q
 

@@ -224,6 +224,8 @@ INDEX_OPS = {
 }
 CMP_OPS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 BOOL_OPS = {"and": "np.bool_({a} & {b})", "or": "np.bool_({a} | {b})", "xor": "np.bool_({a} ^ {b})",
+            "add": "np.bool_({a} ^ {b})", "sub": "np.bool_({a} ^ {b})", "mul": "np.bool_({a} & {b})",
+            "div": "np.bool_({a} & {b})", "floordiv": "np.bool_({a} & {b})", "mod": "np.bool_(False)",
             "land": "np.bool_(bool({a}) and bool({b}))", "lor": "np.bool_(bool({a}) or bool({b}))",
             "min": "np.bool_({a} & {b})", "max": "np.bool_({a} | {b})"}
 MATH = {"exp": "np.exp", "log": "np.log", "log2": "np.log2", "sqrt": "np.sqrt", "tanh": "np.tanh",
