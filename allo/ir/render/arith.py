@@ -90,7 +90,7 @@ class ArithMixin:
             rb = self.op(f"arith.addi {r}, {bs} : {ty}")
             return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
         table = _SINT_OPS if signed else _UINT_OPS
-        if op == "floordiv" and signed and int(ty[1:]) > 64:
+        if op == "floordiv" and signed and ty != "index" and int(ty[1:]) > 64:
             q = self.wide_floordiv(a, bs, zero, ty)  # arith.floordivsi lowers wrongly beyond 64 bits
         else:
             q = self.op(f"{table[op]} {a}, {bs} : {ty}")
