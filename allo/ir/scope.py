@@ -1,8 +1,8 @@
 """Name resolution for kernel bodies, done once per kernel instance.
 
-Order: locals, template parameters, closure variables, the locals of the function the kernel
-is defined in (as upstream Allo: `M = 32` or `T = Fixed(16, 8)` set in a test function and used
-by a kernel defined there), module globals, then Python builtins.
+Order (docs/language.md, "Names"): locals, template parameters, closure variables, the locals
+of the function the kernel is defined in (as upstream Allo: `M = 32` or `T = Fixed(16, 8)` set in
+a test function and used by a kernel defined there), module globals, then Python builtins.
 
 The defining function's locals are read from its live frame (found on the call stack by the
 kernel's code object) or, for `@allo.kernel` functions, from the frame captured when the
