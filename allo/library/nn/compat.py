@@ -46,7 +46,7 @@ def _delegate(wrapper, inner, targs):
 from .activations import gelu_tanh, relu
 from .conv import conv2d
 from .elementwise import add
-from .norms import batch_norm2d, layer_norm, softmax
+from .norms import layer_norm, softmax
 from .pool import avg_pool2d, max_pool2d
 from .shape import concat
 
@@ -135,8 +135,12 @@ def avgpool2d(X: "T[B, C, H, W]") -> "T[B, C, Oh, Ow]":
 @allo.kernel(template="T, B, C, H, W")
 def batchnorm2d(X: "T[B, C, H, W]", gamma: "T[C]", beta: "T[C]", eps: "T", mean: "T[C]",
                 var: "T[C]") -> "T[B, C, H, W]":
-    """Inference BatchNorm2d in upstream Allo's argument order (`nn.batch_norm2d`)."""
-    return batch_norm2d[T, B, C, H, W](X, mean, var, gamma, beta, eps)
+    """Inference BatchNorm2d in upstream Allo's argument order, computed in the order of its formula
+    `(x - mean) / sqrt(var + eps) * gamma + beta` (so results match references written that way)."""
+    Z: T[B, C, H, W]
+    for n, c, h, w in allo.grid(B, C, H, W):
+        Z[n, c, h, w] = (X[n, c, h, w] - mean[c]) / allo.sqrt(var[c] + eps) * gamma[c] + beta[c]
+    return Z
 
 
 @allo.kernel(template="T, B, C")
@@ -158,9 +162,9 @@ def batchnorm1d_3d(X: "T[B, C, L]", gamma: "T[C]", beta: "T[C]", eps: "T", mean:
     return Z
 
 
-@_schedule(batchnorm1d_2d, batchnorm1d_3d)
+@_schedule(batchnorm1d_2d, batchnorm1d_3d, batchnorm2d)
 def schedule_batchnorm1d(s):
-    s.pipeline("c" if len(s.targs) == 3 else "i")
+    s.pipeline({3: "c", 4: "i", 5: "w"}[len(s.targs)])
 
 
 @allo.kernel(template="T, B, L, C, N")
@@ -201,7 +205,6 @@ _delegate(GeLU, gelu_tanh, lambda t: t)
 _delegate(layernorm, layer_norm, lambda t: t)
 _delegate(residual_add, add, lambda t: t)
 _delegate(relu2d, relu, lambda t: t)
-_delegate(batchnorm2d, batch_norm2d, lambda t: t)
 _delegate(maxpool2d, max_pool2d, lambda t: t[:6] + [t[5], t[6], t[7], t[8], t[8], t[9], t[9]])
 _delegate(avgpool2d, avg_pool2d, lambda t: t[:6] + [t[5], t[6], t[7], t[8], t[8], t[9], t[9]])
 
