@@ -38,8 +38,14 @@ def build_ir(fn, instantiate=None, global_vars=None):
         if not targs:
             raise AlloError(f"template kernel {kernel.name!r} needs instantiate=[{', '.join(kernel.template_params)}]")
         kernel.check_template_args(targs)
-    elif targs:
-        raise AlloError(f"kernel {kernel.name!r} is not a template; drop instantiate=")
+    elif targs:  # upstream Allo ignores it; say so instead of failing
+        import warnings
+
+        from .errors import AlloWarning
+
+        warnings.warn(f"kernel {kernel.name!r} is not a template: instantiate={list(targs)!r} has no effect "
+                      "(drop it)", AlloWarning, stacklevel=4)
+        targs = ()
     mb = ModuleBuilder(extra_names=global_vars)
     func = mb.instantiate(kernel, targs, None)
     return mb.module(func.name), kernel, targs

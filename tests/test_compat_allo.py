@@ -574,3 +574,58 @@ def test_verify_compares_schedules_on_random_inputs():
     from allo.ir.utils import get_all_funcs_except_top
 
     assert get_all_funcs_except_top(allo.customize(gemm)) == []
+
+
+# ============================================================================ loops and declarations
+def test_range_name_names_the_band_and_a_parameter_may_restate_its_type():
+    N = 6
+
+    def func2(A: int32[N], B: int32[N]):
+        B: int32[N]  # upstream code restates a parameter's type: writes still reach the caller
+        for i in range(N, name="dbl"):
+            B[i] = A[i] * 2
+
+    def top(A: int32[N]) -> int32[N]:
+        B: int32[N]
+        func2(A, B)
+        for t in range(A[0], name="runtime"):  # a run-time bound
+            B[t] += 1
+        return B
+
+    s = allo.customize(top)
+    assert "dbl" in s.get_loops("func2") and "runtime" in s.get_loops("top")
+    A = np.array([3, 1, 4, 1, 5, 9], dtype=np.int32)
+    expected = A * 2
+    expected[:3] += 1
+    np.testing.assert_array_equal(s.build()(A), expected)
+    np.testing.assert_array_equal(s.build(target="vhls", mode="csim")(A), expected)
+
+    def redeclares(A: int32[N]) -> int32:
+        A: int32[N + 1]
+        return A[0]
+
+    with pytest.raises(allo.AlloSyntaxError, match=r"'A' is a parameter of type int32\[6\].*restate") as e:
+        allo.customize(redeclares)
+    assert "test_compat_allo.py" in str(e.value)
+    with pytest.raises(allo.AlloSyntaxError, match=r"range\(\) does not take keyword 'step'"):
+        allo.customize(lambda_free_range_keyword())
+
+
+def lambda_free_range_keyword():
+    def k(A: int32[4]):
+        for i in range(4, step=1):
+            A[i] = 0
+
+    return k
+
+
+def test_instantiate_on_a_plain_kernel_warns_and_builds():
+    def add1(A: int32[4]) -> int32[4]:
+        B: int32[4] = 0
+        for i in range(4):
+            B[i] = A[i] + 1
+        return B
+
+    with pytest.warns(allo.AlloWarning, match=r"'add1' is not a template: instantiate=\[8\] has no effect"):
+        s = allo.customize(add1, instantiate=[8])
+    np.testing.assert_array_equal(s.build()(np.arange(4, dtype=np.int32)), np.arange(1, 5))

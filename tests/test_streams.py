@@ -202,3 +202,49 @@ def test_bad_arguments():
     _expect(lambda: s2.to("out", "mm2"), "initial value")
     s2.partition(s2.tmp)
     _expect(lambda: s2.to("tmp", "mm2"), "partitioned")
+
+
+def two_bands():
+    T = allo.Fixed(12, 4)  # a local of the defining function, as upstream tests write it
+
+    def kernel(A: T[4, 5, 6]) -> T[4, 5, 6]:
+        B: T[4, 5, 6]
+        for i, j, m in allo.grid(4, 5, 6):
+            B[i, j, m] = A[i, j, m] * 2
+        C: T[4, 5, 6]
+        for ii, jj, mm in allo.grid(4, 5, 6, name="C"):
+            C[ii, jj, mm] = B[ii, jj, mm] + 1
+        return C
+
+    return kernel
+
+
+@needs_gxx
+def test_stream_between_named_bands_of_one_kernel():
+    s = allo.customize(two_bands())
+    s.to(s.B, "C")
+    code = s.build(target="vhls").hls_code
+    assert "hls::stream" in code and "B.write(" in code and "B.read()" in code and "#pragma HLS dataflow" in code
+    A = (np.arange(120, dtype=np.float64).reshape(4, 5, 6) - 60) / 16  # exact in Fixed(12, 4)
+    expected = A * 2 + 1
+    np.testing.assert_array_equal(s.build()(A), expected)
+    np.testing.assert_array_equal(s.build(target="vhls", mode="csim")(A), expected)
+
+
+def test_stream_between_bands_refuses_a_second_reader_and_unknown_bands():
+    def kernel(A: int32[4, 4]) -> int32[4, 4]:
+        B: int32[4, 4]
+        for i, j in allo.grid(4, 4):
+            B[i, j] = A[i, j] + 1
+        C: int32[4, 4]
+        for i, j in allo.grid(4, 4, name="C"):
+            C[i, j] = B[i, j] * B[j, i]
+        return C
+
+    s = allo.customize(kernel)
+    before = str(s.module)
+    with pytest.raises(allo.ScheduleError, match="band 'C' cannot read 'B' as a FIFO: it is read at 2 places"):
+        s.to(s.B, "C")
+    with pytest.raises(allo.ScheduleError, match="no kernel named .D. and no loop band.*bands of 'kernel': .*C"):
+        s.to(s.B, "D")
+    assert str(s.module) == before

@@ -386,7 +386,11 @@ class FunctionBuilder(LanguageForms):
         self.current = node
         loc = self.loc(node)
         if name in self.locals and isinstance(self.locals[name], Buffer) and self.locals[name].kind == "arg":
-            raise self.error(AlloSyntaxError, f"{name!r} is a parameter; declare a new name", node)
+            param = self.locals[name]
+            if node.value is None and isinstance(t, ArrayType) and param.type == t:
+                return  # `B: T[10, 20]` restating a parameter's own type (upstream Allo code does this)
+            raise self.error(AlloSyntaxError, f"{name!r} is a parameter of type {param.type!r}; declare a new name "
+                             f"(a declaration may only restate a parameter's own type, without a value)", node)
         value = self.visit(node.value) if node.value is not None else None
         if isinstance(value, (tuple, list)):
             value = self.literal_array(value, node)

@@ -58,14 +58,13 @@ class CallDispatcher:
             else:
                 args.append(self.fb.scalar(self.fb.visit(a)))
         if fn is py.range:
-            if node.keywords:
-                raise self.fb.error(AlloSyntaxError, "range() takes no keyword arguments", node)
+            name = self.band_keyword(node, "range")  # upstream Allo: range(N, name="L") names the loop's band
             if not 1 <= len(args) <= 3:
                 raise self.fb.error(AlloSyntaxError, "range takes 1 to 3 arguments", node)
             lb, ub, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
             if not emit.is_number(step) or isinstance(step, float) or step == 0:
                 raise self.fb.error(AlloTypeError, "range step must be a non-zero integer constant", node)
-            return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))], None
+            return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))], name
         if fn is getattr(allo, "grid", None) or fn is getattr(allo, "reduction", None):
             kind = "grid" if fn is allo.grid else "reduction"
             name = self.band_keyword(node, kind)
@@ -75,16 +74,17 @@ class CallDispatcher:
         raise self.fb.error(AlloSyntaxError, "loops must iterate over range(...), allo.grid(...) or allo.reduction(...)", node)
 
     def band_keyword(self, node, kind):
-        """The `name=` of allo.grid/allo.reduction (a band name), refusing any other keyword."""
+        """The `name=` of range/allo.grid/allo.reduction (a band name), refusing any other keyword."""
         name = None
+        kind = "range" if kind == "range" else f"allo.{kind}"
         for kw in node.keywords:
             if kw.arg != "name":
                 what = f"**{ast.unparse(kw.value)}" if kw.arg is None else f"keyword {kw.arg!r}"
-                raise self.fb.error(AlloSyntaxError, f"allo.{kind}() does not take {what}; its only keyword is "
+                raise self.fb.error(AlloSyntaxError, f"{kind}() does not take {what}; its only keyword is "
                                     f"name= (the band name)", node)
             name = self.fb.visit(kw.value)
             if not isinstance(name, str) or not name.isidentifier():
-                raise self.fb.error(AlloSyntaxError, f"allo.{kind}(name=...) must be a string that is a valid "
+                raise self.fb.error(AlloSyntaxError, f"{kind}(name=...) must be a string that is a valid "
                                     f"identifier, got {name!r}", node)
         return name
 

@@ -41,13 +41,17 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
     if buf.attrs.get("partition"):
         raise _err("target", f"{buf.name!r} is partitioned; a stream cannot be partitioned")
     names = [f.name for f in module.funcs]
-    if dst not in names:
-        raise _err("dst", f"no kernel named {dst!r}; kernels: {', '.join(names)}")
+    bands = _bands(func)
+    if dst not in names and dst not in bands:
+        raise _err("dst", f"no kernel named {dst!r} and no loop band of that name; kernels: {', '.join(names)}; bands of "
+                          f"{func_name!r}: {', '.join(bands) or 'none'} (name a band with allo.grid(..., name=))")
     depth = _check_depth(depth, buf)
     for st in N.walk_stmts(func.body):
         if isinstance(st, N.Alloc) and st.buf is buf and st.init is not None:
             raise _err("target", f"{buf.name!r} has an initial value; a FIFO starts empty (declare it without one, "
                                  f"e.g. `{buf.name}: T[...]`)")
+    if dst not in names:
+        return _to_band(func, buf, bands[dst], depth)
     producer, consumer = _producer_consumer(module, func, buf, dst)
     p_param = _param_for(module, producer, buf)
     c_param = _param_for(module, consumer, buf)
@@ -65,6 +69,47 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
         _hoist(c_func, c_param, plan)
     for b in (buf, p_param, c_param):
         b.attrs["stream"] = depth
+    func.attrs["dataflow"] = True
+    return buf
+
+
+def _bands(func) -> dict:
+    """{band name: top-level loop} of `func` (`allo.grid(..., name=)` or the default band names)."""
+    return {st.attrs["op_name"]: st for st in func.body if isinstance(st, N.For) and st.attrs.get("op_name")}
+
+
+class _Region:
+    """One statement seen as a function body, for the access-order checks."""
+
+    def __init__(self, func, stmt):
+        self.func, self.name, self.params, self.body = func, func.name, func.params, [stmt]
+
+
+def _to_band(func, buf, consumer, depth) -> N.Buffer:
+    """Stream a local array from the band that writes it to the band `consumer` of the same function
+    (upstream Allo: `s.to(s.B, "C")` with `for ... in allo.grid(..., name="C")`)."""
+    users = [st for st in func.body if any(R.accesses([st], buf))]
+    writers = [st for st in users if R.accesses([st], buf)[1]]
+    if len(writers) != 1 or writers[0] is consumer:
+        raise _err("target", f"{buf.name!r} must be written by exactly one loop band before band "
+                             f"{consumer.attrs['op_name']!r} (found {len(writers)} writing statement(s))")
+    producer = writers[0]
+    if set(map(id, users)) != {id(producer), id(consumer)}:
+        raise _err("target", f"{buf.name!r} is used outside the producer band and band {consumer.attrs['op_name']!r}; "
+                             "a FIFO connects exactly two bands")
+    if func.body.index(producer) > func.body.index(consumer):
+        raise _err("dst", f"band {consumer.attrs['op_name']!r} runs before the band that writes {buf.name!r}")
+    prod, cons = _Region(func, producer), _Region(func, consumer)
+    reason = _order_error(prod, buf, "write")
+    if reason:
+        raise _err("target", f"the band writing {buf.name!r} cannot write it as a FIFO: {reason}")
+    hoists = _plan_hoists(cons, buf)
+    reason = _order_error(cons, buf, "read", hoists)
+    if reason:
+        raise _err("dst", f"band {consumer.attrs['op_name']!r} cannot read {buf.name!r} as a FIFO: {reason}")
+    for plan in hoists:
+        _hoist(cons, buf, plan)
+    buf.attrs["stream"] = depth
     func.attrs["dataflow"] = True
     return buf
 
@@ -194,7 +239,7 @@ def _hoist(func, param, plan):
     """Read the element once into a scalar just before the outermost non-indexing loop."""
     load, inner = plan
     body, pos = parent_list(func, inner[0])
-    names = {b.name for b in N.iter_buffers(func)}
+    names = {b.name for b in N.iter_buffers(getattr(func, "func", func))}
     tmp = N.Buffer(R.fresh_name(names, f"{param.name}_rd"), ArrayType(param.dtype, ()), "local", loc=load.loc)
     read = N.Load(param, list(load.indices), param.dtype, load.loc)
     body[pos:pos] = [N.Alloc(tmp, None, load.loc), N.Store(tmp, [], read, load.loc)]
