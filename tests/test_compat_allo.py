@@ -629,3 +629,28 @@ def test_instantiate_on_a_plain_kernel_warns_and_builds():
     with pytest.warns(allo.AlloWarning, match=r"'add1' is not a template: instantiate=\[8\] has no effect"):
         s = allo.customize(add1, instantiate=[8])
     np.testing.assert_array_equal(s.build()(np.arange(4, dtype=np.int32)), np.arange(1, 5))
+
+
+@pytest.mark.parametrize("stride", [2, 3])
+def test_reuse_at_on_a_strided_window(stride):
+    OH = OW = 4
+    H, W = (OH - 1) * stride + 3, (OW - 1) * stride + 3
+
+    def conv(A: int32[H, W]) -> int32[OH, OW]:
+        B: int32[OH, OW] = 0
+        for y, x in allo.grid(OH, OW):
+            v: int32 = 0
+            for r, c in allo.reduction(3, 3):
+                v += A[y * stride + r, x * stride + c] * (r + 2 * c + 1)
+            B[y, x] = v
+        return B
+
+    A = ints(H, W, lo=-50, hi=50)
+    expected = np.array([[sum(int(A[y * stride + r, x * stride + c]) * (r + 2 * c + 1)
+                              for r in range(3) for c in range(3)) for x in range(OW)] for y in range(OH)])
+    s = allo.customize(conv)
+    lb = s.reuse_at(s.A, "y")
+    s.reuse_at(lb, "x")
+    assert "A_reuse_y_reuse_x" in str(s.module)
+    np.testing.assert_array_equal(s.build()(A), expected)
+    np.testing.assert_array_equal(s.build(target="vhls", mode="csim")(A), expected)

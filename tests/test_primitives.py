@@ -728,7 +728,7 @@ def test_reuse_at_errors():
         reuse_at(g, "B", "i")
     s = strided(0, 8, 1).func("strided")
     i = find_loop(s, "i")
-    i.body[0].value.lhs.indices = [N.BinOp("mul", i.var, c(2), index)]  # A[2*i]
+    i.body[0].value.lhs.indices = [N.BinOp("mul", i.var, i.var, index)]  # A[i*i] (A[2*i] is a strided window)
     with pytest.raises(ScheduleError, match="reuse_at: argument 'axis': a read of 'A' is not a stencil access"):
         reuse_at(s, "A", "i")
     st2 = strided(0, 16, 2).func("strided")

@@ -218,6 +218,8 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
 
     Dimensions read with one loop-invariant index are dropped from the reuse buffer; others
     keep their full extent. Chaining `reuse_at(R, "x")` gives the 3x3 window buffer.
+    A strided window (`A[2*y + r, ...]`, stride s) works the same way over the source rows: the
+    loop visits every row, and the body of iteration y runs once row s*y + cmax has arrived.
     Returns the reuse Buffer (named "<buffer>_reuse_<loop>").
     """
     lp = find_loop(func, loop, "reuse_at", "axis")
@@ -231,7 +233,7 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
         raise _err("reuse_at", "target", f"buffer {src.name!r} is not read inside loop {lp.name!r}")
     _only_loads("reuse_at", loads, src, lp)
     inner = R.bound_vars(lp.body)
-    rdim, per_load, row = _stencil_offsets(lp, src, loads)
+    rdim, per_load, row, stride = _stencil_offsets(lp, src, loads)
     lo, hi = min(p[0] for p in per_load), max(p[1] for p in per_load)
     k_rows = hi - lo + 1
     dropped = {}
@@ -248,17 +250,23 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     rbuf = N.Buffer(R.fresh_name(taken, f"{src.name}_reuse_{R.sanitize(lp.name)}"), ArrayType(src.dtype, shape),
                     "local", loc=src.loc)
     rbuf.attrs["_reuse"] = True  # its contents carry state across iterations: loop order is fixed
-    fill = _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row)
+    # the extended loop visits every source row from stride*lb + lo to stride*(ub - 1) + hi
+    first_row, last_row = R.add(R.mul(R.copy_expr(lp.lb), stride), lo), R.add(R.mul(R.sub(lp.ub, 1), stride), hi)
+    fill = _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, (first_row, last_row), row)
 
     for ld, (_, _, terms, const) in zip(loads, per_load):
         ld.indices = [_slot(terms, const, lo) if d == rdim else ld.indices[d] for d in dims]
         ld.buf = rbuf
     body = lp.body
-    R.subst_stmts(body, {lp.var: R.sub(lp.var, hi)})
-    guard_lb = R.add(R.copy_expr(lp.lb), hi)
-    lp.lb, lp.ub = R.add(lp.lb, lo), R.add(lp.ub, hi)
-    if k_rows > 1:
-        body = [N.If(R.cmp("ge", lp.var, guard_lb), body, loc=lp.loc)]
+    # the body of original iteration y runs once row stride*y + hi has arrived
+    R.subst_stmts(body, {lp.var: R.floordiv(R.sub(lp.var, hi), stride)})
+    guard_lb = R.add(R.mul(R.copy_expr(lp.lb), stride), hi)
+    lp.lb, lp.ub = first_row, R.add(R.copy_expr(last_row), 1)
+    conds = [R.cmp("ge", lp.var, guard_lb)] if k_rows > 1 or stride > 1 else []
+    if stride > 1:
+        conds.append(R.cmp("eq", R.mod(R.sub(lp.var, guard_lb), stride), 0))
+    if conds:
+        body = [N.If(R.land(conds), body, loc=lp.loc)]
     lp.body = fill + body
     # Zero-filled: rows beyond the source's edges are never loaded (nor read by the body), and
     # C++ compilers cannot prove that.
@@ -274,7 +282,7 @@ def _stencil_offsets(lp, src, loads):
     same in every read) and `off` is a constant plus multiples of loops inside `lp` with
     constant bounds (e.g. the `r` of a convolution window `A[y + r, x + s]`)."""
     inner_loops = {id(s.var): s for s in N.walk_stmts(lp.body) if isinstance(s, N.For)}
-    rdim, base, per_load = None, None, []
+    rdim, base, per_load, stride = None, None, [], None
     bad = _err("reuse_at", "axis", f"a read of {src.name!r} is not a stencil access '{lp.name} + offset' "
                                    f"along loop {lp.name!r} (offsets must be constants or loops with constant bounds)")
     for ld in loads:
@@ -284,8 +292,9 @@ def _stencil_offsets(lp, src, loads):
                                            f"with loop variable {lp.name!r}")
         rdim = dims[0]
         aff = R.affine(ld.indices[rdim])
-        if aff is None or aff[0][id(lp.var)][1] != 1:
+        if aff is None or aff[0][id(lp.var)][1] < 1 or stride not in (None, aff[0][id(lp.var)][1]):
             raise bad
+        stride = aff[0][id(lp.var)][1]
         outer = {k: t for k, t in aff[0].items() if k != id(lp.var) and k not in inner_loops}
         if base is not None and {k: c for k, (_, c) in outer.items()} != {k: c for k, (_, c) in base.items()}:
             raise bad
@@ -303,7 +312,7 @@ def _stencil_offsets(lp, src, loads):
     row = lp.var
     for v, coeff in base.values():
         row = R.add(row, R.mul(v, coeff))
-    return rdim, per_load, row
+    return rdim, per_load, row, stride
 
 
 def _slot(terms, const, lo):
@@ -314,7 +323,7 @@ def _slot(terms, const, lo):
     return e
 
 
-def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row):
+def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, rows, row):
     """Per iteration of the extended loop: shift the reuse buffer one row and load the new row."""
     col_dims = [d for d in dims if d != rdim]
     names = _distinct(func, [fresh_loop_name(func, f"{rbuf.name}_c{k}") for k in range(len(col_dims))])
@@ -336,7 +345,7 @@ def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row):
         src_idx = [R.copy_expr(row) if d == rdim else R.copy_expr(dropped[d]) if d in dropped else next(it)
                    for d in range(len(src.shape))]
         load = N.Store(rbuf, at(vars_, R.const(k_rows - 1)), N.Load(src, src_idx, loc=lp.loc), loc=lp.loc)
-        guard = _row_guard(lp, row, src.shape[rdim], lo, hi)
+        guard = _row_guard(lp, row, src.shape[rdim], rows)
         stmts.append(N.If(guard, [load], loc=lp.loc) if guard is not None else load)
         return stmts
 
@@ -346,14 +355,14 @@ def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, lo, hi, row):
     return nest
 
 
-def _row_guard(lp, row, extent, lo, hi):
-    """`0 <= row < extent` for the rows the extended loop loads, unless provably in bounds."""
-    lb, ub = R.as_int(lp.lb), R.as_int(lp.ub)
+def _row_guard(lp, row, extent, rows):
+    """`0 <= row < extent` for the rows the extended loop loads (first, last), unless provably in bounds."""
+    first, last = R.as_int(rows[0]), R.as_int(rows[1])
     known = row is lp.var or not R.expr_vars(row).keys() - {id(lp.var)}
     conds = []
-    if not known or lb is None or lb + lo < 0:
+    if not known or first is None or first < 0:
         conds.append(R.cmp("ge", R.copy_expr(row), 0))
-    if not known or ub is None or ub - 1 + hi >= extent:
+    if not known or last is None or last >= extent:
         conds.append(R.cmp("lt", R.copy_expr(row), extent))
     return R.land(conds)
 
