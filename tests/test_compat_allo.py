@@ -654,3 +654,33 @@ def test_reuse_at_on_a_strided_window(stride):
     assert "A_reuse_y_reuse_x" in str(s.module)
     np.testing.assert_array_equal(s.build()(A), expected)
     np.testing.assert_array_equal(s.build(target="vhls", mode="csim")(A), expected)
+
+
+def test_reuse_at_reads_a_scalar_set_once_as_its_constant():
+    def avgpool(A: float32[2, 3, 6, 6]) -> float32[2, 3, 5, 5]:
+        B: float32[2, 3, 5, 5] = 0.0
+        stride: allo.index = 1
+        for n, c, h, w in allo.grid(2, 3, 5, 5):
+            v: float32 = 0.0
+            for rh, rw in allo.reduction(2, 2):
+                v += A[n, c, h * stride + rh, w * stride + rw]
+            B[n, c, h, w] = v / 4
+        return B
+
+    A = floats(2, 3, 6, 6)
+    expected = (A[:, :, :-1, :-1] + A[:, :, 1:, :-1] + A[:, :, :-1, 1:] + A[:, :, 1:, 1:]) / 4
+    s = allo.customize(avgpool)
+    s.reuse_at(s.reuse_at(s.A, "h"), "w")
+    np.testing.assert_allclose(s.build()(A), expected, rtol=1e-6)
+
+    def changed(A: int32[8]) -> int32[6]:
+        B: int32[6] = 0
+        k: allo.index = 1
+        for i in range(6):
+            B[i] = A[i * k] + A[i * k + 2]
+            k = 1
+        return B
+
+    s = allo.customize(changed)
+    with pytest.raises(allo.ScheduleError, match="not a stencil access"):
+        s.reuse_at(s.A, "i")

@@ -233,6 +233,9 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
         raise _err("reuse_at", "target", f"buffer {src.name!r} is not read inside loop {lp.name!r}")
     _only_loads("reuse_at", loads, src, lp)
     inner = R.bound_vars(lp.body)
+    consts = _constant_scalars(func)
+    for ld in loads:  # `stride: index = 1` set once and never written again reads as the constant
+        ld.indices = [_fold_scalars(e, consts) for e in ld.indices]
     rdim, per_load, row, stride = _stencil_offsets(lp, src, loads)
     lo, hi = min(p[0] for p in per_load), max(p[1] for p in per_load)
     k_rows = hi - lo + 1
@@ -313,6 +316,37 @@ def _stencil_offsets(lp, src, loads):
     for v, coeff in base.values():
         row = R.add(row, R.mul(v, coeff))
     return rdim, per_load, row, stride
+
+
+def _constant_scalars(func) -> dict:
+    """{id(scalar local): its value} for rank-0 locals given an integer constant once, at the top
+    level of the function, and never written or passed to a call afterwards."""
+    out = {}
+    for k, s in enumerate(func.body):
+        if not isinstance(s, N.Alloc) or s.buf.shape or s.buf.kind != "local":
+            continue
+        loads, stores, calls = R.accesses(func.body, s.buf)
+        value = R.as_int(s.init) if isinstance(s.init, N.Expr) else None
+        if calls or len(stores) > (0 if value is not None else 1):
+            continue
+        if stores:
+            if k + 1 >= len(func.body) or func.body[k + 1] is not stores[0] or stores[0].indices:
+                continue  # only `x: T = c` (its store right after the declaration)
+            value = R.as_int(stores[0].value)
+        if value is not None:
+            out[id(s.buf)] = value
+    return out
+
+
+def _fold_scalars(e, consts):
+    """`e` with loads of the constant scalars replaced by their values."""
+    if isinstance(e, N.Load) and not e.indices and id(e.buf) in consts:
+        return N.Const(consts[id(e.buf)], e.type, e.loc)
+    if isinstance(e, N.BinOp):
+        return N.BinOp(e.op, _fold_scalars(e.lhs, consts), _fold_scalars(e.rhs, consts), e.type, e.loc)
+    if isinstance(e, N.Cast):
+        return N.Cast(_fold_scalars(e.value, consts), e.type, e.loc)
+    return e
 
 
 def _slot(terms, const, lo):
