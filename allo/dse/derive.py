@@ -6,16 +6,22 @@ above it (up to three), one group of parameters (`<func>:<L>:<what>`):
 - `order`  the chain's loop permutations (the identity first; reorder refuses illegal ones);
 - `pipe`   "none" (Vitis's defaults), "inner" (pipeline the innermost loop of the order) or
            "outer" (pipeline the loop above it, which unrolls the innermost fully);
-- `lanes`  unroll factor of a pipelined innermost loop: the largest divisor of its trip count
-           not above 1, 2, 4, ..., max_lanes (so the option list is the same for every order);
+- `lanes`  unroll factor of a pipelined innermost loop: the divisors of the innermost loop's
+           trip count nearest below 1, 2, 4, ..., max_lanes (for another order: the largest
+           divisor of the new innermost loop's trip count not above the value);
 - `ii`     the requested initiation interval (above 1 it shares operators: fewer DSPs);
-- `part`   "none", "cyclic" or "complete": partition the dimensions of the arrays that the
-           unrolled loops index (cyclic by the lane count), so the lanes get their own banks.
+- `part`   "none", "auto" or "complete": partition the dimensions of the arrays that the
+           unrolled loops index, so the lanes get their own banks: "auto" cyclically by the lane
+           count, except arrays the nest reads and writes (accumulators), which it partitions
+           completely so that their recurrences go through registers.
 
 Plus, per function: `dataflow` when it has two or more loops/calls at top level, `<loop>:dataflow`
 for a loop holding two or more loops, and `<array>:stream` for a local array one call writes and
 a later call reads (`s.to`). Partition requests for one array dimension are merged (complete
 wins, else the largest factor) and arrays that became streams are not partitioned.
+
+Seeds (scored first): the kernel unchanged, and every nest pipelined with one lane count for all
+(1, 2, 4, ...), "auto" partitions, streams and dataflow on.
 
 Example::
 
@@ -75,7 +81,30 @@ def default_space(obj, funcs=None, max_lanes: int = 256, iis=DEFAULT_IIS, stream
         if streams:
             _add_streams(space, ir, func, streamed)
     space.rule(lambda s, cfg: _drop_streamed(s, streamed, cfg), name="partitions")
+    _add_seeds(space, max_lanes)
     return space
+
+
+def _add_seeds(space, max_lanes):
+    """Starting points: the kernel as it is, then every nest pipelined with the same lane count
+    (1, 2, 4, ... as far as each nest allows), partitions "auto", streams and dataflow on: the
+    uniform schedules a person tries first, which the search then refines nest by nest."""
+    space.seed({})
+    for v in LANE_LADDER:
+        if v > max_lanes:
+            break
+        cfg = {}
+        for p in space.params:
+            role = p.name.rsplit(":", 1)[1]
+            if role == "pipe":
+                cfg[p.name] = "inner"
+            elif role == "lanes":
+                cfg[p.name] = max(o for o in p.options if o <= v)
+            elif role == "part":
+                cfg[p.name] = "auto"
+            elif role in ("dataflow", "stream"):
+                cfg[p.name] = True
+        space.seed(cfg)
 
 
 # ----------------------------------------------------------------------------- loop nests
@@ -143,39 +172,25 @@ def _add_nest(space, func, chain, max_lanes, iis, streamed):
     trips = {id(lp): R.trip_count(lp) for lp in tail}
     addr = {id(lp): loop_address(func, lp) for lp in tail}
     local = {id(lp): addr[id(lp)].split(":", 1)[1] for lp in tail}
+    by_local = {local[id(lp)]: lp for lp in tail}
     group = f"{func.name}:{local[id(chain[-1])]}"
     orders = [list(p) for p in itertools.permutations(tail)] if len(tail) > 1 else [list(tail)]
-    lanes = _lane_options(max((t for t in trips.values() if t), default=0), max_lanes)
-    pipes = ["none", "inner"] + (["outer"] if len(tail) > 1 else [])
     dims = _indexed_dims(func, tail[0])
+    updated = _updated_buffers(tail[0])
     done = _already_partitioned(func)
     if len(orders) > 1:
         space.choice(f"{group}:order", [[local[id(lp)] for lp in o] for o in orders], group=group)
-    space.choice(f"{group}:pipe", pipes, group=group)
-    space.choice(f"{group}:lanes", lanes, group=group)
+    space.choice(f"{group}:pipe", ["none", "inner"] + (["outer"] if len(tail) > 1 else []), group=group)
+    space.choice(f"{group}:lanes", _lane_options(trips[id(chain[-1])], max_lanes), group=group)
     space.choice(f"{group}:ii", [int(k) for k in iis], group=group)
     if dims:
-        space.choice(f"{group}:part", ["none", "cyclic", "complete"], group=group)
-
-    by_local = {local[id(lp)]: lp for lp in tail}
+        space.choice(f"{group}:part", ["none", "auto", "complete"], group=group)
 
     def record(s, cfg):
         order = [by_local[n] for n in cfg.get(f"{group}:order", [local[id(lp)] for lp in tail])]
         if order != list(tail):
             s.reorder(*[addr[id(lp)] for lp in order])
-        pipe, ii = cfg[f"{group}:pipe"], cfg[f"{group}:ii"]
-        unrolled = {}
-        inner = order[-1]
-        if pipe == "outer" and (trips[id(inner)] or max_lanes + 1) <= max_lanes:
-            s.pipeline(addr[id(order[-2])], ii)
-            unrolled[id(inner.var)] = trips[id(inner)]
-        elif pipe != "none":
-            s.pipeline(addr[id(inner)], ii)
-            n = trips[id(inner)]
-            factor = _divisor_at_most(n, cfg[f"{group}:lanes"]) if n else 1
-            if factor > 1:
-                s.unroll(addr[id(inner)], factor)
-                unrolled[id(inner.var)] = factor
+        unrolled = _record_pipeline(s, cfg, group, order, addr, trips, max_lanes)
         kind = cfg.get(f"{group}:part", "none")
         if kind == "none":
             return
@@ -183,20 +198,46 @@ def _add_nest(space, func, chain, max_lanes, iis, streamed):
             for buf, dim, extent in dims.get(vid, ()):
                 if (buf, dim) in done:
                     continue
-                full = kind == "complete" or factor >= extent
+                full = kind == "complete" or factor >= extent or buf in updated
                 s.request_partition(func.name, buf, dim, "complete" if full else "cyclic", 0 if full else factor)
 
     space.rule(record, name=group)
 
 
-def _lane_options(longest: int, max_lanes: int) -> list:
-    """Ladder values up to the first one that unrolls the longest loop of the chain fully."""
-    out = []
-    for v in LANE_LADDER:
-        if v > max_lanes or (out and out[-1] >= longest):
-            break
-        out.append(v)
-    return out
+def _record_pipeline(s, cfg, group, order, addr, trips, max_lanes) -> dict:
+    """Record the pipeline/unroll steps of a nest; {id(IterVar): lanes} of the unrolled loops."""
+    pipe, ii = cfg[f"{group}:pipe"], cfg[f"{group}:ii"]
+    inner = order[-1]
+    n = trips[id(inner)]
+    if pipe == "outer" and n is not None and n <= max_lanes:
+        s.pipeline(addr[id(order[-2])], ii)
+        return {id(inner.var): n}
+    if pipe == "none":
+        return {}
+    s.pipeline(addr[id(inner)], ii)
+    factor = _divisor_at_most(n, cfg[f"{group}:lanes"]) if n else 1
+    if factor == 1:
+        return {}
+    s.unroll(addr[id(inner)], factor)
+    return {id(inner.var): factor}
+
+
+def _updated_buffers(loop) -> set:
+    """Names of the arrays a nest both reads and writes (accumulators: their recurrences go
+    through registers when completely partitioned)."""
+    reads = {b.name for b in R.read_buffers([loop]).values()}
+    return {b.name for b in R.written_buffers([loop]).values() if b.name in reads and b.shape}
+
+
+def _lane_options(trip, max_lanes: int) -> list:
+    """Distinct unroll factors of the innermost loop: its largest divisors not above 1, 2, 4, ...
+    (up to max_lanes), and its trip count when it fits; [1] for a loop of unknown trip count."""
+    if not trip:
+        return [1]
+    out = {_divisor_at_most(trip, v) for v in LANE_LADDER if v <= max_lanes}
+    if trip <= max_lanes:
+        out.add(trip)
+    return sorted(out)
 
 
 # ----------------------------------------------------------------------------- dataflow and streams

@@ -129,6 +129,7 @@ def evaluate(base_ir: N.Module, steps, settings: Settings) -> dict:
         return {"status": "error", "error": f"estimate: {type(e).__name__}: {_first_line(e)}",
                 "seconds": time.perf_counter() - t0}
     return {"status": "ok", "latency": int(r.latency_cycles), "interval": int(r.ii),
+            "work": int(sum(row.latency for row in r.loops)),
             "resources": {k: int(v) for k, v in r.resources.items()},
             "available": {k: int(v) for k, v in r.available.items()},
             "seconds": time.perf_counter() - t0}

@@ -30,7 +30,7 @@ import threading
 
 from ..errors import DSEError
 from .evaluate import cached_base, evaluate_chunk
-from .worker import read_message, write_message
+from .wire import read_message, write_message
 
 
 def chunks(items: list, n_chunks: int) -> list:

@@ -192,8 +192,8 @@ class Search:
     def _as_result(t):
         if t.status != "ok":
             return {"status": t.status, "error": t.error, "seconds": t.seconds}
-        return {"status": "ok", "latency": t.latency, "interval": t.interval, "resources": t.resources,
-                "available": t.available, "seconds": t.seconds}
+        return {"status": "ok", "latency": t.latency, "interval": t.interval, "work": t.work,
+                "resources": t.resources, "available": t.available, "seconds": t.seconds}
 
     def run(self, executor):
         if self.log and not os.path.exists(self.log):
@@ -241,15 +241,16 @@ class Search:
         t.error = res.get("error", "")
         t.seconds = res.get("seconds", 0.0)
         if t.status == "ok":
-            t.latency, t.interval = res["latency"], res["interval"]
+            t.latency, t.interval, t.work = res["latency"], res["interval"], res.get("work", res["latency"])
             t.resources, t.available = dict(res["resources"]), dict(res.get("available", {}))
             over = max((t.resources.get(k, 0) / v if v else (float("inf") if t.resources.get(k, 0) else 0.0))
                        for k, v in self.limits.items())
             t.feasible = over <= 1.0
             t.score = float(self.score_fn({"latency": t.latency, "interval": t.interval, "resources": t.resources}))
-            rank = (0, t.score, t.latency) if t.feasible else (1, over, t.latency)
+            # ties (a dataflow design's non-critical stages): less total work ranks first
+            rank = (0, t.score, t.latency, t.work) if t.feasible else (1, over, t.latency, t.work)
         else:
-            t.feasible, t.score, rank = False, None, (2, 0, 0)
+            t.feasible, t.score, rank = False, None, (2, 0, 0, 0)
         idx = getattr(t, "_indices", None) or self.space.indices(t.config)
         self.seen.add(idx)
         self.history.append((idx, rank))

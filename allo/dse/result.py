@@ -33,6 +33,7 @@ class Trial:
     status: str
     latency: int | None = None
     interval: int | None = None
+    work: int | None = None  # summed latency of the top-level rows (breaks ties between equal latencies)
     resources: dict = field(default_factory=dict)
     available: dict = field(default_factory=dict)
     feasible: bool = False
@@ -67,14 +68,14 @@ class Trial:
     def to_json(self) -> dict:
         return {"index": self.index, "round": self.round, "config": {k: to_json(v) for k, v in self.config.items()},
                 "steps": steps_to_json(self.steps), "status": self.status, "latency": self.latency,
-                "interval": self.interval, "resources": self.resources, "available": self.available,
+                "interval": self.interval, "work": self.work, "resources": self.resources, "available": self.available,
                 "error": self.error, "seconds": round(self.seconds, 4)}
 
     @classmethod
     def from_json(cls, d: dict) -> "Trial":
         return cls(d["index"], d.get("round", 0), dict(d["config"]), steps_from_json(d["steps"]), d["status"],
-                   d.get("latency"), d.get("interval"), dict(d.get("resources") or {}), dict(d.get("available") or {}),
-                   error=d.get("error", ""), seconds=d.get("seconds", 0.0))
+                   d.get("latency"), d.get("interval"), d.get("work"), dict(d.get("resources") or {}),
+                   dict(d.get("available") or {}), error=d.get("error", ""), seconds=d.get("seconds", 0.0))
 
 
 def pareto_front(trials, keys=("latency", "DSP", "BRAM_18K")) -> list:

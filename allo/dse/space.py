@@ -108,6 +108,7 @@ class Space:
 
     def __init__(self):
         self.items = []
+        self.seeds = []  # configs the searches score first (see `seed`)
 
     # ------------------------------------------------------------------ DSL
     def choice(self, name: str, options, apply: Callable | None = None, group: str = "") -> "Space":
@@ -165,6 +166,16 @@ class Space:
     def rule(self, fn: Callable, name: str = "rule") -> "Space":
         """Steps that depend on several parameters: `fn(s, cfg)` records them, in space order."""
         self.items.append(_Rule(fn, name))
+        return self
+
+    def seed(self, config: dict) -> "Space":
+        """A config to score before anything else (e.g. a hand schedule as a starting point);
+        parameters it leaves out take their first option."""
+        self.indices(config)  # validates names/options now
+        unknown = set(config) - {p.name for p in self.params}
+        if unknown:
+            raise DSEError(f"Space.seed: unknown parameters {sorted(unknown)}")
+        self.seeds.append(dict(config))
         return self
 
     # ------------------------------------------------------------------ queries

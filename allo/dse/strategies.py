@@ -10,9 +10,10 @@ per batch, so a seed fixes the search whatever executor scores it.
 - `tpe`: a Tree-structured Parzen Estimator over categorical parameters (Bergstra et al. 2011):
   after `n_startup` random configs, split the history into the best `gamma` fraction and the
   rest, model each parameter's option frequencies in both (with a uniform prior), draw
-  `n_candidates` configs from the good model and keep the one maximising l(x)/g(x). A quarter
-  of each batch mutates one or two parameters of the best configs so far (a local refinement
-  that handles parameters whose effects couple, e.g. lanes and the DSP budget).
+  `n_candidates` configs from the good model and keep the one maximising l(x)/g(x). A share
+  of each batch (`mutate`) are neighbours of the best configs so far: options re-drawn inside
+  one parameter group (a loop nest's pipeline/lanes/partition couple strongly), or a group
+  copied from another good config (stages of a dataflow design are nearly independent).
 
 Example::
 
@@ -45,6 +46,17 @@ def _random_vector(space, rng) -> tuple:
     return tuple(int(rng.integers(len(p.options))) for p in space.params)
 
 
+def _seeds_unseen(space, taken, n) -> list:
+    out = []
+    for cfg in space.seeds:
+        idx = space.indices(cfg)
+        if idx not in taken and idx not in out:
+            out.append(idx)
+            if len(out) == n:
+                break
+    return out
+
+
 def _random_unseen(space, rng, taken, tries: int = 200):
     for _ in range(tries):
         idx = _random_vector(space, rng)
@@ -57,8 +69,9 @@ class Random:
     name = "random"
 
     def propose(self, space, history, n, rng, seen) -> list:
-        out, taken = [], set(seen)
-        for _ in range(n):
+        out = _seeds_unseen(space, seen, n)
+        taken = set(seen) | set(out)
+        for _ in range(n - len(out)):
             idx = _random_unseen(space, rng, taken)
             if idx is None:
                 break
@@ -119,15 +132,27 @@ class TPE:
         return best
 
     def _mutation(self, space, good, rng, taken):
-        n_params = len(space.params)
-        if not n_params:
+        """A neighbour of one of the 3 best configs: one or two options of one parameter group
+        re-drawn, or one or two parameters anywhere, or one group copied from another good config."""
+        if not space.params:
             return None
+        groups = {}
+        for k, p in enumerate(space.params):
+            groups.setdefault(p.group or p.name, []).append(k)
+        keys = list(groups)
         for _ in range(20):
-            parent = list(good[int(rng.integers(min(3, len(good))))][0])
-            for _ in range(1 + int(rng.integers(2))):
-                k = int(rng.integers(n_params))
-                parent[k] = int(rng.integers(len(space.params[k].options)))
-            idx = tuple(parent)
+            child = list(good[int(rng.integers(min(3, len(good))))][0])
+            move = int(rng.integers(3))
+            if move == 2 and len(good) > 1:
+                other = good[int(rng.integers(len(good)))][0]
+                for k in groups[keys[int(rng.integers(len(keys)))]]:
+                    child[k] = other[k]
+            else:
+                pool = groups[keys[int(rng.integers(len(keys)))]] if move == 0 else range(len(child))
+                pool = list(pool)
+                for k in rng.choice(pool, size=min(len(pool), 1 + int(rng.integers(2))), replace=False):
+                    child[int(k)] = int(rng.integers(len(space.params[int(k)].options)))
+            idx = tuple(child)
             if idx not in taken:
                 return idx
         return None

@@ -10,29 +10,9 @@ with the first request for a key and cached here.
 from __future__ import annotations
 
 import os
-import pickle
-import struct
 import sys
 
-HEADER = struct.Struct("<Q")
-
-
-def read_message(stream):
-    head = stream.read(HEADER.size)
-    if len(head) < HEADER.size:
-        return None
-    (n,) = HEADER.unpack(head)
-    data = stream.read(n)
-    if len(data) < n:
-        return None
-    return pickle.loads(data)
-
-
-def write_message(stream, obj) -> None:
-    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(HEADER.pack(len(data)))
-    stream.write(data)
-    stream.flush()
+from .wire import read_message, write_message
 
 
 def main() -> int:
