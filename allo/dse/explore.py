@@ -174,14 +174,15 @@ class Search:
             self._resume(log)
 
     def _resume(self, path):
-        header, trials, _ = read_log(path)
-        if header.get("fingerprint") != self.base.key or header.get("space") != json.loads(json.dumps(self.space.describe())):
-            raise DSEError(f"explore: log {path} belongs to another kernel or space (kernel {header.get('kernel')}); "
-                           "delete it or pass another log path")
+        header, trials, _, complete_rounds = read_log(path)
+        same = json.loads(json.dumps({"space": self.space.describe(), "settings": self.settings.to_dict()}))
+        if header.get("fingerprint") != self.base.key or any(header.get(k) != v for k, v in same.items()):
+            raise DSEError(f"explore: log {path} belongs to another kernel, space or estimate settings (kernel "
+                           f"{header.get('kernel')}, settings {header.get('settings')}); delete it or pass another path")
         rounds = {}
         for t in trials:
             rounds.setdefault(t.round, []).append(t)
-        complete = sorted(rounds)  # a round is logged whole, after it is scored
+        complete = sorted(r for r in rounds if r in complete_rounds)  # a cut round is scored again
         for r in complete:
             for t in rounds[r]:
                 t.config = self.space.config(self.space.indices(t.config))
@@ -231,6 +232,7 @@ class Search:
             with open(self.log, "a") as f:
                 for t in trials:
                     f.write(json.dumps({"trial": t.to_json()}) + "\n")
+                f.write(json.dumps({"round_done": self.next_round}) + "\n")
         if self.verbose:
             best = min((t for t in self.done if t.feasible), key=lambda t: t.score, default=None)
             print(f"[dse] round {self.next_round}: {len(self.done)}/{self.trials} trials, best "
@@ -294,7 +296,7 @@ def load(path: str, kernel_or_schedule=None, instantiate=None) -> DSEResult:
 
         r = allo.dse.load("gemm.jsonl", gemm)
     """
-    header, trials, verification = read_log(path)
+    header, trials, verification, _ = read_log(path)
     base = None
     if kernel_or_schedule is not None:
         base = Base.of(schedule_of(kernel_or_schedule, instantiate))

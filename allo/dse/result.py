@@ -210,12 +210,15 @@ class DSEResult:
             f.write(json.dumps({"header": self.header}) + "\n")
             for t in self.trials:
                 f.write(json.dumps({"trial": t.to_json()}) + "\n")
+            for r in sorted({t.round for t in self.trials}):
+                f.write(json.dumps({"round_done": r}) + "\n")
             f.write(json.dumps({"verification": self.to_json()["verification"], "stats": self.stats}) + "\n")
 
 
 def read_log(path: str):
-    """(header, trials, verification) of a JSON-lines log (a log cut mid-line keeps its whole lines)."""
-    header, trials, verification = None, [], {}
+    """(header, trials, verification, completed rounds) of a JSON-lines log (a log cut mid-line
+    keeps its whole lines; a round counts as completed once its `round_done` line is there)."""
+    header, trials, verification, rounds = None, [], {}, set()
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -229,8 +232,10 @@ def read_log(path: str):
                 header = rec["header"]
             elif "trial" in rec:
                 trials.append(Trial.from_json(rec["trial"]))
+            elif "round_done" in rec:
+                rounds.add(rec["round_done"])
             elif "verification" in rec:
                 verification = rec["verification"]
     if header is None or header.get("allo_dse") != LOG_VERSION:
         raise DSEError(f"{path} is not an allo.dse log (version {LOG_VERSION})")
-    return header, trials, verification
+    return header, trials, verification, rounds

@@ -28,8 +28,9 @@ from ..schedule.schedule import Schedule
 
 
 def canonical(value) -> str:
-    """A stable text form of an option value (tuples and lists alike), for keys and JSON logs."""
-    return json.dumps(value, sort_keys=True, default=str)
+    """A stable text form of an option value (tuples and lists alike), for keys and JSON logs;
+    TypeError for values that are not JSON data."""
+    return json.dumps(value, sort_keys=True)
 
 
 def to_json(value):
