@@ -119,13 +119,13 @@ def test_explore_argument_errors():
 # ----------------------------------------------------------------------------- the search
 @pytest.fixture(scope="module")
 def gemm_run():
-    return dse.explore(small_gemm(), budget={"DSP": 40}, trials=48, seed=1, executor="inline", verify=2)
+    return dse.explore(small_gemm(), budget={"DSP": 40}, trials=32, seed=1, executor="inline", verify=2)
 
 
 def test_same_seed_same_trials_and_budget_respected(gemm_run):
-    again = dse.explore(small_gemm(), budget={"DSP": 40}, trials=48, seed=1, executor="inline", verify=0)
+    again = dse.explore(small_gemm(), budget={"DSP": 40}, trials=32, seed=1, executor="inline", verify=0)
     assert _summary(again) == _summary(gemm_run)
-    other = dse.explore(small_gemm(), budget={"DSP": 40}, trials=48, seed=2, executor="inline", verify=0)
+    other = dse.explore(small_gemm(), budget={"DSP": 40}, trials=32, seed=2, executor="inline", verify=0)
     assert _summary(other) != _summary(gemm_run)
     feasible = [t for t in gemm_run.trials if t.feasible]
     assert feasible and all(t.dsp <= 40 for t in feasible)
@@ -191,16 +191,16 @@ def test_result_views(gemm_run, tmp_path):
 
 def test_log_resume_continues_exactly(tmp_path):
     log = str(tmp_path / "atax.jsonl")
-    kw = dict(trials=48, batch=16, seed=5, executor="inline", verify=0)
+    kw = dict(trials=36, batch=12, seed=5, executor="inline", verify=0)
     full = dse.explore(small_atax(), **kw)
-    first = dse.explore(small_atax(), log=log, **dict(kw, trials=32))
+    first = dse.explore(small_atax(), log=log, **dict(kw, trials=24))
     lines = open(log).read().splitlines()
     with open(log, "w") as f:  # an interrupted run: the second round's lines cut mid-way
-        f.write("\n".join(lines[:1 + 16 + 1 + 5]) + "\n" + lines[1 + 16 + 1 + 5][:20])
+        f.write("\n".join(lines[:1 + 12 + 1 + 5]) + "\n" + lines[1 + 12 + 1 + 5][:20])
     resumed = dse.explore(small_atax(), log=log, **kw)
     assert _summary(resumed) == _summary(full)
     assert resumed.stats["evaluated"] < full.stats["evaluated"]  # round 0 came from the log
-    assert len(first.trials) == 32
+    assert len(first.trials) == 24
     header = json.loads(open(log).readline())["header"]
     assert header["fingerprint"] == Base.of(small_atax()).key
     with pytest.raises(DSEError, match="another kernel"):
@@ -208,7 +208,7 @@ def test_log_resume_continues_exactly(tmp_path):
 
 
 def test_local_process_pool_gives_the_inline_results():
-    kw = dict(budget={"DSP": 60}, trials=32, seed=4, verify=0)
+    kw = dict(budget={"DSP": 60}, trials=24, seed=4, verify=0)
     local = dse.explore(small_atax(), executor="local", workers=2, **kw)
     inline = dse.explore(small_atax(), executor="inline", **kw)
     assert _summary(local) == _summary(inline)
@@ -270,7 +270,7 @@ def test_model_level_search_of_a_pytorch_model():
     torch.manual_seed(0)
     model = MLP().eval()
     x = torch.rand(4, 16)
-    r = dse.explore(model, example_inputs=[x], budget={"DSP": 40}, trials=40, executor="inline")
+    r = dse.explore(model, example_inputs=[x], budget={"DSP": 40}, trials=32, executor="inline")
     assert {"linear_1", "linear_2"} <= set(r.layers) and r.estimate["resources"]["DSP"] <= 40
     assert r.verified is True
     out = r.schedule.build()(x.numpy())

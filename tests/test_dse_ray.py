@@ -21,7 +21,7 @@ def ray_cluster():
 
 def test_ray_executor_scores_the_same_trials_as_the_local_pool(ray_cluster):
     kernel = designs.DESIGNS["atax"](M=6, N=10, scheduled=False).schedule
-    kw = dict(budget={"DSP": 60}, trials=32, seed=4)
+    kw = dict(budget={"DSP": 60}, trials=24, seed=4, batch=12)
     on_ray = dse.explore(kernel, executor="ray", verify=1, **kw)
     local = dse.explore(kernel, executor="local", workers=2, verify=0, **kw)
     assert [(t.status, t.latency, t.resources, t.steps) for t in on_ray.trials] == \
