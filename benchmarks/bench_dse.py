@@ -40,7 +40,7 @@ def _published(name, target):
 
 
 def search_rows(trials: int):
-    rows = []
+    """One row per (kernel, target, budget) search, yielded as each search ends."""
     for name, target in CASES:
         pub, pub_est, pub_dsp = _published(name, target)
         kernel = designs.DESIGNS[name](**published.SIZES[name], scheduled=False).schedule
@@ -50,27 +50,26 @@ def search_rows(trials: int):
                             trials=n, seed=0, executor="local", verify=3)
             best = r.best_trial
             meets = [p for p in r.pareto if p.latency <= pub]
-            rows.append({"kernel": name, "target": target, "budget": label, "dsp_limit": (budget or r.budget)["DSP"],
-                         "published": pub, "published_est": pub_est, "published_dsp": pub_dsp,
-                         "best": best.latency if best else None, "best_dsp": best.dsp if best else None,
-                         "verified": best.verified if best else None,
-                         "cheapest_meeting": min((p.dsp for p in meets), default=None),
-                         "trials": len(r.trials), "seconds": time.perf_counter() - t0,
-                         "cps": r.stats["candidates_per_second"], "recipe": best.recipe() if best else ""})
-    return rows
+            yield {"kernel": name, "target": target, "budget": label, "dsp_limit": (budget or r.budget)["DSP"],
+                   "published": pub, "published_est": pub_est, "published_dsp": pub_dsp,
+                   "best": best.latency if best else None, "best_dsp": best.dsp if best else None,
+                   "verified": best.verified if best else None,
+                   "cheapest_meeting": min((p.dsp for p in meets), default=None),
+                   "trials": len(r.trials), "seconds": time.perf_counter() - t0,
+                   "cps": r.stats["candidates_per_second"], "recipe": best.recipe() if best else ""}
 
 
 def speed_rows(skip_ray: bool):
     kernel = designs.DESIGNS["gemm"](**published.SIZES["gemm"], scheduled=False).schedule
     kw = dict(budget={"DSP": 280}, part=published.PART, trials=SPEED_TRIALS, seed=11, verify=0)
-    out, results = [], {}
+    results = {}
     executors = [("inline", {}), ("local", {"workers": os.cpu_count()})]
     if not skip_ray:
         import ray
 
         t0 = time.perf_counter()
         ray.init(num_cpus=os.cpu_count(), _node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False)
-        out.append(f"Ray: local cluster on 127.0.0.1 with {os.cpu_count()} CPUs started in {time.perf_counter() - t0:.1f} s")
+        yield (f"Ray: local cluster on 127.0.0.1 with {os.cpu_count()} CPUs started in {time.perf_counter() - t0:.1f} s")
         executors.append(("ray", {}))
     for name, extra in executors:
         dse.explore(kernel, executor=name, **dict(kw, trials=8), **extra)  # warm-up: workers import allo
@@ -79,31 +78,33 @@ def speed_rows(skip_ray: bool):
             r = dse.explore(kernel, executor=name, **kw, **extra)
             cps.append(r.stats["candidates_per_second"])
             results[name] = [(t.latency, t.resources, t.steps) for t in r.trials]
-        out.append(f"{name:<7} {statistics.median(cps):7.2f} candidates/s (median of {SPEED_REPS}; "
-                   f"{r.stats['evaluated']} scored per run)")
+        yield (f"{name:<7} {statistics.median(cps):7.2f} candidates/s (median of {SPEED_REPS}; "
+               f"{r.stats['evaluated']} scored per run)")
     same = all(v == results["inline"] for v in results.values())
-    out.append(f"same trials on {', '.join(results)}: {same}")
-    return out
+    yield f"same trials on {', '.join(results)}: {same}"
+    if not skip_ray:
+        ray.shutdown()
 
 
 def run(trials: int = 300, skip_ray: bool = False):
-    lines = [f"allo.dse vs Allo's published latency (PolyBench medium, xcu280 @ {published.CLOCK_NS} ns, "
-             f"{trials} trials per search, seed 0, local pool)",
-             f"{'kernel':<6} {'target':<9} {'budget':<13} {'DSP<=':>5} {'published':>9} {'(estimate)':>10} "
-             f"{'DSE best':>9} {'DSP':>5} {'<= pub':>6} {'verified':>8} {'DSP to meet pub':>15} {'s':>5} {'cand/s':>6}"]
-    rows = search_rows(trials)
-    for r in rows:
-        lines.append(f"{r['kernel']:<6} {r['target']:<9} {r['budget']:<13} {r['dsp_limit']:>5} {r['published']:>9} "
-                     f"{r['published_est']:>10} {r['best'] or '-':>9} {r['best_dsp'] or '-':>5} "
-                     f"{'yes' if r['best'] and r['best'] <= r['published'] else 'no':>6} {str(r['verified']):>8} "
-                     f"{r['cheapest_meeting'] or '-':>15} {r['seconds']:>5.0f} {r['cps']:>6.1f}")
+    """The report's lines, yielded as they are measured (a full run takes minutes)."""
+    yield (f"allo.dse vs Allo's published latency (PolyBench medium, xcu280 @ {published.CLOCK_NS} ns, "
+           f"{trials} trials per search, seed 0, local pool)")
+    yield (f"{'kernel':<6} {'target':<9} {'budget':<13} {'DSP<=':>5} {'published':>9} {'(estimate)':>10} "
+           f"{'DSE best':>9} {'DSP':>5} {'<= pub':>6} {'verified':>8} {'DSP to meet pub':>15} {'s':>5} {'cand/s':>6}")
+    rows = []
+    for r in search_rows(trials):
+        rows.append(r)
+        yield (f"{r['kernel']:<6} {r['target']:<9} {r['budget']:<13} {r['dsp_limit']:>5} {r['published']:>9} "
+               f"{r['published_est']:>10} {r['best'] or '-':>9} {r['best_dsp'] or '-':>5} "
+               f"{'yes' if r['best'] and r['best'] <= r['published'] else 'no':>6} {str(r['verified']):>8} "
+               f"{r['cheapest_meeting'] or '-':>15} {r['seconds']:>5.0f} {r['cps']:>6.1f}")
     for r in rows:
         if r["budget"] == "published DSP":
-            lines.append(f"-- best recipe, {r['kernel']} ({r['target']}, DSP <= {r['dsp_limit']}):")
-            lines += ["   " + s for s in r["recipe"].splitlines()]
-    lines.append("candidates per second (gemm medium, the same 64 candidates on each executor)")
-    lines += speed_rows(skip_ray)
-    return lines
+            yield f"-- best recipe, {r['kernel']} ({r['target']}, DSP <= {r['dsp_limit']}):"
+            yield from ("   " + s for s in r["recipe"].splitlines())
+    yield "candidates per second (gemm medium, the same 64 candidates on each executor)"
+    yield from speed_rows(skip_ray)
 
 
 if __name__ == "__main__":
