@@ -219,6 +219,38 @@ def test_local_process_pool_gives_the_inline_results():
     assert local.stats["candidates_per_second"] > 0
 
 
+def _pickled_modules(blob: bytes) -> set:
+    """The modules whose classes/functions a pickle refers to (recorded while loading it)."""
+    import io
+    import pickle
+
+    mods = set()
+
+    class Recorder(pickle.Unpickler):
+        def find_class(self, module, name):
+            mods.add(module)
+            return super().find_class(module, name)
+
+    Recorder(io.BytesIO(blob)).load()
+    return mods
+
+
+def test_what_crosses_processes_is_plain_data():
+    """The base kernel and the recipes sent to workers hold no MLIR object (only allo's IR)."""
+    import pickle
+
+    from allo.dse.evaluate import Settings as S
+
+    s = small_gemm()
+    s.build()  # the schedule now also holds MLIR/LLVM state: none of it may be sent
+    base = Base.of(s)
+    space = dse.default_space(s)
+    steps = space.expand(s.ir, space.indices(space.seeds[3]))
+    msg = pickle.dumps(("eval", base.key, base.blob, S(), [(0, steps)]), protocol=pickle.HIGHEST_PROTOCOL)
+    mods = _pickled_modules(base.blob) | _pickled_modules(msg)
+    assert mods and all(m.startswith(("allo.ir", "allo.dse", "builtins", "fractions")) for m in mods), mods
+
+
 # ----------------------------------------------------------------------------- the fast path agrees
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(2, 9), st.integers(2, 12), st.integers(0, 2 ** 31 - 1))
