@@ -39,6 +39,7 @@ from . import library, frontend, dsl, passes, memory  # noqa: E402
 from .verify import verify  # noqa: E402
 from . import qor  # noqa: E402
 from .qor.api import report  # noqa: E402
+from . import dse  # noqa: E402
 
 __all__ = [
     "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",
@@ -50,5 +51,5 @@ __all__ = [
     "copy", "bmm", "linear", "relu", "gelu", "softmax", "layernorm", "conv2d", "maxpool", "sumpool", "view", "tril",
     "concat", "ones", "zeros",
     "verify", "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
-    "qor", "report",
+    "qor", "report", "dse",
 ]

@@ -29,7 +29,8 @@ def test_version_typing_marker_and_license():
 def test_dependencies_are_ranges_pinned_by_the_ci_constraints():
     pins = dict(line.split("==") for line in (ROOT / "constraints" / "ci.txt").read_text().splitlines()
                 if line and not line.startswith("#"))
-    deps = pyproject()["project"]["dependencies"] + pyproject()["project"]["optional-dependencies"]["torch"]
+    extras = pyproject()["project"]["optional-dependencies"]
+    deps = pyproject()["project"]["dependencies"] + extras["torch"] + extras["dse"]
     for dep in deps:
         name = re.match(r"[A-Za-z0-9_.-]+", dep).group(0)
         assert "==" not in dep.split(";")[0], f"{dep}: users get ranges, CI pins live in constraints/ci.txt"
