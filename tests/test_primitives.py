@@ -922,3 +922,19 @@ def test_reorder_after_reuse_at_is_rejected():
     reuse_at(func, "A", "x")
     with pytest.raises(ScheduleError, match="reuse buffer"):
         reorder(func, "x", "y")
+
+
+def test_buffer_at_after_reuse_at_stays_inside_the_split_guard():
+    """split(i, 4) of 6 rows leaves a guard; a reuse_at fill beside it must not pull buffer_at's
+    copies out of it (they read and wrote rows 6 and 7 of a 6-row array)."""
+    ref = KERNELS["gemm"]()
+    args = inputs(ref)
+    want = run(ref, *args)
+    mod = KERNELS["gemm"]()
+    func = mod.func(mod.top)
+    split(func, "i", 4)
+    reuse_at(func, "A", "i.inner")
+    buffer_at(func, "C", "i.inner")
+    buffer_at(func, "C", "i.inner")
+    verify_func(func, strict=True)
+    assert same(run(mod, *args), want)

@@ -146,22 +146,28 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     back_names = _distinct(func, [fresh_loop_name(func, f"{b}_back", init_names) for b in bases])
     back = _copy_nest(func, back_names, extents, back_stmt, lp.loc)
 
+    target = _guarded_body(lp, buf)
     for x in loads + stores:
         x.buf = local
         x.indices = [x.indices[d] for d in kept]
-    target = _guarded_body(lp)
     target[:] = init + target + back
     _insert_alloc(func, lp, local, lp.loc)
     return local
 
 
-def _guarded_body(lp) -> list:
-    """The statement list the iteration's real work lives in: the loop body, or the body of
-    the guard a non-dividing split left there (copies outside it could index out of bounds)."""
+def _guarded_body(lp, buf) -> list:
+    """The statement list the iteration's accesses to `buf` live in: the loop body, or the body
+    of the lone `if` (e.g. the guard a non-dividing split left) holding all of them, even when
+    other statements (a reuse_at fill) sit beside it: copies outside the guard could index out
+    of bounds, and when the guard fails the iteration touches no element of `buf`."""
     body = lp.body
-    while len(body) == 1 and isinstance(body[0], N.If) and not body[0].orelse:
-        body = body[0].then
-    return body
+    while True:
+        touching = [s for s in body if any(R.accesses([s], buf))]
+        if len(touching) != 1 or not isinstance(touching[0], N.If) or touching[0].orelse:
+            return body
+        if any(isinstance(x, N.Load) and x.buf is buf for x in N.walk_expr(touching[0].cond)):
+            return body
+        body = touching[0].then
 
 
 def _distinct(func, names):
