@@ -16,7 +16,7 @@ VERILOG_STAGES = [
     ("cf-to-handshake", "builtin.module(func.func(handshake-legalize-memrefs), lower-cf-to-handshake)"),
     ("handshake-extmem", "builtin.module(handshake-lower-extmem-to-hw)"),
     ("handshake-buffers", "builtin.module(handshake.func(canonicalize, handshake-materialize-forks-sinks, "
-                          "canonicalize, handshake-insert-buffers{strategy=allFIFO buffer-size=2}, canonicalize))"),
+                          "canonicalize, handshake-insert-buffers{strategy=cycles buffer-size=1}, canonicalize))"),
     ("handshake-to-hw", "builtin.module(lower-handshake-to-hw)"),
     ("esi-to-hw", "builtin.module(lower-esi-ports, lower-esi-to-physical, lower-esi-to-hw)"),
     ("seq-to-sv", "builtin.module(hw.module(lower-seq-hlmem), hw-memory-sim, lower-seq-to-sv, "

@@ -21,7 +21,9 @@ from ...ir import nodes as N
 from ...ir.passes import run_pipeline
 from ...ir.render.func import _FuncRenderer
 from ...ir.render.module import _ModuleRenderer
+from .memories import legalize_memory_args
 from .prepare import HWTop
+from .workarounds import apply_workarounds
 
 # allo's MLIR (LLVM 22) -> the dialects CIRCT 1.62 reads. `arith-expand` rewrites floordivsi,
 # ceildivsi, maxsi/minsi, ... into basic arith that the handshake-to-hw lowering knows.
@@ -42,8 +44,9 @@ def render_top(hw: HWTop) -> str:
     return "module {\n" + body + "}\n"
 
 
-def lower_for_circt(hw: HWTop, form: str = "handshake") -> str:
-    """Generic-form MLIR of the prepared top in `form` ("handshake" = cf, "calyx" = scf.while)."""
+def lower_for_circt(hw: HWTop, form: str = "handshake"):
+    """(generic-form MLIR text for CIRCT, readable text, argument layout) of the prepared top in
+    `form` ("handshake" = cf level, memory arguments legalised; "calyx" = scf.while loops)."""
     from mlir import ir
 
     pipeline = {"handshake": HANDSHAKE_PIPELINE, "calyx": CALYX_PIPELINE}[form]
@@ -55,20 +58,17 @@ def lower_for_circt(hw: HWTop, form: str = "handshake") -> str:
         except Exception as e:
             raise BackendError(f"internal error: the hardware rendering does not parse: {e}") from None
         run_pipeline(module, f"{form} preparation", pipeline)
-        out = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False)
-    return _OVERFLOW.sub("", out)
+        layout = None
+        if form == "handshake":
+            apply_workarounds(module, hw.func.name)
+            layout = legalize_memory_args(module, hw.func.name)
+            try:
+                module.operation.verify()
+            except Exception as e:
+                raise BackendError(f"internal error: the memory rewrite broke the module: {e}") from None
+        generic = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False)
+        readable = module.operation.get_asm(enable_debug_info=False)
+    return _OVERFLOW.sub("", generic), readable, layout
 
 
-def mlir_after_lowering(hw: HWTop, form: str = "handshake") -> str:
-    """The same module in readable (custom) form, for `mod.mlir` and error reports."""
-    from mlir import ir
-
-    pipeline = {"handshake": HANDSHAKE_PIPELINE, "calyx": CALYX_PIPELINE}[form]
-    ctx = ir.Context()
-    with ctx, ir.Location.unknown():
-        module = ir.Module.parse(render_top(hw))
-        run_pipeline(module, f"{form} preparation", pipeline)
-        return module.operation.get_asm(enable_debug_info=False)
-
-
-__all__ = ["render_top", "lower_for_circt", "mlir_after_lowering", "HANDSHAKE_PIPELINE", "CALYX_PIPELINE"]
+__all__ = ["render_top", "lower_for_circt", "HANDSHAKE_PIPELINE", "CALYX_PIPELINE"]

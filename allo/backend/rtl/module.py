@@ -62,12 +62,13 @@ class RTLModule:
         self.top_func_name = mod.top
         self.max_cycles = int(max_cycles)
         self.hw = prepare_for_hw(mod, "RTL")
-        self.mlir = lower_for_circt(self.hw, "handshake")
-        reply = circt_cached({"form": "verilog", "top": self.hw.func.name, "mlir": self.mlir})
+        generic, self.mlir, self.layout = lower_for_circt(self.hw, "handshake")
+        reply = circt_cached({"form": "verilog", "top": self.hw.func.name, "mlir": generic})
         self.verilog = reply["verilog"]
         signed = [_signed(rt) for rt in self.hw.func.result_types]
         hidden = {pos for pos, _ in self.hw.hidden}
-        self.interface = Interface.from_ports(self.hw.func.name, reply["ports"], self.hw.func, signed, hidden)
+        self.interface = Interface.from_ports(self.hw.func.name, reply["ports"], self.layout, self.hw.func, signed,
+                                              hidden)
         self.harness = harness_cpp(self.interface)
         self._plan = CallPlan(self.hw.original)
         self._exe = None
@@ -80,37 +81,39 @@ class RTLModule:
         return self._exe
 
     def __call__(self, *args):
-        plan, hw = self._plan, self.hw
+        plan, hw, iface = self._plan, self.hw, self.interface
         plan.check(args)
-        memories, scalars, written = {}, {}, []
+        arrays, scalars, written = {}, {}, []
         for k, (spec, a) in enumerate(zip(plan.ins, args)):
             pos = hw.inputs[k]
             if isinstance(spec, _ArraySpec):
                 raw, wb = spec.prepare(a)
-                memories[pos] = raw
+                arrays[pos] = raw
                 if spec.written:
                     written.append((pos, raw, wb))
             else:
                 scalars[pos] = spec.convert(a)
         array_outs = [s for s in plan.outs if s.array]
         for pos, spec in zip(hw.outputs, array_outs):
-            memories[pos] = np.zeros(spec.shape, dtype=spec.dtype)
+            arrays[pos] = np.zeros(spec.shape, dtype=spec.dtype)
         for pos, data in hw.hidden:
-            memories[pos] = data
-        cycles, mems, results = run_simulator(self._simulator(), self.interface, memories, scalars, self.max_cycles)
+            arrays[pos] = data
+        images = {m.arg: m.image(arrays) for m in iface.memories}
+        cycles, mems, results = run_simulator(self._simulator(), iface, images, {s.arg: scalars[s.param] for s in iface.scalars},
+                                              self.max_cycles)
         self.cycles = cycles
+        for m in iface.memories:
+            if m.arg in mems:
+                arrays.update(m.unpack(mems[m.arg], arrays))
         for pos, raw, wb in written:
-            if pos in mems:
-                raw[...] = np.frombuffer(mems[pos], dtype=raw.dtype).reshape(raw.shape)
+            if arrays[pos] is not raw:
+                raw[...] = arrays[pos]
                 if wb is not None:
                     wb()
-        outs, arrays, scalar_iter = [], iter(hw.outputs), iter(results)
+        outs, arrays_out, scalar_iter = [], iter(hw.outputs), iter(results)
         for spec in plan.outs:
             if spec.array:
-                pos = next(arrays)
-                data = mems.get(pos)
-                raw = memories[pos] if data is None else np.frombuffer(data, dtype=spec.dtype).reshape(spec.shape).copy()
-                outs.append(raw)
+                outs.append(np.array(arrays[next(arrays_out)], dtype=spec.dtype))
             else:
                 outs.append(np.array(next(scalar_iter)).astype(spec.dtype))
         return plan.unpack(outs)

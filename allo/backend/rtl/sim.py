@@ -95,12 +95,13 @@ def build_simulator(verilog: str, harness: str, top: str) -> Path:
     return exe
 
 
-def run_simulator(exe: Path, iface: Interface, memories: dict, scalars: dict, max_cycles: int):
-    """Run once. `memories`: {arg: storage ndarray}, `scalars`: {arg: int}. Returns
-    (cycles, {arg: bytes of written memories}, [raw result ints])."""
+def run_simulator(exe: Path, iface: Interface, images: dict, scalars: dict, max_cycles: int):
+    """Run once. `images`: {memory arg: bytes}, `scalars`: {scalar arg: int} (handshake argument
+    numbers). Returns (cycles, {memory arg: bytes after the run, for written memories},
+    [result ints, sign-extended per the result's signedness])."""
     with tempfile.TemporaryDirectory(prefix="allo_rtl_run_") as tmp:
         for m in iface.memories:
-            data = np.ascontiguousarray(memories[m.arg]).tobytes()
+            data = images[m.arg]
             if len(data) != m.size * m.elem_bytes:
                 raise BackendError(f"internal error: memory {m.name!r} has {len(data)} bytes, the design expects "
                                    f"{m.size * m.elem_bytes}")
