@@ -23,7 +23,7 @@ from ...ir.render.func import _FuncRenderer
 from ...ir.render.module import _ModuleRenderer
 from .memories import legalize_memory_args
 from .prepare import HWTop
-from .workarounds import apply_workarounds
+from .workarounds import apply_workarounds, localize_constants
 
 # allo's MLIR (LLVM 22) -> the dialects CIRCT 1.62 reads. `arith-expand` rewrites floordivsi,
 # ceildivsi, maxsi/minsi, ... into basic arith that the handshake-to-hw lowering knows.
@@ -61,6 +61,7 @@ def lower_for_circt(hw: HWTop, form: str = "handshake"):
         layout = None
         if form == "handshake":
             apply_workarounds(module, hw.func.name)
+            localize_constants(module)
             layout = legalize_memory_args(module, hw.func.name)
             try:
                 module.operation.verify()

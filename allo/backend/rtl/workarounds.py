@@ -46,6 +46,33 @@ def apply_workarounds(module, func_name: str):
                                    "handshake-to-hw lowering has no hardware for it")
 
 
+def localize_constants(module):
+    """Give every block its own copy of the constants it uses.
+
+    `lower-cf-to-handshake` passes a value defined in another block through every block in
+    between (a merge/mux, a cond_br and a buffer per block edge), and canonicalize hoists all
+    constants into the entry block; a copy per block instead becomes one `handshake.constant`
+    fired by that block's control token. This roughly halves the design (and its build time)."""
+    from mlir import ir
+
+    consts = []
+    module.operation.walk(lambda op: (consts.append(op) if op.name == "arith.constant" else None)
+                          or ir.WalkResult.ADVANCE)
+    for c in consts:
+        home = c.block
+        copies = {}
+        for use in list(c.results[0].uses):
+            user = use.owner.operation
+            block = user.block
+            if block == home:
+                continue
+            if block not in copies:
+                copies[block] = c.clone(ip=ir.InsertionPoint.at_block_begin(block))
+            user.operands[use.operand_number] = copies[block].results[0]
+        if not list(c.results[0].uses):
+            c.erase()
+
+
 def _create(name, results, operands, attributes=None):
     from mlir import ir
 
@@ -122,4 +149,4 @@ def _expand_absi(op):
     op.erase()
 
 
-__all__ = ["apply_workarounds", "SUPPORTED"]
+__all__ = ["apply_workarounds", "localize_constants", "SUPPORTED"]
