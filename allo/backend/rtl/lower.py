@@ -23,11 +23,13 @@ from ...ir.render.func import _FuncRenderer
 from ...ir.render.module import _ModuleRenderer
 from .memories import legalize_memory_args
 from .prepare import HWTop
-from .workarounds import apply_workarounds, localize_constants
+from .workarounds import apply_workarounds, check_merges, localize_constants
 
 # allo's MLIR (LLVM 22) -> the dialects CIRCT 1.62 reads. `arith-expand` rewrites floordivsi,
-# ceildivsi, maxsi/minsi, ... into basic arith that the handshake-to-hw lowering knows.
-HANDSHAKE_PIPELINE = "arith-expand, lower-affine, convert-scf-to-cf, mem2reg, canonicalize, cse"
+# ceildivsi, maxsi/minsi, ... into basic arith that the handshake-to-hw lowering knows. No
+# canonicalize after convert-scf-to-cf: it merges if/elif continuation blocks into blocks with
+# three or more predecessors, which 1.62's cf-to-handshake turns into a deadlocking circuit.
+HANDSHAKE_PIPELINE = "arith-expand, lower-affine, canonicalize, convert-scf-to-cf, mem2reg, cse"
 CALYX_PIPELINE = "arith-expand, lower-affine, mem2reg, scf-for-to-while, canonicalize, cse"
 
 # Attributes that LLVM 22 prints and CIRCT 1.62 cannot parse (or does not need).
@@ -61,6 +63,7 @@ def lower_for_circt(hw: HWTop, form: str = "handshake"):
         layout = None
         if form == "handshake":
             apply_workarounds(module, hw.func.name)
+            check_merges(module, hw.func.name)
             localize_constants(module)
             layout = legalize_memory_args(module, hw.func.name)
             try:

@@ -29,7 +29,7 @@ from .prepare import prepare_for_hw
 from .sim import build_simulator, copy_build_inputs, run_simulator
 from .tools import cache_dir, run_circt
 
-DEFAULT_MAX_CYCLES = 50_000_000
+DEFAULT_MAX_CYCLES = 10_000_000
 _WORKER_VERSION = "1"  # bump when circt_worker.py changes what it returns
 
 

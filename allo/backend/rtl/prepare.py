@@ -180,6 +180,8 @@ def _inline_call(mod: N.Module, call: N.CallStmt, depth: int) -> list:
                     pre.append(N.Alloc(rb, None, call.loc))
                     post += copy_loops(rb, v, call.loc)
             else:
+                rb.kind = "local"
+                pre.append(N.Alloc(rb, None, call.loc))
                 post.append(N.Store(rb, [], _cast(_scalar_expr(v), rt), call.loc))
     body = remap_buffers(body + post, mapping)
     return pre + _inline_body(mod, body, depth + 1)

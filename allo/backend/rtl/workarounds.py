@@ -46,6 +46,19 @@ def apply_workarounds(module, func_name: str):
                                    "handshake-to-hw lowering has no hardware for it")
 
 
+def check_merges(module, func_name: str):
+    """Every block must have at most two predecessors: with more, 1.62's cf-to-handshake builds a
+    circuit that deadlocks (its `insert-merge-blocks` pre-pass is not in the wheel). allo's
+    pipeline keeps scf-to-cf's two-way merges by not canonicalizing the cf-level CFG."""
+    for op in module.body.operations:
+        if op.operation.name != "func.func":
+            continue
+        for block in op.regions[0].blocks:
+            if len(list(block.predecessors)) > 2:
+                raise BackendError(f"internal error: a block of {func_name!r} merges more than two branches, "
+                                   "which CIRCT 1.62's handshake lowering cannot schedule")
+
+
 def localize_constants(module):
     """Give every block its own copy of the constants it uses.
 
@@ -149,4 +162,4 @@ def _expand_absi(op):
     op.erase()
 
 
-__all__ = ["apply_workarounds", "localize_constants", "SUPPORTED"]
+__all__ = ["apply_workarounds", "check_merges", "localize_constants", "SUPPORTED"]
