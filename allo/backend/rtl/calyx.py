@@ -2,7 +2,7 @@
 `lower-scf-to-calyx`.
 
 The kernel goes through the same preparation as the RTL flow (calls inlined, arrays flattened,
-array results as output memories), is lowered by allo's MLIR to scf.while loops, and CIRCT turns
+array results as output memories) plus if-conversion (allo.backend.rtl.ifconv), is lowered by allo's MLIR to scf.while loops, and CIRCT turns
 it into one `calyx.component` with cells (registers, adders, memories, ...), groups of guarded
 assignments and a control program (seq/par/while/if/enable). The Calyx-to-Verilog passes
 (remove-comb-groups, compile-control, go/done insertion) are not in the pip `circt` 1.62 wheel,
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ...errors import AlloError, BackendError
 from ...ir import nodes as N
+from .ifconv import if_convert
 from .lower import lower_for_circt
 from .module import circt_cached
 from .prepare import prepare_for_hw
@@ -41,6 +42,7 @@ class CalyxModule:
     def __init__(self, mod: N.Module):
         self.top_func_name = mod.top
         self.hw = prepare_for_hw(mod, "Calyx")
+        if_convert(self.hw.func)  # lower-scf-to-calyx in CIRCT 1.62 has no scf.if
         generic, self.mlir, _ = lower_for_circt(self.hw, "calyx")
         reply = circt_cached({"form": "calyx", "top": self.hw.func.name, "mlir": generic})
         self.calyx = reply["calyx"]
