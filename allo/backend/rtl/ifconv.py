@@ -9,7 +9,8 @@ before rendering, every `if` whose branches hold only assignments becomes straig
 
 The condition is evaluated once, before either branch (a branch may change what it reads);
 nested ifs combine their guards with `and`; a `for` loop under a guard runs with its stores
-guarded, a `while` loop gets the guard in its condition. Reading the old value in the untaken
+guarded. (`while` loops are refused here with a located error: 1.62 cannot lower a loop
+condition that reads memory.) Reading the old value in the untaken
 branch is harmless in hardware (loads have no side effects and allo's division never traps).
 
 Example::
@@ -18,6 +19,7 @@ Example::
 """
 from __future__ import annotations
 
+from ...errors import BackendError, located
 from ...ir import nodes as N
 from ...ir.types import ArrayType, UInt
 
@@ -37,11 +39,10 @@ def _convert(body: list, guard) -> list:
         elif isinstance(s, N.For):  # a guarded loop runs its iterations with every store guarded
             s.body = _convert(s.body, guard)
             out.append(s)
-        elif isinstance(s, N.While):  # a guarded while does not start: the guard joins its condition
-            if guard is not None:
-                s.cond = N.BinOp("land", guard, _as_bool(s.cond), bool_t, s.loc)
-            s.body = _convert(s.body, None)
-            out.append(s)
+        elif isinstance(s, N.While):
+            raise located(BackendError, "the Calyx flow cannot lower a `while` loop: CIRCT 1.62's "
+                                        "lower-scf-to-calyx needs a loop condition without memory reads (allo "
+                                        "variables live in memories); use a `for` loop or build for 'rtl'", s.loc)
         elif isinstance(s, N.Store) and guard is not None:
             out.append(_guarded(s, guard))
         else:

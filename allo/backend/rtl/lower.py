@@ -36,7 +36,7 @@ CALYX_PIPELINE = "arith-expand, lower-affine, mem2reg, scf-for-to-while, canonic
 _OVERFLOW = re.compile(r"<\{overflowFlags = #arith\.overflow<[a-z, ]*>\}>\s*")
 
 
-def render_top(hw: HWTop) -> str:
+def render_top(hw: HWTop, form: str = "handshake") -> str:
     """MLIR text (allo's "llvm" rendering) of the single prepared function."""
     mod = N.Module([hw.func], hw.func.name)
     r = _ModuleRenderer(mod, "llvm", None)
@@ -52,7 +52,7 @@ def lower_for_circt(hw: HWTop, form: str = "handshake"):
     from mlir import ir
 
     pipeline = {"handshake": HANDSHAKE_PIPELINE, "calyx": CALYX_PIPELINE}[form]
-    text = render_top(hw)
+    text = render_top(hw, form)
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
         try:
