@@ -106,9 +106,11 @@ def run_circt(request: dict, timeout: int = 600) -> dict:
     if r.returncode != 0 or not r.stdout.strip():
         how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
         last = stages[-1] if stages else "startup"
-        tail = "\n".join(ln for ln in r.stderr.splitlines() if not ln.startswith("stage: "))[-3000:]
+        frames = [ln for ln in r.stderr.splitlines() if not ln.startswith("stage: ")]
+        where = [ln.strip()[:240] for ln in frames if "circt::" in ln or "Assertion" in ln or "ERROR" in ln][:6]
         raise BackendError(f"CIRCT crashed ({how}) in stage {last!r} of the {request['form']} flow for "
-                           f"{request['top']!r}" + (f":\n{tail}" if tail.strip() else ""))
+                           f"{request['top']!r} (a CIRCT 1.62 bug or limitation)"
+                           + (":\n" + "\n".join(where) if where else ""))
     reply = json.loads(r.stdout)
     if not reply.get("ok"):
         raise BackendError(f"CIRCT failed in stage {reply.get('stage')!r} of the {request['form']} flow for "
