@@ -99,7 +99,8 @@ def test_write_produces_design_harness_and_port_readme(mixed_rtl, tmp_path):
     _, rtl = mixed_rtl
     d = rtl.write(tmp_path / "out")
     names = sorted(p.name for p in d.iterdir())
-    assert names == sorted(["mixed.sv", "mixed.mlir", "harness.cpp", "build.sh", "README.md", "TABLE.hex"])
+    assert names == sorted(["mixed.sv", "mixed.mlir", "glue.cpp", "allo_rtl_driver.cpp", "allo_rtl.h", "build.sh",
+                            "README.md", "TABLE.hex"])
     assert (d / "mixed.sv").read_text() == rtl.verilog
     readme = (d / "README.md").read_text()
     assert "scalar `k`" in readme and "start token" in readme and "load port" in readme

@@ -2,15 +2,16 @@
 
 Build time dominates the RTL flow, so the build avoids Verilator's generated Makefile:
 - Verilator only translates the SystemVerilog to C++ (`--cc`, well under a second);
-- the Verilator runtime (verilated.cpp, verilated_threads.cpp) is compiled once per cache
-  directory, Verilator version and compiler, then linked into every simulation;
-- the generated model and the testbench compile as ONE translation unit at -O0 (the headers
-  are parsed once; optimising the large generated code costs more than it saves on small runs).
+- the Verilator runtime (verilated.cpp, verilated_threads.cpp), allo's testbench driver and a
+  precompiled verilated.h are compiled once per cache directory, Verilator version and compiler;
+- per design only the generated model and a small port table (glue) compile, at -O0 (optimising
+  the large generated code costs more than it saves on short runs), as two translation units
+  (cycle code; cold init code) side by side.
 
 Example::
 
-    exe = build_simulator(verilog, harness_cpp(iface), "gemm")
-    out = run_simulator(exe, iface, inputs, max_cycles=10**7)
+    exe = build_simulator(verilog, glue_cpp(iface), "gemm")
+    cycles, memories, results = run_simulator(exe, iface, images, scalars, max_cycles=10**7)
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ...errors import BackendError
+from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
 from .ports import Interface
 from .tools import _run_tool, cache_dir, cxx, verilator_env, verilator_root, verilator_version
 
@@ -31,7 +33,7 @@ CXX_FLAGS = ["-std=gnu++17", "-O0", "-w", "-faligned-new", "-DVERILATOR=1", "-DV
              "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_TRACE_FST=0", "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]
 VERILATOR_FLAGS = ["--cc", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--no-timing", "--x-assign", "fast",
                    "--x-initial", "fast", "--output-split", "0", "--output-split-cfuncs", "0"]
-_RUNTIME = ("verilated.cpp", "verilated_threads.cpp")
+_RUNTIME = ("verilated.cpp", "verilated_threads.cpp")  # from Verilator's include/
 
 
 def _includes() -> list:
@@ -51,15 +53,17 @@ def runtime_objects() -> tuple:
     """(object files of the Verilator runtime, folder of a precompiled verilated.h), built once per
     (Verilator, compiler, flags) into the cache. The precompiled header saves ~1 s of parsing per
     simulation build; g++ falls back to the plain header if it cannot use it."""
-    d = cache_dir() / f"vlrt_{_key(verilator_version(), cxx(), CXX_FLAGS)}"
-    objs = [d / (Path(src).stem + ".o") for src in _RUNTIME]
+    driver = DRIVER_SOURCE.read_text() + DRIVER_HEADER.read_text()
+    d = cache_dir() / f"vlrt_{_key(verilator_version(), cxx(), CXX_FLAGS, driver)}"
+    inc = verilator_root() / "include"
+    sources = [inc / src for src in _RUNTIME] + [DRIVER_SOURCE]
+    objs = [d / (src.stem + ".o") for src in sources]
     pch = d / "allo_vl.h.gch"
     if all(o.exists() for o in objs) and pch.exists():
         return objs, d
     d.mkdir(parents=True, exist_ok=True)
     (d / "allo_vl.h").write_text('#include "verilated.h"\n')
-    inc = verilator_root() / "include"
-    jobs = [(inc / src, obj, ["-c"]) for src, obj in zip(_RUNTIME, objs)]
+    jobs = [(src, obj, ["-I", str(DRIVER_DIR), "-c"]) for src, obj in zip(sources, objs)]
     jobs.append((d / "allo_vl.h", pch, ["-x", "c++-header"]))
     todo = [(src, out, [cxx(), *CXX_FLAGS, *_includes(), *mode, str(src), "-o", f"{out}.{os.getpid()}.tmp"])
             for src, out, mode in jobs if not out.exists()]
@@ -93,17 +97,18 @@ def _run_parallel(cmds, what, cwd=None, jobs=2):
     return results
 
 
-def build_simulator(verilog: str, harness: str, top: str) -> Path:
-    """The simulation executable of `verilog` driven by `harness` (built once per content hash)."""
-    key = _key(verilog, harness, top, verilator_version(), cxx(), CXX_FLAGS, VERILATOR_FLAGS)
+def build_simulator(verilog: str, glue: str, top: str) -> Path:
+    """The simulation executable of `verilog` with its port table `glue` (built once per content
+    hash; the driver and runtime come from `runtime_objects`)."""
+    runtime, pch_dir = runtime_objects()
+    key = _key(verilog, glue, top, pch_dir.name, VERILATOR_FLAGS)
     exe = cache_dir() / f"sim_{top}_{key}"
     if exe.exists():
         return exe
-    runtime, pch_dir = runtime_objects()
     with tempfile.TemporaryDirectory(prefix="allo_rtl_build_") as work:
         w = Path(work)
         (w / "design.sv").write_text(verilog)
-        (w / "harness.cpp").write_text(harness)
+        (w / "glue.cpp").write_text(glue)
         cmd = [str(verilator_root() / "bin" / "verilator"), *VERILATOR_FLAGS, "--top-module", top,
                "--prefix", f"V{top}", "-Mdir", "obj", "design.sv"]
         r = _run_tool(cmd, "Verilator", cwd=work, env=verilator_env())
@@ -111,13 +116,13 @@ def build_simulator(verilog: str, harness: str, top: str) -> Path:
             raise BackendError(f"Verilator failed on the design {top!r}:\n{(r.stderr or r.stdout)[-4000:]}")
         # two translation units (the cycle code; the cold init/settle code) compiled side by side
         sources = sorted(p.name for p in (w / "obj").glob("*.cpp"))
-        units = {"fast.cpp": [f"obj/{s}" for s in sources if "Slow" not in s] + ["harness.cpp"],
+        units = {"fast.cpp": [f"obj/{s}" for s in sources if "Slow" not in s] + ["glue.cpp"],
                  "slow.cpp": [f"obj/{s}" for s in sources if "Slow" in s]}
         cmds = []
         for name, files in units.items():
             (w / name).write_text("".join(f'#include "{f}"\n' for f in files))
             cmds.append([cxx(), *CXX_FLAGS, "-I", str(pch_dir), "-include", "allo_vl.h", *_includes(), "-I", "obj",
-                         "-c", name, "-o", name[:-4] + ".o"])
+                         "-I", str(DRIVER_DIR), "-c", name, "-o", name[:-4] + ".o"])
         for (rc, err), cmd in zip(_run_parallel(cmds, "compiling the simulation", cwd=work), cmds):
             if rc != 0:
                 raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{err[-4000:]}")
@@ -162,22 +167,25 @@ def run_simulator(exe: Path, iface: Interface, images: dict, scalars: dict, max_
     return cycles, mems, results
 
 
-def copy_build_inputs(verilog: str, harness: str, top: str, dest: Path):
-    """Write the design and testbench with a shell script that builds them like `build_simulator`."""
+def copy_build_inputs(verilog: str, glue: str, top: str, dest: Path):
+    """Write the design, its glue, allo's driver and a build.sh that builds them like allo does."""
     (dest / f"{top}.sv").write_text(verilog)
-    (dest / "harness.cpp").write_text(harness)
+    (dest / "glue.cpp").write_text(glue)
+    (dest / DRIVER_SOURCE.name).write_text(DRIVER_SOURCE.read_text())
+    (dest / DRIVER_HEADER.name).write_text(DRIVER_HEADER.read_text())
     root = verilator_root()
     inc = root / "include"
     script = f"""#!/bin/sh
-# Build the Verilator simulation of {top} (as allo does) and run it on the data in ./data:
-#   sh build.sh && ./sim data 100000000
+# Build the Verilator simulation of {top} as allo does, then run it on a data folder:
+#   sh build.sh && ./sim DATA_DIR 100000000
+# DATA_DIR holds m<k>.bin (memory images) and s<k>.bin (scalars); see README.md.
 set -e
 cd "$(dirname "$0")"
 export VERILATOR_ROOT={root}
 $VERILATOR_ROOT/bin/verilator {' '.join(VERILATOR_FLAGS)} --top-module {top} --prefix V{top} -Mdir obj {top}.sv
-printf '#include "%s"\\n' obj/*.cpp > unity.cpp
-echo '#include "harness.cpp"' >> unity.cpp
-{cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj unity.cpp {inc}/verilated.cpp {inc}/verilated_threads.cpp -o sim -pthread -latomic
+for f in obj/*.cpp; do printf '#include "%s"\\n' "$f"; done > model.cpp
+{cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj -I. model.cpp glue.cpp {DRIVER_SOURCE.name} \\
+  {inc}/verilated.cpp {inc}/verilated_threads.cpp -o sim -pthread -latomic
 """
     (dest / "build.sh").write_text(script)
     os.chmod(dest / "build.sh", 0o755)
