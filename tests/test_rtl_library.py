@@ -9,7 +9,7 @@ import pytest
 import allo
 from allo.ir.types import int8, int32
 from allo.library import nn
-from tests.rtl_util import assert_bit_exact, calyx_well_formed, needs_rtl, run_both
+from tests.rtl_util import assert_bit_exact, calyx_well_formed, full_only, needs_rtl, run_both
 
 pytestmark = needs_rtl
 
@@ -47,6 +47,16 @@ def test_library_kernel_rtl_matches_llvm(name):
     assert rtl.cycles > 0
 
 
+@full_only("conv2d's 3x3 path with its line-buffer (reuse_at) schedule: a large design")
+def test_conv3x3_line_buffered_rtl_matches_llvm():
+    targs = [int32, 1, 2, 2, 5, 5, 3, 3, 3, 3, 1, 1, 0, 0, 1, 1, 1]
+    s = allo.customize(nn.conv2d, instantiate=targs)
+    s.compose(nn.conv2d, instantiate=targs)
+    rtl, got, want = run_both(s, [ri(1, 2, 5, 5), ri(2, 2, 3, 3), ri(2)])
+    assert_bit_exact(got, want, "conv2d 3x3")
+    calyx_well_formed(s.build(target="calyx"), "conv2d")
+
+
 @pytest.mark.parametrize("name", list(LIBRARY))
 def test_library_kernel_calyx(name):
     s, _ = _library_schedule(name)
@@ -71,9 +81,9 @@ def mlp(x: int8[2, 8], w1: int8[6, 8], b1: int32[6], w2: int8[4, 6], b2: int32[4
     return nn.linear[int32, 2, 4, 6, "l2"](r, w2i, b2)
 
 
-def conv_block(x: int32[1, 2, 5, 5], w: int32[2, 2, 3, 3], b: int32[2], skip: int32[2, 9]) -> int32[2, 9]:
-    """conv2d (3x3, line-buffered schedule) -> relu -> residual add."""
-    y = nn.conv2d[int32, 1, 2, 2, 5, 5, 3, 3, 3, 3, 1, 1, 0, 0, 1, 1, 1, "c"](x, w, b)
+def conv_block(x: int32[1, 2, 4, 4], w: int32[2, 2, 2, 2], b: int32[2], skip: int32[2, 9]) -> int32[2, 9]:
+    """conv2d (2x2 window) -> flatten -> relu -> residual add."""
+    y = nn.conv2d[int32, 1, 2, 2, 4, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1, "c"](x, w, b)
     flat: int32[2, 9] = 0
     for c, p in allo.grid(2, 9):
         flat[c, p] = y[0, c, p // 3, p % 3]
@@ -93,9 +103,9 @@ def _mlp_schedule():
 
 def _conv_schedule():
     s = allo.customize(conv_block)
-    s.compose(nn.conv2d, id="c", instantiate=[int32, 1, 2, 2, 5, 5, 3, 3, 3, 3, 1, 1, 0, 0, 1, 1, 1])
+    s.compose(nn.conv2d, id="c", instantiate=[int32, 1, 2, 2, 4, 4, 2, 2, 3, 3, 1, 1, 0, 0, 1, 1, 1])
     s.compose(nn.relu, instantiate=[int32, 2, 9])
-    return s, [ri(1, 2, 5, 5), ri(2, 2, 3, 3), ri(2), ri(2, 9)]
+    return s, [ri(1, 2, 4, 4), ri(2, 2, 2, 2), ri(2), ri(2, 9)]
 
 
 def _mlp_reference(x, w1, b1, w2, b2):
@@ -116,6 +126,7 @@ def test_composed_design_rtl_matches_llvm(design):
     calyx_well_formed(cx, cx.hw.func.name)
 
 
+@full_only("a second unrolling check; the default run unrolls vsum (tests/test_rtl_flow.py)")
 def test_unrolling_matmul_reduces_cycles():
     kernel, targs, make = LIBRARY["matmul"]
     args = make()
