@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import allo
-from allo.ir.types import Fixed, Int, UInt, bool as abool, float32, int8, int16, int32, uint8
+from allo.ir.types import Fixed, Int, UInt, bool as abool, float32, index, int8, int16, int32, uint8
 from tests.rtl_util import FULL, assert_bit_exact, full_only, needs_rtl, run_both
 
 pytestmark = needs_rtl
@@ -134,6 +134,43 @@ def test_in_place_update_bool_and_unsigned_scalar():
     c_rtl, c_llvm = rtl(a_rtl, flags, 200), s.build()(a_llvm, flags, 200)
     assert c_rtl == c_llvm == 4 and type(c_rtl) is type(c_llvm)
     np.testing.assert_array_equal(a_rtl, a_llvm)
+
+
+def scalars_only(a: Int(17), b: UInt(3)) -> Int(20):
+    return a * b + a ** 2
+
+
+def one_element(A: int32[1], n: index, t: int8) -> (abool, int32[1], int32[1]):
+    """A one-element memory (zero-width address ports), an index scalar, a returned argument."""
+    B: int32[1] = 0
+    B[0] = A[0] + n + t
+    return A[0] > 0, A, B
+
+
+F48 = Fixed(48, 8)
+
+
+def wide_fixed(A: F48[4], B: F48[4], s: F48) -> (F48[4], F48):
+    """Fixed(48, 8) products are computed on 96 bits: wider than any C integer."""
+    C: F48[4] = 0.0
+    acc: F48 = 0.0
+    for i in range(4):
+        C[i] = A[i] * B[i] - s
+        acc += C[i] * s
+    return C, acc
+
+
+@pytest.mark.parametrize("kernel, args", [
+    (scalars_only, [-1000, 5]),
+    (one_element, [np.array([5], np.int32), 7, -2]),
+    (wide_fixed, [np.array([1e5, -3.5e4, 2.25, -7.0]), np.array([123.5, 999.0, -0.5, 3.0]), 3.7]),
+])
+def test_edge_shapes_and_widths_match_llvm(kernel, args):
+    s = allo.customize(kernel)
+    rtl, got, want = run_both(s, args)
+    assert_bit_exact(got, want, kernel.__name__)
+    if kernel is wide_fixed:
+        assert "i96" in rtl.mlir
 
 
 def vsum(A: int32[16], B: int32[16]) -> int32[16]:
