@@ -39,7 +39,8 @@ def assert_bit_exact(got, want, what: str = ""):
     assert len(got_t) == len(want_t), f"{what}: {len(got_t)} results, LLVM gave {len(want_t)}"
     for k, (g, w) in enumerate(zip(got_t, want_t)):
         g, w = np.asarray(g), np.asarray(w)
-        assert (g.shape, g.dtype) == (w.shape, w.dtype), f"{what} result {k}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
+        assert (g.shape, g.dtype) == (w.shape, w.dtype), \
+            f"{what} result {k}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
         np.testing.assert_array_equal(g, w, err_msg=f"{what} result {k}")
 
 

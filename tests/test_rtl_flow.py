@@ -205,6 +205,16 @@ def test_arguments_are_checked_before_simulating(mixed_rtl):
         rtl(x, k, u)
 
 
+def test_unknown_build_options_are_refused():
+    s = allo.customize(vsum)
+    with pytest.raises(allo.BackendError, match="unknown option.*'cycles'"):
+        s.build(target="rtl", cycles=3)
+    with pytest.raises(allo.BackendError, match="max_cycles must be a positive integer"):
+        s.build(target="rtl", max_cycles=0)
+    with pytest.raises(allo.BackendError, match="unknown option"):
+        s.build(target="calyx", threads=2)
+
+
 def test_cycle_limit_reports_a_clear_error():
     s = allo.customize(vsum)
     rtl = s.build(target="rtl", max_cycles=5)

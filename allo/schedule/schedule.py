@@ -129,14 +129,15 @@ class Schedule:
                 return build_hls(self.ir.clone(), mode=mode, project=project, target=target)
             if target == "mlir":
                 return self
-            if target == "rtl":
-                from ..backend.rtl import build_rtl
+            if target in ("rtl", "calyx"):  # options of other targets are refused, not ignored
+                given = {k: v for k, v in (("mode", mode), ("project", project), ("threads", threads)) if v is not None}
+                if target == "rtl":
+                    from ..backend.rtl import build_rtl
 
-                return build_rtl(self.ir.clone(), **kw)
-            if target == "calyx":
+                    return build_rtl(self.ir.clone(), **given, **kw)
                 from ..backend.rtl.calyx import build_calyx
 
-                return build_calyx(self.ir.clone(), **kw)
+                return build_calyx(self.ir.clone(), **given, **kw)
         except AlloError as e:
             from ..customize import _clean
 

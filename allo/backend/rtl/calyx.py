@@ -2,7 +2,8 @@
 `lower-scf-to-calyx`.
 
 The kernel goes through the same preparation as the RTL flow (calls inlined, arrays flattened,
-array results as output memories) plus if-conversion (allo.backend.rtl.ifconv), is lowered by allo's MLIR to scf.while loops, and CIRCT turns
+array results as output memories) plus if-conversion (allo.backend.rtl.ifconv), is lowered by
+allo's MLIR to scf.while loops, and CIRCT turns
 it into one `calyx.component` with cells (registers, adders, memories, ...), groups of guarded
 assignments and a control program (seq/par/while/if/enable). The Calyx-to-Verilog passes
 (remove-comb-groups, compile-control, go/done insertion) are not in the pip `circt` 1.62 wheel,
@@ -105,13 +106,15 @@ def parse_calyx(text: str) -> dict:
     return out
 
 
-def build_calyx(mod: N.Module) -> CalyxModule:
+def build_calyx(mod: N.Module, **unknown) -> CalyxModule:
     """Lower an allo IR module to Calyx IR (see CalyxModule).
 
     Example::
 
         cx = build_calyx(ir_module); print(cx.calyx)
     """
+    if unknown:
+        raise BackendError(f"build(target='calyx'): unknown option(s) {sorted(unknown)}; it takes none")
     try:
         return CalyxModule(mod)
     except AlloError:

@@ -133,8 +133,9 @@ def _rebase_access(op, merged, seg: Segment, width: int):
     index = op.operands[idx_pos]
     with ir.InsertionPoint(op):
         if seg.base:
-            c = _create("arith.constant", [ir.IndexType.get()], [], {"value": ir.IntegerAttr.get(ir.IndexType.get(), seg.base)})
-            index = _create("arith.addi", [ir.IndexType.get()], [index, c])
+            index_t = ir.IndexType.get()
+            c = _create("arith.constant", [index_t], [], {"value": ir.IntegerAttr.get(index_t, seg.base)})
+            index = _create("arith.addi", [index_t], [index, c])
         wide_t = ir.IntegerType.get_signless(width)
         if op.name == "memref.load":
             if seg.bits == width:
@@ -181,14 +182,12 @@ def _rebuild_arguments(func, block, old, new_args):
         last = block.add_argument(merged[0].type, ir.Location.unknown())
         merged[0].replace_all_uses_with(last)
         final[-1] = last
-    keep = {id(a) for a in final}
     for i in reversed(range(len(block.arguments))):
         a = block.arguments[i]
         if not any(a == f for f in final):
             if list(a.uses):
                 raise BackendError(f"internal error: argument {i} still has uses after the memory rewrite")
             block.erase_argument(i)
-    del keep
     types = [a.type for a in block.arguments]
     ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, ftype.results))

@@ -100,8 +100,8 @@ class RTLModule:
         for pos, data in hw.hidden:
             arrays[pos] = data
         images = {m.arg: m.image(arrays) for m in iface.memories}
-        cycles, mems, results = run_simulator(self._simulator(), iface, images, {s.arg: scalars[s.param] for s in iface.scalars},
-                                              self.max_cycles)
+        scalar_ports = {s.arg: scalars[s.param] for s in iface.scalars}
+        cycles, mems, results = run_simulator(self._simulator(), iface, images, scalar_ports, self.max_cycles)
         self.cycles = cycles
         for m in iface.memories:
             if m.arg in mems:
@@ -175,14 +175,19 @@ def _hex_lines(data: np.ndarray, memories) -> str:
     return "".join(f"{int(v):0{bits // 4}x}\n" for v in flat)
 
 
-def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES) -> RTLModule:
-    """Lower an allo IR module to SystemVerilog (see RTLModule).
+def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES, **unknown) -> RTLModule:
+    """Lower an allo IR module to SystemVerilog (see RTLModule). `max_cycles` bounds each
+    simulation (a design that does not finish raises a BackendError).
 
     Example::
 
         m = build_rtl(ir_module)
         out = m(A, B); print(m.cycles)
     """
+    if unknown:
+        raise BackendError(f"build(target='rtl'): unknown option(s) {sorted(unknown)}; the RTL build takes max_cycles=")
+    if isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1:
+        raise BackendError(f"build(target='rtl'): max_cycles must be a positive integer, got {max_cycles!r}")
     try:
         return RTLModule(mod, max_cycles=max_cycles)
     except AlloError:

@@ -123,7 +123,8 @@ class Interface:
         need = [f"in{self.start}_valid", f"out{self.done}_valid", "clock", "reset"]
         missing = [p for p in need if p not in self.widths]
         if missing:
-            raise BackendError(f"internal error: the CIRCT design lacks the ports {missing} (ports: {sorted(self.widths)})")
+            raise BackendError(f"internal error: the CIRCT design lacks the ports {missing} "
+                               f"(ports: {sorted(self.widths)})")
         for mem in self.memories:
             for j in mem.stores:
                 st = f"in{mem.arg}_st{j}"

@@ -71,14 +71,16 @@ def check_no_floats(mod: N.Module, top: N.Func, what: str):
     for f in _reachable(mod, top):
         for p in f.params:
             if isinstance(p.dtype, Float):
-                raise located(BackendError, _float_msg(what, f"argument {p.name!r} of {f.name!r} is {p.dtype!r}"), p.loc or f.loc)
+                msg = _float_msg(what, f"argument {p.name!r} of {f.name!r} is {p.dtype!r}")
+                raise located(BackendError, msg, p.loc or f.loc)
         for rt in f.result_types:
             t = rt.dtype if isinstance(rt, ArrayType) else rt
             if isinstance(t, Float):
                 raise located(BackendError, _float_msg(what, f"{f.name!r} returns {rt!r}"), f.loc)
         for s in N.walk_stmts(f.body):
             if isinstance(s, N.Alloc) and isinstance(s.buf.dtype, Float):
-                raise located(BackendError, _float_msg(what, f"local {s.buf.name!r} is {s.buf.type!r}"), s.loc or s.buf.loc)
+                msg = _float_msg(what, f"local {s.buf.name!r} is {s.buf.type!r}")
+                raise located(BackendError, msg, s.loc or s.buf.loc)
             for e in N.stmt_exprs(s):
                 for x in N.walk_expr(e):
                     op = _float_op(x)
@@ -233,10 +235,14 @@ def copy_loops(dst: N.Buffer, src, loc=None) -> list:
         raise located(BackendError, f"cannot copy {getattr(src, 'name', src)!r} into {dst.name!r}", loc)
     ivs = [N.IterVar(f"c{k}") for k in range(len(dst.shape))]
     value = N.Load(src, list(ivs), src.dtype, loc)
-    stmt = N.Store(dst, list(ivs), _cast(value, dst.dtype), loc)
-    for k in reversed(range(len(dst.shape))):
-        stmt = N.For(ivs[k], N.Const(0, index_t), N.Const(dst.shape[k], index_t), 1, [stmt], name=f"copy_{dst.name}_{k}", loc=loc)
-    return [stmt]
+    return [_loop_nest(ivs, dst.shape, N.Store(dst, list(ivs), _cast(value, dst.dtype), loc), f"copy_{dst.name}", loc)]
+
+
+def _loop_nest(ivs, shape, stmt, name, loc):
+    """`stmt` inside one loop per dimension of `shape` (ivs[k] runs over shape[k])."""
+    for k in reversed(range(len(shape))):
+        stmt = N.For(ivs[k], N.Const(0, index_t), N.Const(shape[k], index_t), 1, [stmt], name=f"{name}_{k}", loc=loc)
+    return stmt
 
 
 # ============================================================================ top signature
@@ -289,10 +295,7 @@ def _alloc_as_stores(s: N.Alloc):
     if isinstance(s.init, N.Buffer):
         return copy_loops(b, s.init, s.loc)
     ivs = [N.IterVar(f"z{k}") for k in range(len(b.shape))]
-    stmt = N.Store(b, list(ivs), _cast(s.init, b.dtype), s.loc)
-    for k in reversed(range(len(b.shape))):
-        stmt = N.For(ivs[k], N.Const(0, index_t), N.Const(b.shape[k], index_t), 1, [stmt], name=f"init_{b.name}_{k}", loc=s.loc)
-    return [stmt]
+    return [_loop_nest(ivs, b.shape, N.Store(b, list(ivs), _cast(s.init, b.dtype), s.loc), f"init_{b.name}", s.loc)]
 
 
 def _globals_to_args(hw: HWTop):

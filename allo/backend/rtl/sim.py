@@ -27,7 +27,7 @@ import numpy as np
 from ...errors import BackendError
 from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
 from .ports import Interface
-from .tools import _run_tool, cache_dir, cxx, verilator_env, verilator_root, verilator_version
+from .tools import run_tool, cache_dir, cxx, verilator_env, verilator_root, verilator_version
 
 CXX_FLAGS = ["-std=gnu++17", "-O0", "-w", "-faligned-new", "-DVERILATOR=1", "-DVM_COVERAGE=0", "-DVM_SC=0",
              "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_TRACE_FST=0", "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]
@@ -111,7 +111,7 @@ def build_simulator(verilog: str, glue: str, top: str) -> Path:
         (w / "glue.cpp").write_text(glue)
         cmd = [str(verilator_root() / "bin" / "verilator"), *VERILATOR_FLAGS, "--top-module", top,
                "--prefix", f"V{top}", "-Mdir", "obj", "design.sv"]
-        r = _run_tool(cmd, "Verilator", cwd=work, env=verilator_env())
+        r = run_tool(cmd, "Verilator", cwd=work, env=verilator_env())
         if r.returncode != 0:
             raise BackendError(f"Verilator failed on the design {top!r}:\n{(r.stderr or r.stdout)[-4000:]}")
         # two translation units (the cycle code; the cold init/settle code) compiled side by side
@@ -128,7 +128,7 @@ def build_simulator(verilog: str, glue: str, top: str) -> Path:
                 raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{err[-4000:]}")
         tmp = f"{exe}.{os.getpid()}.tmp"
         cmd = [cxx(), "fast.o", "slow.o", *map(str, runtime), "-o", tmp, "-pthread", "-latomic"]
-        r = _run_tool(cmd, "linking the simulation", cwd=work)
+        r = run_tool(cmd, "linking the simulation", cwd=work)
         if r.returncode != 0:
             raise BackendError(f"linking the Verilator simulation of {top!r} failed:\n{r.stderr[-4000:]}")
     os.replace(tmp, exe)
@@ -150,7 +150,7 @@ def run_simulator(exe: Path, iface: Interface, images: dict, scalars: dict, max_
             nbytes = max(8, (s.bits + 63) // 64 * 8)
             v = int(scalars[s.arg]) & ((1 << (8 * nbytes)) - 1)
             Path(tmp, f"s{s.arg}.bin").write_bytes(v.to_bytes(nbytes, "little"))
-        r = _run_tool([str(exe), tmp, str(int(max_cycles))], "the Verilator simulation", timeout=3600)
+        r = run_tool([str(exe), tmp, str(int(max_cycles))], "the Verilator simulation", timeout=3600)
         if r.returncode != 0:
             how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
             raise BackendError(f"the Verilator simulation of {iface.top!r} failed ({how}): "

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ...errors import BackendError
-from .tools import _run_tool, cache_dir, yosys_command
+from .tools import run_tool, cache_dir, yosys_command
 
 PARTS = ("generic", "xc7")
 _SCRIPTS = {
@@ -92,7 +92,7 @@ def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 180
     with tempfile.TemporaryDirectory(prefix="allo_synth_") as work:
         (Path(work) / "design.sv").write_text(plain_verilog(verilog))
         (Path(work) / "run.ys").write_text(script)
-        r = _run_tool([*yosys_command(), "-q", "run.ys"], "Yosys", cwd=work, timeout=timeout)
+        r = run_tool([*yosys_command(), "-q", "run.ys"], "Yosys", cwd=work, timeout=timeout)
         stat = Path(work) / "stat.json"
         if r.returncode != 0 or not stat.exists():
             raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"

@@ -57,7 +57,7 @@ def verilator_root() -> Path:
 
 @functools.lru_cache(maxsize=None)
 def verilator_version() -> str:
-    r = _run_tool([str(verilator_root() / "bin" / "verilator"), "--version"], "verilator --version", timeout=60)
+    r = run_tool([str(verilator_root() / "bin" / "verilator"), "--version"], "verilator --version", timeout=60)
     return r.stdout.strip()
 
 
@@ -89,7 +89,7 @@ def cache_dir() -> Path:
     return d
 
 
-def _run_tool(cmd, what, cwd=None, env=None, timeout=900, stdin=None):
+def run_tool(cmd, what, cwd=None, env=None, timeout=900, stdin=None):
     try:
         return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=timeout)
     except FileNotFoundError as e:
@@ -101,7 +101,7 @@ def _run_tool(cmd, what, cwd=None, env=None, timeout=900, stdin=None):
 def run_circt(request: dict, timeout: int = 600) -> dict:
     """Run allo/backend/rtl/circt_worker.py in a fresh Python process on `request`."""
     require_circt()
-    r = _run_tool([sys.executable, str(_WORKER)], "CIRCT", timeout=timeout, stdin=json.dumps(request))
+    r = run_tool([sys.executable, str(_WORKER)], "CIRCT", timeout=timeout, stdin=json.dumps(request))
     stages = [ln[len("stage: "):] for ln in r.stderr.splitlines() if ln.startswith("stage: ")]
     if r.returncode != 0 or not r.stdout.strip():
         how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
@@ -118,5 +118,5 @@ def run_circt(request: dict, timeout: int = 600) -> dict:
     return reply
 
 
-__all__ = ["run_circt", "verilator_root", "verilator_version", "verilator_env", "yosys_command", "cxx",
+__all__ = ["run_circt", "run_tool", "verilator_root", "verilator_version", "verilator_env", "yosys_command", "cxx",
            "cache_dir", "require_circt", "EXTRA_HINT"]

@@ -75,51 +75,49 @@ static size_t scalar_bytes(int bits) { return bits > 64 ? (size_t)((bits + 63) /
 struct MemState {
   Bytes words;
   size_t word_bytes;
-  std::vector<std::deque<Bytes> > pending;  // per load port: data owed, oldest first
+  std::vector<std::deque<Bytes> > pending;    // per load port: data owed, oldest first
   std::vector<unsigned long long> done_owed;  // per store port: done tokens owed
 };
 
-static void tick(AlloDesign* d, bool clock) {
-  set(d->clock, clock);
-  d->eval(d->top);
-}
+// One simulation run: the design, its memories and what has been exchanged so far.
+struct Bench {
+  AlloDesign* d;
+  std::string dir;
+  std::vector<MemState> mems;
+  std::vector<Bytes> scalars, results;
+  std::vector<bool> sent, got;
+  bool start_sent = false, done_seen = false;
 
-int main(int argc, char** argv) {
-  if (argc < 3) { fprintf(stderr, "usage: %s DATA_DIR MAX_CYCLES\n", argv[0]); return 2; }
-  std::string dir = argv[1];
-  unsigned long long max_cycles = strtoull(argv[2], nullptr, 10);
-  VerilatedContext* ctx = new VerilatedContext;
-  AlloDesign* d = allo_make_design(ctx);
-
-  std::vector<MemState> mems(d->memories.size());
-  for (size_t k = 0; k < mems.size(); ++k) {
-    const AlloMemory& m = d->memories[k];
-    mems[k].word_bytes = (size_t)(m.elem_bits + 7) / 8;
-    mems[k].words = read_file(dir + "/m" + std::to_string(m.arg) + ".bin", (size_t)m.size * mems[k].word_bytes);
-    mems[k].pending.resize(m.loads.size());
-    mems[k].done_owed.assign(m.stores.size(), 0);
+  void tick(bool clock) {
+    set(d->clock, clock);
+    d->eval(d->top);
   }
-  std::vector<Bytes> scalars(d->scalars.size());
-  std::vector<bool> sent(d->scalars.size(), false);
-  for (size_t k = 0; k < scalars.size(); ++k)
-    scalars[k] = read_file(dir + "/s" + std::to_string(d->scalars[k].arg) + ".bin", scalar_bytes(d->scalars[k].bits));
-  std::vector<Bytes> results(d->results.size());
-  std::vector<bool> got(d->results.size(), false);
-  for (size_t r = 0; r < results.size(); ++r) results[r].assign(scalar_bytes(d->results[r].bits), 0);
 
-  set(d->reset, true);
-  for (int i = 0; i < 4; ++i) { tick(d, false); tick(d, true); }
-  set(d->reset, false);
-  tick(d, false);
-
-  unsigned long long cycles = 0;
-  bool start_sent = false, done_seen = false, finished = false;
-  while (!finished) {
-    if (cycles >= max_cycles) {
-      fprintf(stderr, "the design did not finish within %llu cycles\n", max_cycles);
-      return 3;
+  void load_inputs() {
+    mems.resize(d->memories.size());
+    for (size_t k = 0; k < mems.size(); ++k) {
+      const AlloMemory& m = d->memories[k];
+      mems[k].word_bytes = (size_t)(m.elem_bits + 7) / 8;
+      mems[k].words = read_file(dir + "/m" + std::to_string(m.arg) + ".bin", (size_t)m.size * mems[k].word_bytes);
+      mems[k].pending.resize(m.loads.size());
+      mems[k].done_owed.assign(m.stores.size(), 0);
     }
-    // drive this cycle's inputs
+    for (const AlloScalar& s : d->scalars)
+      scalars.push_back(read_file(dir + "/s" + std::to_string(s.arg) + ".bin", scalar_bytes(s.bits)));
+    sent.assign(scalars.size(), false);
+    for (const AlloResult& r : d->results) results.push_back(Bytes(scalar_bytes(r.bits), 0));
+    got.assign(results.size(), false);
+  }
+
+  void reset() {
+    set(d->reset, true);
+    for (int i = 0; i < 4; ++i) { tick(false); tick(true); }
+    set(d->reset, false);
+    tick(false);
+  }
+
+  // The inputs of this cycle: owed load data and done tokens, scalars, start, readiness.
+  void drive() {
     for (size_t k = 0; k < mems.size(); ++k) {
       const AlloMemory& m = d->memories[k];
       for (size_t j = 0; j < m.loads.size(); ++j) {
@@ -141,33 +139,36 @@ int main(int argc, char** argv) {
     set(d->start_valid, !start_sent);
     for (size_t r = 0; r < results.size(); ++r) set(d->results[r].ready, !got[r]);
     set(d->done_ready, true);
-    tick(d, false);
+  }
 
-    // transfers of this cycle (valid and ready both high at the rising edge)
-    for (size_t k = 0; k < mems.size(); ++k) {
-      const AlloMemory& m = d->memories[k];
-      MemState& s = mems[k];
-      for (size_t j = 0; j < m.loads.size(); ++j)
-        if (high(m.loads[j].data_valid) && high(m.loads[j].data_ready)) s.pending[j].pop_front();
-      for (size_t j = 0; j < m.stores.size(); ++j) {
-        const AlloStorePort& p = m.stores[j];
-        if (high(p.done_valid) && high(p.done_ready)) --s.done_owed[j];
-        if (high(p.valid) && high(p.ready)) {
-          uint64_t a = value(p.st, m.elem_bits, m.addr_bits);
-          if (a < (uint64_t)m.size) get_bits(p.st.data, 0, m.elem_bits, &s.words[a * s.word_bytes], s.word_bytes);
-          ++s.done_owed[j];
-        }
-      }
-      for (size_t j = 0; j < m.loads.size(); ++j) {  // after the stores: a write-first memory
-        const AlloLoadPort& p = m.loads[j];
-        if (high(p.addr_valid) && high(p.addr_ready)) {
-          uint64_t a = value(p.addr, 0, m.addr_bits);
-          Bytes w(s.word_bytes, 0);
-          if (a < (uint64_t)m.size) memcpy(w.data(), &s.words[a * s.word_bytes], s.word_bytes);
-          s.pending[j].push_back(w);
-        }
+  // The transfers of this cycle (valid and ready both high at the coming rising edge).
+  void sample_memory(size_t k) {
+    const AlloMemory& m = d->memories[k];
+    MemState& s = mems[k];
+    for (size_t j = 0; j < m.loads.size(); ++j)
+      if (high(m.loads[j].data_valid) && high(m.loads[j].data_ready)) s.pending[j].pop_front();
+    for (size_t j = 0; j < m.stores.size(); ++j) {
+      const AlloStorePort& p = m.stores[j];
+      if (high(p.done_valid) && high(p.done_ready)) --s.done_owed[j];
+      if (high(p.valid) && high(p.ready)) {
+        uint64_t a = value(p.st, m.elem_bits, m.addr_bits);
+        if (a < (uint64_t)m.size) get_bits(p.st.data, 0, m.elem_bits, &s.words[a * s.word_bytes], s.word_bytes);
+        ++s.done_owed[j];
       }
     }
+    for (size_t j = 0; j < m.loads.size(); ++j) {  // after the stores: a write-first memory
+      const AlloLoadPort& p = m.loads[j];
+      if (high(p.addr_valid) && high(p.addr_ready)) {
+        uint64_t a = value(p.addr, 0, m.addr_bits);
+        Bytes w(s.word_bytes, 0);
+        if (a < (uint64_t)m.size) memcpy(w.data(), &s.words[a * s.word_bytes], s.word_bytes);
+        s.pending[j].push_back(w);
+      }
+    }
+  }
+
+  bool sample() {
+    for (size_t k = 0; k < mems.size(); ++k) sample_memory(k);
     for (size_t k = 0; k < scalars.size(); ++k)
       if (high(d->scalars[k].valid) && high(d->scalars[k].ready)) sent[k] = true;
     if (high(d->start_valid) && high(d->start_ready)) start_sent = true;
@@ -179,20 +180,47 @@ int main(int argc, char** argv) {
       }
     }
     if (high(d->done_valid)) done_seen = true;
-    tick(d, true);
-    ++cycles;
-    finished = done_seen;
+    bool finished = done_seen;
     for (size_t r = 0; r < results.size(); ++r) finished = finished && got[r];
+    return finished;
   }
 
-  for (size_t k = 0; k < mems.size(); ++k)
-    if (!d->memories[k].stores.empty())
-      write_file(dir + "/m" + std::to_string(d->memories[k].arg) + ".out", mems[k].words.data(), mems[k].words.size());
-  for (size_t r = 0; r < results.size(); ++r)
-    write_file(dir + "/o" + std::to_string(d->results[r].index) + ".bin", results[r].data(), results[r].size());
-  FILE* f = fopen((dir + "/cycles.txt").c_str(), "w");
-  fprintf(f, "%llu\n", cycles);
-  fclose(f);
-  d->final(d->top);
+  void write_outputs(unsigned long long cycles) {
+    for (size_t k = 0; k < mems.size(); ++k)
+      if (!d->memories[k].stores.empty())
+        write_file(dir + "/m" + std::to_string(d->memories[k].arg) + ".out", mems[k].words.data(), mems[k].words.size());
+    for (size_t r = 0; r < results.size(); ++r)
+      write_file(dir + "/o" + std::to_string(d->results[r].index) + ".bin", results[r].data(), results[r].size());
+    FILE* f = fopen((dir + "/cycles.txt").c_str(), "w");
+    if (!f) { fprintf(stderr, "cannot write %s/cycles.txt\n", dir.c_str()); exit(2); }
+    fprintf(f, "%llu\n", cycles);
+    fclose(f);
+  }
+};
+
+int main(int argc, char** argv) {
+  if (argc < 3) { fprintf(stderr, "usage: %s DATA_DIR MAX_CYCLES\n", argv[0]); return 2; }
+  unsigned long long max_cycles = strtoull(argv[2], nullptr, 10);
+  VerilatedContext* ctx = new VerilatedContext;
+  Bench b;
+  b.d = allo_make_design(ctx);
+  b.dir = argv[1];
+  b.load_inputs();
+  b.reset();
+  unsigned long long cycles = 0;
+  bool finished = false;
+  while (!finished) {
+    if (cycles >= max_cycles) {
+      fprintf(stderr, "the design did not finish within %llu cycles\n", max_cycles);
+      return 3;
+    }
+    b.drive();
+    b.tick(false);
+    finished = b.sample();
+    b.tick(true);
+    ++cycles;
+  }
+  b.write_outputs(cycles);
+  b.d->final(b.d->top);
   return 0;
 }
