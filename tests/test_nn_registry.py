@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import allo
-from allo.ir.types import Fixed, float32
+from allo.ir.types import Fixed, float32, int8, int32
 from allo.library import nn
 from allo.library.registry import KERNELS, reference_table, schedule_for
 
@@ -23,6 +23,9 @@ SAMPLES = {
     "slice": [f, (4, 6, 8), 1, 1, 5, 2], "select": [f, (4, 6, 8), 1, 2], "expand": [f, (1, 6, 1), (4, 6, 8)],
     "sum": [f, (4, 6, 8), 1], "mean": [f, (4, 6, 8), 2], "amax": [f, (4, 6), 0], "pow_int": [f, 4, 8, 3],
     "cast": [f, Fixed(8, 4), 4, 8],
+    "qlinear": [int8, int8, int32, int32, 4, 6, 8], "qmatmul": [int8, int8, int32, int32, 4, 8, 6],
+    "qbmm": [int8, int8, int32, int32, 2, 4, 8, 6],
+    "qconv2d": [int8, int8, int32, int32, 1, 4, 6, 8, 8, 3, 3, 4, 4, 2, 2, 1, 1, 1, 1, 2],
 }
 
 
@@ -63,7 +66,10 @@ def test_schedule_pipelines_and_emits_pragmas(name):
     kernel.schedule_fn(s)
     assert pipelined_loops(s)
     assert "pipeline_ii = 1" in str(s.module)
-    assert "#pragma HLS pipeline II=1" in s.build(target="vhls").hls_code
+    hls = s.build(target="vhls")
+    assert "#pragma HLS pipeline II=1" in hls.hls_code
+    report = hls.report()  # every library kernel has a QoR estimate (allo.qor)
+    assert report.latency_cycles > 0 and any(row.pipelined for row in report.rows()), str(report)
 
 
 def test_instance_template_from_user_code():

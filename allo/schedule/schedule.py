@@ -62,6 +62,15 @@ def _verify_context():
     return _VERIFY_CONTEXT
 
 
+def _stream_to(module, func_name, target, dst, depth=-1):
+    from .streams import to
+
+    return to(module, func_name, target, dst, depth)
+
+
+MODULE_PRIMITIVES = {"to": _stream_to}  # primitives that rewrite several functions at once
+
+
 class Partition:
     """Partition kinds for `s.partition(..., partition_type=...)`."""
 
@@ -116,28 +125,33 @@ class Schedule:
 
     # ------------------------------------------------------------------ build
     def build(self, target: str = "llvm", mode: str | None = None, project: str | None = None, threads: int | None = None, **kw):
-        """Build for `target` ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir"); see SPEC section 4
-        and docs/rtl.md (`rtl`: SystemVerilog through CIRCT, simulated with Verilator)."""
+        """Build for `target` ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir"); see README.md
+        ("Builds") and docs/rtl.md (`rtl`: SystemVerilog through CIRCT, simulated with Verilator)."""
         try:
             if target == "llvm":
                 from ..backend.llvm import build_llvm
 
-                return build_llvm(self.ir.clone(), threads=threads, **kw)
+                from ..ir.streams import lower_streams
+
+                return build_llvm(lower_streams(self.ir.clone()), threads=threads, **kw)
             if target in ("vhls", "vitis_hls"):
                 from ..backend.hls import build_hls
 
-                return build_hls(self.ir.clone(), mode=mode, project=project, target=target)
+                return build_hls(self.ir.clone(), mode=mode, project=project, target=target, bundle=kw.pop("bundle", None),
+                                 part=kw.pop("part", None), clock_ns=kw.pop("clock_ns", None))
             if target == "mlir":
                 return self
             if target in ("rtl", "calyx"):  # options of other targets are refused, not ignored
+                from ..ir.streams import lower_streams
+
                 given = {k: v for k, v in (("mode", mode), ("project", project), ("threads", threads)) if v is not None}
                 if target == "rtl":
                     from ..backend.rtl import build_rtl
 
-                    return build_rtl(self.ir.clone(), **given, **kw)
+                    return build_rtl(lower_streams(self.ir.clone()), **given, **kw)
                 from ..backend.rtl.calyx import build_calyx
 
-                return build_calyx(self.ir.clone(), **given, **kw)
+                return build_calyx(lower_streams(self.ir.clone()), **given, **kw)
         except AlloError as e:
             from ..customize import _clean
 
@@ -145,13 +159,14 @@ class Schedule:
         raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx' or 'mlir'")
 
     # ------------------------------------------------------------------ primitive plumbing
-    def _apply(self, primitive, func_name, args, kwargs, fn):
+    def _apply(self, primitive, func_name, args, kwargs, fn, whole_module=False):
         """Run `fn()` atomically and record the step.
 
-        Primitives only rewrite their target function, so the snapshot is that function alone
-        (cheap even for models with many instances and large weights)."""
+        Most primitives only rewrite their target function, so the snapshot is that function alone
+        (cheap even for models with many instances and large weights); `whole_module` primitives
+        (streams between kernels) snapshot the module."""
         names = self._func_names()
-        pos = names.index(func_name) if func_name in names else None
+        pos = names.index(func_name) if func_name in names and not whole_module else None
         snapshot = self.ir.funcs[pos].clone() if pos is not None else self.ir.clone()
 
         def restore():
@@ -250,6 +265,11 @@ class Schedule:
         from . import primitives as P
 
         kwargs = dict(kwargs or {})
+        if primitive in MODULE_PRIMITIVES:
+            impl = MODULE_PRIMITIVES[primitive]
+            self._func(func_name, primitive)
+            return self._apply(primitive, func_name, args, kwargs,
+                               lambda: impl(self.ir, func_name, *args, **kwargs), whole_module=True)
         impl = getattr(P, primitive)
 
         def do():
@@ -345,6 +365,30 @@ class Schedule:
         self._run("compute_at", f1, (self._addr(a1), self._addr(a2)))
         return self
 
+    def to(self, target, dst, axis=None, depth=-1):
+        """Stream array `target` from the kernel that writes it to kernel `dst` (an HLS FIFO).
+
+        Upstream Allo's form: `target` is a local array of the calling function passed to two
+        kernel calls; both kernels' parameters become `hls::stream` FIFOs of `depth` elements
+        (-1 = all elements) and the caller becomes a dataflow region. Both kernels must access the
+        array once per element in row-major order (a consumer load nested in loops that do not
+        index it is hoisted out of them first).
+
+        Example::
+
+            s.to(s.out_AB, "mm2")            # mm1 -> mm2 through a FIFO
+            s.to("top:tmp", "stage_N", depth=390)
+        """
+        if axis is not None:
+            raise ScheduleError("to: argument 'axis': space-time streams (axis=) are not supported; "
+                                "stream a whole array between two kernels")
+        dst_name = dst if isinstance(dst, str) else getattr(dst, "__name__", None)
+        if not isinstance(dst_name, str):
+            raise ScheduleError(f"to: argument 'dst': expected the name of the consumer kernel, got {dst!r}")
+        func_name, addr = self._split_func(target)
+        self._run("to", func_name, (self._addr(addr), dst_name), {"depth": depth})
+        return self
+
     def dataflow(self, func_or_axis=None):
         """Mark a function (by name) or a loop for HLS dataflow."""
         if func_or_axis is None or (isinstance(func_or_axis, str) and func_or_axis in self._func_names()):
@@ -355,7 +399,7 @@ class Schedule:
         return self
 
     # ------------------------------------------------------------------ composition
-    def compose(self, sched_or_kernel, id=None, instantiate=None):  # noqa: A002 - SPEC name
+    def compose(self, sched_or_kernel, id=None, instantiate=None):  # noqa: A002 - upstream Allo's keyword
         """Replay another schedule's steps on the matching instance of this schedule.
 
         `sched_or_kernel` is a Schedule, or a kernel (its predefined schedule, if registered,

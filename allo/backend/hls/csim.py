@@ -29,6 +29,7 @@ from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
+from ..marshal import check_io_widths
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
 
@@ -37,7 +38,8 @@ CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-
 MODES = (None, "csim", "csyn", "cosim", "impl")
 
 
-def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls") -> "HLSModule":
+def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
+              bundle=None, part: str | None = None, clock_ns: float | None = None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
 
     Example::
@@ -46,7 +48,7 @@ def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None
         out = hls(A, B)        # same conventions as the LLVM module
         print(hls)             # the C++ code
     """
-    return HLSModule(mod, mode=mode, project=project, target=target)
+    return HLSModule(mod, mode=mode, project=project, target=target, bundle=bundle, part=part, clock_ns=clock_ns)
 
 
 class HLSModule:
@@ -57,11 +59,18 @@ class HLSModule:
     `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`.
     """
 
-    def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls"):
+    def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
+                 bundle=None, part: str | None = None, clock_ns: float | None = None):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target = mode, target
-        code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
+        from .vitis import check_clock, resolve_part
+
+        self.part, self.clock_ns = resolve_part(part), check_clock(clock_ns)
+        code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
+        if mode == "csim":
+            check_io_widths(mod.func(mod.top))
+        self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
         self.func = mod.func(mod.top)
         self.top = code.top
         self.signature = code.signatures[mod.top]
@@ -100,8 +109,42 @@ class HLSModule:
             raise BackendError(f"cannot write the HLS project to {d}: {e}") from None
         return d.resolve()
 
+    # --- QoR ------------------------------------------------------------------------------
+    def report(self, clock_ns: float | None = None, part: str | None = None, source: str | None = None):
+        """Latency/II/resources of this design (an `allo.qor.QoRReport`).
+
+        source: "vitis" (the csynth.xml a Vitis run wrote into the project), "estimate" (allo's
+        model, no vendor tools), or None: Vitis's report when there is one, else the estimate.
+        clock_ns/part default to this module's build options (3.33 ns, xcu280).
+
+        Example::
+
+            r = s.build(target="vhls").report(clock_ns=3.33, part="xcu280")
+            print(r.latency_cycles, r.ii, r.resources["DSP"])
+        """
+        from ...qor import estimate
+        from ...qor.vitis import find_csynth_xml, parse_csynth_xml
+
+        if source not in (None, "vitis", "estimate"):
+            raise BackendError(f"report: source must be 'vitis', 'estimate' or None, got {source!r}")
+        if source != "estimate":
+            xml = find_csynth_xml(self.project, self.top)
+            if xml is not None:
+                r = parse_csynth_xml(xml)
+                r.target = self.target
+                return r
+            if source == "vitis":
+                raise BackendError(f"report(source='vitis'): no csynth.xml in {self.project}; build with "
+                                   "mode='csyn' and call the module to run Vitis HLS first")
+        return estimate(self, clock_ns=self.clock_ns if clock_ns is None else clock_ns,
+                        part=self.part if part is None else part)
+
     # --- C simulation -------------------------------------------------------------------
     def __call__(self, *args):
+        if self.mode in ("csyn", "impl", "cosim"):
+            from .vitis_run import run_mode
+
+            return run_mode(self, args)
         if self.mode != "csim":
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
@@ -338,21 +381,9 @@ def _host_text(hls: HLSModule) -> str:
 
 
 def _tcl_text(hls: HLSModule) -> str:
-    flow = " -flow_target vitis" if hls.target == "vitis_hls" else ""
-    return f"""\
-# Generated by allo. Run with: vitis_hls -f run.tcl
-open_project -reset out.prj
-set_top {hls.top}
-add_files kernel.cpp -cflags "-std=c++14 -fwrapv"
-add_files -tb host.cpp -cflags "-std=c++14 -fwrapv"
-open_solution -reset "solution1"{flow}
-set_part {{xcu280-fsvh2892-2L-e}}
-create_clock -period 3.33 -name default
-csim_design -argv "[file normalize data]"
-csynth_design
-cosim_design -argv "[file normalize data]"
-exit
-"""
+    from .vitis import tcl_text
+
+    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns)
 
 
 def cache_dir() -> Path:
