@@ -5,9 +5,11 @@
 Per design: clock cycles of one call in the Verilator simulation (results checked equal to the
 LLVM build first), Verilog size, build time (CIRCT + Verilator + g++, from an empty cache for
 that design), and Yosys counts: generic gates and flip-flops, plus Xilinx 7-series LUT / FF /
-DSP / CARRY4 with --xc7 (slower). Schedule variants show what a schedule does to cycles and
-area. There is no QoR estimate for these designs to put the counts next to (no HLS QoR model
-in allo yet); the HLS route's numbers need Vitis HLS.
+DSP / CARRY4 with --xc7 (slower). Next to them, the QoR estimate of the same design through the
+HLS route (`mod.qor()` = allo.qor at 3.33 ns on xcu280: latency in cycles, LUT / FF / DSP), so
+the dataflow circuit CIRCT builds can be compared with the FSM schedule Vitis HLS would build.
+Schedule variants show what a schedule does to cycles and area. Published (Allo PLDI'24) numbers
+are float32 at PolyBench medium sizes: not comparable with these small integer designs.
 """
 from __future__ import annotations
 
@@ -95,7 +97,8 @@ def _same(a, b):
 def run(names=None, xc7=False):
     """Lines of the results table (one per design)."""
     yield (f"{'design':24s} {'cycles':>7s} {'Verilog':>8s} {'build':>6s} {'gates':>6s} {'FF':>5s}"
-           + (f" {'LUT':>5s} {'FF':>5s} {'DSP':>4s} {'CARRY4':>6s}" if xc7 else ""))
+           + (f" {'LUT':>5s} {'FF':>5s} {'DSP':>4s} {'CARRY4':>6s}" if xc7 else "")
+           + f" | {'HLS est':>7s} {'LUT':>5s} {'FF':>5s} {'DSP':>4s}")
     for name, make in DESIGNS.items():
         if names and name not in names:
             continue
@@ -114,6 +117,9 @@ def run(names=None, xc7=False):
         if xc7:
             x = rtl.synth(part="xc7")
             line += f" {x.luts:5d} {x.ffs:5d} {x.dsps:4d} {x.carry:6d}"
+        est = rtl.qor()
+        res = est.resources
+        line += f" | {est.latency_cycles:7d} {res['LUT']:5d} {res['FF']:5d} {res['DSP']:4d}"
         yield line
 
 

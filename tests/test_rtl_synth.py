@@ -64,6 +64,17 @@ def test_xc7_resource_counts(name):
     assert "LUT" in str(r)
 
 
+def test_qor_estimate_sits_next_to_the_counts():
+    """mod.qor() is the HLS estimate of the same design: both see the 32-bit multiply as DSPs and
+    neither needs BRAM (the arrays are ports)."""
+    mod = _rtl("dot32")
+    est, syn = mod.qor(), mod.synth(part="xc7")
+    assert est.top == "dot32" and est.latency_cycles > 0
+    assert est.resources["DSP"] >= 1 and syn.dsps >= 1
+    assert est.resources["BRAM_18K"] == 0 == syn.brams
+    assert allo.report(mod).latency_cycles == est.latency_cycles
+
+
 def test_unknown_part_is_refused():
     with pytest.raises(allo.BackendError, match="unknown part"):
         _rtl("vadd8").synth(part="xcvu9p")

@@ -9,6 +9,7 @@ Example::
     mod.cycles                       # clock cycles from start to done of that call
     mod.write("out/")                # gemm.sv, the testbench C++, build.sh, README.md
     mod.synth(part="generic")        # Yosys cell counts
+    mod.qor()                        # the HLS QoR estimate of the same design, to compare with
 """
 from __future__ import annotations
 
@@ -56,10 +57,11 @@ class RTLModule:
     Attributes: `verilog` (SystemVerilog text of all modules; the top is named like the kernel),
     `mlir` (the cf-level MLIR handed to CIRCT), `interface` (ports, see allo.backend.rtl.ports),
     `harness` (the generated C++ port table that allo's Verilator driver runs the design through),
-    `cycles` (cycles of the last call, None before the first).
+    `cycles` (cycles of the last call, None before the first), `ir` (the allo IR module built).
     """
 
     def __init__(self, mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES):
+        self.ir = mod
         self.top_func_name = mod.top
         self.max_cycles = int(max_cycles)
         self.hw = prepare_for_hw(mod, "RTL")
@@ -154,6 +156,20 @@ class RTLModule:
         from .synth import synthesize
 
         return synthesize(self.verilog, self.hw.func.name, part=part, timeout=timeout)
+
+    def qor(self, clock_ns: float = 3.33, part: str = "xcu280"):
+        """The QoR estimate (allo.qor) of the same design as Vitis HLS would build it from the C++
+        route: its `latency_cycles` and `resources` (LUT/FF/DSP/BRAM_18K) sit next to this module's
+        `cycles` (a dataflow circuit, not an FSM schedule) and `synth(part="xc7")` counts.
+
+        Example::
+
+            est = mod.qor(); syn = mod.synth(part="xc7")
+            print(mod.cycles, est.latency_cycles, syn.luts, est.resources["LUT"])
+        """
+        from ...qor import estimate
+
+        return estimate(self.ir, clock_ns=clock_ns, part=part)
 
     def __str__(self):
         return self.verilog
