@@ -61,7 +61,7 @@ def _ext_memory_ids(text):
 
 
 @pytest.mark.parametrize("name, loop, factor", [("gemm", "S_k_2/j", 0)] + ([("2mm", "S_i_j_2/k", 0)] if FULL else []))
-@full_only("schedule variant of a PolyBench kernel; the default run checks unrolling on vsum and matmul")
+@full_only("schedule variant of a PolyBench kernel; the default run checks unrolling on vsum (tests/test_rtl_flow.py)")
 def test_unrolling_polybench_reduces_cycles(name, loop, factor):
     case = INT_BY_NAME[name]
     args = case.make_inputs(np.random.default_rng(0))
