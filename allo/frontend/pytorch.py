@@ -24,7 +24,7 @@ from .layout import View
 from .lower import Lowering
 from .ops import OPS, bind, supported_ops
 
-TARGETS = ("llvm", "vhls", "vitis_hls", "mlir")
+TARGETS = ("llvm", "vhls", "vitis_hls", "mlir", "rtl", "calyx")
 _counter = itertools.count()
 
 
@@ -33,7 +33,9 @@ def from_pytorch(model, example_inputs, verbose=False, target="llvm", weights_as
 
     Returns, by target: "llvm" -> a callable taking the model inputs as numpy arrays (or tensors)
     and returning numpy arrays shaped like the model's outputs; "vhls" -> the HLS module
-    (`.hls_code`); "mlir" -> the composed `allo.Schedule`. `verbose=True` prints the captured
+    (`.hls_code`); "mlir" -> the composed `allo.Schedule`; "rtl" -> like "llvm" but simulated in
+    Verilog (integer/fixed models; also `.cycles`, `.verilog`, `.synth()`); "calyx" -> the Calyx
+    module. `verbose=True` prints the captured
     graph, the generated DSL source and the MLIR module. With `weights_as_args=True` the weights
     are kernel arguments instead of memref.global constants (the callable still takes only the
     model inputs). Unsupported operators raise `allo.FrontendError` naming the op and node.
@@ -134,6 +136,10 @@ class ImportedModel:
             if mode is None:
                 return s.build(target=target)
             return self._wrap(s.build(target=target, mode=mode, project=project))
+        if target == "calyx":
+            return s.build(target="calyx")
+        if target == "rtl":  # Verilog through CIRCT; the wrapper exposes `cycles`, `verilog`, `synth`
+            return self._wrap(s.build(target="rtl"))
         if target != "llvm":
             raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
         return self._wrap(s.build(target="llvm"))
@@ -175,6 +181,12 @@ class TorchModule:
     @property
     def source(self):
         return self.imported.source
+
+    def __getattr__(self, name):
+        """Attributes of the built module (e.g. `cycles`, `verilog`, `synth` of an RTL build)."""
+        if name.startswith("_") or name == "llvm":
+            raise AttributeError(name)
+        return getattr(self.llvm, name)
 
     def __call__(self, *inputs):
         if len(inputs) != len(self.input_bufs):

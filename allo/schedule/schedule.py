@@ -141,7 +141,8 @@ class Schedule:
 
     # ------------------------------------------------------------------ build
     def build(self, target: str = "llvm", mode: str | None = None, project: str | None = None, threads: int | None = None, **kw):
-        """Build for `target` ("llvm", "vhls", "vitis_hls", "mlir"); see README.md ("Builds")."""
+        """Build for `target` ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir"); see README.md
+        ("Builds") and docs/rtl.md (`rtl`: SystemVerilog through CIRCT, simulated with Verilator)."""
         try:
             if target == "llvm":
                 from ..backend.llvm import build_llvm
@@ -156,6 +157,17 @@ class Schedule:
                                  part=kw.pop("part", None), clock_ns=kw.pop("clock_ns", None))
             if target == "mlir":
                 return self
+            if target in ("rtl", "calyx"):  # options of other targets are refused, not ignored
+                from ..ir.streams import lower_streams
+
+                given = {k: v for k, v in (("mode", mode), ("project", project), ("threads", threads)) if v is not None}
+                if target == "rtl":
+                    from ..backend.rtl import build_rtl
+
+                    return build_rtl(lower_streams(self.ir.clone()), **given, **kw)
+                from ..backend.rtl.calyx import build_calyx
+
+                return build_calyx(lower_streams(self.ir.clone()), **given, **kw)
         except AlloError as e:
             from ..customize import _clean
 
@@ -164,8 +176,8 @@ class Schedule:
                   "xls": "Google XLS", "spmw": "the SPMW dataflow backend", "simulator": "the dataflow simulator"}
         if target in absent:
             raise AlloError(f"build target {target!r}: {absent[target]} code generation is not supported by allo; "
-                            f"supported targets: 'llvm', 'vhls', 'vitis_hls', 'mlir'")
-        raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls' or 'mlir'")
+                            f"supported targets: 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx', 'mlir'")
+        raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx' or 'mlir'")
 
     # ------------------------------------------------------------------ primitive plumbing
     def _apply(self, primitive, func_name, args, kwargs, fn, whole_module=False):

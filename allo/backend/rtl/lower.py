@@ -1,0 +1,78 @@
+"""allo's side of the handover to CIRCT: render the prepared top function, lower it with allo's
+own MLIR wheel to the form CIRCT 1.62 parses, and print it in generic form.
+
+Two forms are produced (CIRCT's wheel has neither `lower-affine` nor `convert-scf-to-cf`):
+- "handshake": the cf dialect (for `lower-cf-to-handshake`, the Verilog route);
+- "calyx": scf.while loops (for `lower-scf-to-calyx`).
+
+The rendering uses the "llvm" mode of allo.ir.render (loops marked `unroll` are unrolled, HLS-only
+attributes dropped, scalar locals on the stack so that `mem2reg` turns them into SSA values).
+
+Example::
+
+    text = lower_for_circt(prepare_for_hw(ir_module), "handshake")
+"""
+from __future__ import annotations
+
+import re
+
+from ...errors import BackendError
+from ...ir import nodes as N
+from ...ir.passes import run_pipeline
+from ...ir.render.func import _FuncRenderer
+from ...ir.render.module import _ModuleRenderer
+from .memories import legalize_memory_args
+from .prepare import HWTop
+from .workarounds import apply_workarounds, check_merges, localize_constants
+
+# allo's MLIR (LLVM 22) -> the dialects CIRCT 1.62 reads. `arith-expand` rewrites floordivsi,
+# ceildivsi, maxsi/minsi, ... into basic arith that the handshake-to-hw lowering knows. No
+# canonicalize after convert-scf-to-cf: it merges if/elif continuation blocks into blocks with
+# three or more predecessors, which 1.62's cf-to-handshake turns into a deadlocking circuit.
+HANDSHAKE_PIPELINE = "arith-expand, lower-affine, canonicalize, convert-scf-to-cf, mem2reg, cse"
+CALYX_PIPELINE = "arith-expand, lower-affine, mem2reg, scf-for-to-while, canonicalize, cse"
+
+# Attributes that LLVM 22 prints and CIRCT 1.62 cannot parse (or does not need).
+_OVERFLOW = re.compile(r"<\{overflowFlags = #arith\.overflow<[a-z, ]*>\}>\s*")
+
+
+def render_top(hw: HWTop, form: str = "handshake") -> str:
+    """MLIR text (allo's "llvm" rendering) of the single prepared function."""
+    mod = N.Module([hw.func], hw.func.name)
+    r = _ModuleRenderer(mod, "llvm", None)
+    body = _FuncRenderer(r, hw.func).render()
+    if r.global_lines:  # prepare_for_hw turned every global into an argument
+        raise BackendError("internal error: a global constant is left in the hardware function")
+    return "module {\n" + body + "}\n"
+
+
+def lower_for_circt(hw: HWTop, form: str = "handshake"):
+    """(generic-form MLIR text for CIRCT, readable text, argument layout) of the prepared top in
+    `form` ("handshake" = cf level, memory arguments legalised; "calyx" = scf.while loops)."""
+    from mlir import ir
+
+    pipeline = {"handshake": HANDSHAKE_PIPELINE, "calyx": CALYX_PIPELINE}[form]
+    text = render_top(hw, form)
+    ctx = ir.Context()
+    with ctx, ir.Location.unknown():
+        try:
+            module = ir.Module.parse(text)
+        except Exception as e:
+            raise BackendError(f"internal error: the hardware rendering does not parse: {e}") from None
+        run_pipeline(module, f"{form} preparation", pipeline)
+        layout = None
+        if form == "handshake":
+            apply_workarounds(module, hw.func.name)
+            check_merges(module, hw.func.name)
+            localize_constants(module)
+            layout = legalize_memory_args(module, hw.func.name)
+            try:
+                module.operation.verify()
+            except Exception as e:
+                raise BackendError(f"internal error: the memory rewrite broke the module: {e}") from None
+        generic = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False)
+        readable = module.operation.get_asm(enable_debug_info=False)
+    return _OVERFLOW.sub("", generic), readable, layout
+
+
+__all__ = ["render_top", "lower_for_circt", "HANDSHAKE_PIPELINE", "CALYX_PIPELINE"]

@@ -1,0 +1,196 @@
+"""Build (cached by content hash) and run the Verilator simulation of a design.
+
+Build time dominates the RTL flow, so the build avoids Verilator's generated Makefile:
+- Verilator only translates the SystemVerilog to C++ (`--cc`, well under a second);
+- the Verilator runtime (verilated.cpp, verilated_threads.cpp), allo's testbench driver and a
+  precompiled verilated.h are compiled once per cache directory, Verilator version and compiler;
+- per design only the generated model and a small port table (glue) compile, at -O0 (optimising
+  the large generated code costs more than it saves on short runs), as two translation units
+  (cycle code; cold init code) side by side.
+
+Example::
+
+    exe = build_simulator(verilog, glue_cpp(iface), "gemm")
+    cycles, memories, results = run_simulator(exe, iface, images, scalars, max_cycles=10**7)
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ...errors import BackendError
+from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
+from .ports import Interface
+from .tools import run_tool, cache_dir, cxx, verilator_env, verilator_root, verilator_version
+
+CXX_FLAGS = ["-std=gnu++17", "-O0", "-w", "-faligned-new", "-DVERILATOR=1", "-DVM_COVERAGE=0", "-DVM_SC=0",
+             "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_TRACE_FST=0", "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]
+VERILATOR_FLAGS = ["--cc", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--no-timing", "--x-assign", "fast",
+                   "--x-initial", "fast", "--output-split", "0", "--output-split-cfuncs", "0"]
+_RUNTIME = ("verilated.cpp", "verilated_threads.cpp")  # from Verilator's include/
+
+
+def _includes() -> list:
+    inc = verilator_root() / "include"
+    return ["-I", str(inc), "-I", str(inc / "vltstd")]
+
+
+def _key(*parts) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def runtime_objects() -> tuple:
+    """(object files of the Verilator runtime, folder of a precompiled verilated.h), built once per
+    (Verilator, compiler, flags) into the cache. The precompiled header saves ~1 s of parsing per
+    simulation build; g++ falls back to the plain header if it cannot use it."""
+    driver = DRIVER_SOURCE.read_text() + DRIVER_HEADER.read_text()
+    d = cache_dir() / f"vlrt_{_key(verilator_version(), cxx(), CXX_FLAGS, driver)}"
+    inc = verilator_root() / "include"
+    sources = [inc / src for src in _RUNTIME] + [DRIVER_SOURCE]
+    objs = [d / (src.stem + ".o") for src in sources]
+    pch = d / "allo_vl.h.gch"
+    if all(o.exists() for o in objs) and pch.exists():
+        return objs, d
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "allo_vl.h").write_text('#include "verilated.h"\n')
+    jobs = [(src, obj, ["-I", str(DRIVER_DIR), "-c"]) for src, obj in zip(sources, objs)]
+    jobs.append((d / "allo_vl.h", pch, ["-x", "c++-header"]))
+    todo = [(src, out, [cxx(), *CXX_FLAGS, *_includes(), *mode, str(src), "-o", f"{out}.{os.getpid()}.tmp"])
+            for src, out, mode in jobs if not out.exists()]
+    for (src, out, cmd), r in zip(todo, _run_parallel([c for _, _, c in todo], "compiling the Verilator runtime")):
+        if r[0] != 0:
+            raise BackendError(f"g++ failed on the Verilator runtime {src.name}:\n{r[1][-3000:]}")
+        os.replace(f"{out}.{os.getpid()}.tmp", out)
+    return objs, d
+
+
+def _run_parallel(cmds, what, cwd=None, jobs=2):
+    """Run commands at most `jobs` at a time; [(returncode, stderr)] in order."""
+    results, running, queue = [None] * len(cmds), [], list(enumerate(cmds))
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                k, cmd = queue.pop(0)
+                try:
+                    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                except OSError as e:
+                    raise BackendError(f"{what}: cannot run {cmd[0]} ({e})") from None
+                running.append((k, p))
+            k, p = running.pop(0)
+            _, err = p.communicate(timeout=1800)
+            results[k] = (p.returncode, err)
+    except subprocess.TimeoutExpired:
+        raise BackendError(f"{what} did not finish within 1800 s") from None
+    finally:
+        for _, p in running:
+            p.kill()
+    return results
+
+
+def build_simulator(verilog: str, glue: str, top: str) -> Path:
+    """The simulation executable of `verilog` with its port table `glue` (built once per content
+    hash; the driver and runtime come from `runtime_objects`)."""
+    runtime, pch_dir = runtime_objects()
+    key = _key(verilog, glue, top, pch_dir.name, VERILATOR_FLAGS)
+    exe = cache_dir() / f"sim_{top}_{key}"
+    if exe.exists():
+        return exe
+    with tempfile.TemporaryDirectory(prefix="allo_rtl_build_") as work:
+        w = Path(work)
+        (w / "design.sv").write_text(verilog)
+        (w / "glue.cpp").write_text(glue)
+        cmd = [str(verilator_root() / "bin" / "verilator"), *VERILATOR_FLAGS, "--top-module", top,
+               "--prefix", f"V{top}", "-Mdir", "obj", "design.sv"]
+        r = run_tool(cmd, "Verilator", cwd=work, env=verilator_env())
+        if r.returncode != 0:
+            raise BackendError(f"Verilator failed on the design {top!r}:\n{(r.stderr or r.stdout)[-4000:]}")
+        # two translation units (the cycle code; the cold init/settle code) compiled side by side
+        sources = sorted(p.name for p in (w / "obj").glob("*.cpp"))
+        units = {"fast.cpp": [f"obj/{s}" for s in sources if "Slow" not in s] + ["glue.cpp"],
+                 "slow.cpp": [f"obj/{s}" for s in sources if "Slow" in s]}
+        cmds = []
+        for name, files in units.items():
+            (w / name).write_text("".join(f'#include "{f}"\n' for f in files))
+            cmds.append([cxx(), *CXX_FLAGS, "-I", str(pch_dir), "-include", "allo_vl.h", *_includes(), "-I", "obj",
+                         "-I", str(DRIVER_DIR), "-c", name, "-o", name[:-4] + ".o"])
+        for (rc, err), cmd in zip(_run_parallel(cmds, "compiling the simulation", cwd=work), cmds):
+            if rc != 0:
+                raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{err[-4000:]}")
+        tmp = f"{exe}.{os.getpid()}.tmp"
+        cmd = [cxx(), "fast.o", "slow.o", *map(str, runtime), "-o", tmp, "-pthread", "-latomic"]
+        r = run_tool(cmd, "linking the simulation", cwd=work)
+        if r.returncode != 0:
+            raise BackendError(f"linking the Verilator simulation of {top!r} failed:\n{r.stderr[-4000:]}")
+    os.replace(tmp, exe)
+    return exe
+
+
+def run_simulator(exe: Path, iface: Interface, images: dict, scalars: dict, max_cycles: int):
+    """Run once. `images`: {memory arg: bytes}, `scalars`: {scalar arg: int} (handshake argument
+    numbers). Returns (cycles, {memory arg: bytes after the run, for written memories},
+    [result ints, sign-extended per the result's signedness])."""
+    with tempfile.TemporaryDirectory(prefix="allo_rtl_run_") as tmp:
+        for m in iface.memories:
+            data = images[m.arg]
+            if len(data) != m.size * m.elem_bytes:
+                raise BackendError(f"internal error: memory {m.name!r} has {len(data)} bytes, the design expects "
+                                   f"{m.size * m.elem_bytes}")
+            Path(tmp, f"m{m.arg}.bin").write_bytes(data)
+        for s in iface.scalars:
+            nbytes = max(8, (s.bits + 63) // 64 * 8)
+            v = int(scalars[s.arg]) & ((1 << (8 * nbytes)) - 1)
+            Path(tmp, f"s{s.arg}.bin").write_bytes(v.to_bytes(nbytes, "little"))
+        r = run_tool([str(exe), tmp, str(int(max_cycles))], "the Verilator simulation", timeout=3600)
+        if r.returncode != 0:
+            how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
+            raise BackendError(f"the Verilator simulation of {iface.top!r} failed ({how}): "
+                               f"{(r.stderr or r.stdout).strip()[-2000:]}")
+        cycles = int(Path(tmp, "cycles.txt").read_text())
+        mems = {m.arg: Path(tmp, f"m{m.arg}.out").read_bytes() for m in iface.memories if m.stores}
+        results = []
+        for res in iface.results:
+            raw = int.from_bytes(Path(tmp, f"o{res.index}.bin").read_bytes(), "little")
+            raw &= (1 << res.bits) - 1 if res.bits else 0
+            if res.signed and res.bits and raw >> (res.bits - 1):
+                raw -= 1 << res.bits
+            results.append(raw)
+    return cycles, mems, results
+
+
+def copy_build_inputs(verilog: str, glue: str, top: str, dest: Path):
+    """Write the design, its glue, allo's driver and a build.sh that builds them like allo does."""
+    (dest / f"{top}.sv").write_text(verilog)
+    (dest / "glue.cpp").write_text(glue)
+    (dest / DRIVER_SOURCE.name).write_text(DRIVER_SOURCE.read_text())
+    (dest / DRIVER_HEADER.name).write_text(DRIVER_HEADER.read_text())
+    root = verilator_root()
+    inc = root / "include"
+    script = f"""#!/bin/sh
+# Build the Verilator simulation of {top} as allo does, then run it on a data folder:
+#   sh build.sh && ./sim DATA_DIR 100000000
+# DATA_DIR holds m<k>.bin (memory images) and s<k>.bin (scalars); see README.md.
+set -e
+cd "$(dirname "$0")"
+export VERILATOR_ROOT={root}
+$VERILATOR_ROOT/bin/verilator {' '.join(VERILATOR_FLAGS)} --top-module {top} --prefix V{top} -Mdir obj {top}.sv
+for f in obj/*.cpp; do printf '#include "%s"\\n' "$f"; done > model.cpp
+{cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj -I. model.cpp glue.cpp {DRIVER_SOURCE.name} \\
+  {inc}/verilated.cpp {inc}/verilated_threads.cpp -o sim -pthread -latomic
+"""
+    (dest / "build.sh").write_text(script)
+    os.chmod(dest / "build.sh", 0o755)
+
+
+__all__ = ["build_simulator", "run_simulator", "runtime_objects", "copy_build_inputs", "CXX_FLAGS",
+           "VERILATOR_FLAGS"]
+

