@@ -64,7 +64,7 @@ def test_callable_accepts_tensors_and_returns_model_structure():
         def forward(self, x):
             return x.relu(), (x * 2).sum(-1)
 
-    model = Two()
+    model = Two().eval()
     x = torch.randn(3, 4)
     mod = allo.frontend.from_pytorch(model, example_inputs=[x])
     a, b = mod(x)  # a tensor works as input too

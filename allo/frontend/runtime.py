@@ -1,0 +1,104 @@
+"""Calling a built imported model like the torch model: numpy arrays (or tensors) in, the model's
+output structure out.
+
+`TorchModule` wraps the built module (LLVM, or an HLS module in C simulation) and passes what the
+kernel needs besides the model inputs: the weights that are `forward` arguments, and the current
+value of every buffer the model mutates (state, carried from call to call as torch does). It checks
+index inputs (embedding ids, gather/index tensors) against their range before running, and raises
+on out-of-range ids the kernel counted itself. Attributes it does not have are the built module's
+(`mod.cpu_report`, `mod.report()`, `mod.hls_code`).
+
+Example::
+
+    mod = from_pytorch(model, [torch.rand(8, 16)])
+    out = mod(x.numpy())            # == model(x)
+    mod.cpu_report                  # the LLVM module's optimisation report
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import AlloError
+
+
+class TorchModule:
+    """A built imported model; see the module docstring. `state` maps each mutated buffer's name to
+    its current value; `reset_state()` restores the values the model had when it was imported."""
+
+    def __init__(self, built, imported, pass_weights=True):
+        prog = imported.program
+        self.built = built
+        self.imported = imported
+        self.input_bufs = prog.inputs[:prog.n_user_inputs]
+        self.input_sizes = imported.input_sizes()
+        self.weights = [arr for _, arr in prog.arg_weights()] if pass_weights else []
+        self.out_spec = imported.captured.out_spec
+        self.state = {}
+        self.reset_state()
+
+    def reset_state(self):
+        """Buffers the model mutates get back the values they had at import."""
+        self.state = {var.state: var.tensor.detach().cpu().numpy().copy() for var, _, _ in self.imported.program.state}
+
+    @property
+    def source(self):
+        return self.imported.source
+
+    @property
+    def llvm(self):  # the name older code used for the built module
+        return self.built
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("built", "imported"):
+            raise AttributeError(name)
+        return getattr(self.built, name)
+
+    def __call__(self, *inputs):
+        prog = self.imported.program
+        arrays = self._inputs(inputs)
+        for k, view, low, high, message in prog.id_checks:
+            _check_ids(arrays[k], view, low, high, message)
+        states = [self.state[var.state].reshape(buf.shape) for var, buf, _ in prog.state]
+        res = self.built(*arrays, *states, *self.weights)
+        res = list(res) if isinstance(res, tuple) else [res]
+        for index, message in prog.check_outputs:
+            bad = int(np.asarray(res[index]).reshape(-1)[0])
+            if bad:
+                raise AlloError(f"{message}: {bad} id(s) of this call are outside the valid range")
+        for var, _, index in prog.state:
+            self.state[var.state] = np.asarray(res[index]).reshape(tuple(var.tensor.shape)).copy()
+        flat = [info[0] if kind == "value" else np.asarray(res[info[0]]).reshape(info[1])
+                for kind, *info in prog.model_outputs]
+        if self.out_spec is not None:
+            from torch.utils._pytree import tree_unflatten
+
+            return tree_unflatten(flat, self.out_spec)
+        return flat[0] if len(flat) == 1 else tuple(flat)
+
+    def _inputs(self, inputs):
+        if len(inputs) != len(self.input_bufs):
+            raise AlloError(f"the model takes {len(self.input_bufs)} input(s), got {len(inputs)}")
+        arrays = []
+        for i, (x, buf, sizes) in enumerate(zip(inputs, self.input_bufs, self.input_sizes)):
+            if hasattr(x, "detach") and hasattr(x, "numpy"):
+                x = x.detach().cpu().numpy()
+            x = np.asarray(x)
+            if tuple(x.shape) != tuple(sizes):
+                raise AlloError(f"input {i} ({buf.name}) must have shape {list(sizes)}, got {list(x.shape)}")
+            arrays.append(np.ascontiguousarray(x).reshape(buf.shape))
+        return arrays
+
+    def __repr__(self):
+        return f"<allo imported model {type(self.built).__name__}: {self.imported.filename}>"
+
+
+def _check_ids(array: np.ndarray, view, low, high, message):
+    """Raise if an element of `view` (a strided window of the input array) is outside [low, high)."""
+    flat = array.reshape(-1)
+    item = flat.itemsize
+    window = np.lib.stride_tricks.as_strided(flat[view.offset:], shape=view.sizes,
+                                             strides=[s * item for s in view.strides]) if view.sizes else flat[view.offset]
+    window = np.asarray(window)
+    if window.size and (window.min() < low or window.max() >= high):
+        bad = window[(window < low) | (window >= high)].reshape(-1)[0]
+        raise AlloError(f"{message}: got {int(bad)}")
