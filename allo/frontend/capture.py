@@ -45,7 +45,7 @@ class TNode:
     target: object = None  # the aten op (defaults to fx.target)
     # set by normalize.py:
     op: str = ""  # the op table key to lower with (`aten.add` for an in-place `aten.add_`)
-    updates: object = None  # the fx node an in-place op overwrites (its later readers see the result)
+    updates: tuple = ()  # fx nodes naming the tensor an in-place op overwrites (later readers see the result)
     var: str = ""  # variable name of the result in the generated source
 
     def __post_init__(self):
@@ -187,6 +187,9 @@ class _quiet_torch:
 
         self.redirect = contextlib.redirect_stderr(io.StringIO())
         self.redirect.__enter__()
+        self.warnings = warnings.catch_warnings()
+        self.warnings.__enter__()
+        warnings.simplefilter("ignore")  # torch's tracing chatter (e.g. rnn._flat_weights), not the user's
         self.loggers = [logging.getLogger(n) for n in ("torch", "torch.fx", "torch._dynamo", "torch.export")]
         self.levels = [lg.level for lg in self.loggers]
         for lg in self.loggers:
@@ -195,6 +198,7 @@ class _quiet_torch:
     def __exit__(self, *exc):
         for lg, level in zip(self.loggers, self.levels):
             lg.setLevel(level)
+        self.warnings.__exit__(*exc)
         self.redirect.__exit__(*exc)
 
 
@@ -255,6 +259,8 @@ def make_node(n, key, module=None, target=None, args=None, kwargs=None) -> TNode
             raise FrontendError(f"graph node {n.name!r} has a data-dependent or dynamic shape {list(val.shape)} "
                                 "(e.g. boolean-mask indexing); allo needs static shapes") from None
         dtype = val.dtype
+    elif isinstance(val, (tuple, list)):  # several results (lstm, split): the first tensor's dtype
+        dtype = next((v.dtype for v in val if hasattr(v, "dtype")), None)
     if module is None:
         stack = n.meta.get("nn_module_stack") or {}
         module = list(stack.values())[-1][0] if stack else ""

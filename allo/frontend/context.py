@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import FrontendError
 from .capture import Const
 from .codegen import Program, literal, loop_text, rename_loops, split_loops
-from .layout import Buf, View, contiguous_strides, numel, plan_loops, rank1 as _rank1
+from .layout import Buf, View, contiguous_strides, numel, plan_loops, rank1 as _rank1, view_window
 from .precision import TypePlan
 
 
@@ -215,13 +215,13 @@ class Lowering:
         Valid ids are 0..n-1 (also -n..-1 when `negative`)."""
         low = -n if negative else 0
         message = f"{what} out of range (valid: {low}..{n - 1}) at {self.where()}"
-        if isinstance(ids, Const):
-            t = ids.tensor
-            if t.numel() and (int(t.min()) < low or int(t.max()) >= n):
-                bad = int(t[(t < low) | (t >= n)].flatten()[0])
-                raise self.error(f"{what} {bad} out of range (valid: {low}..{n - 1})")
-            return self.view(ids)
         v = self.view(ids)
+        if v.buf.kind == "const":
+            window = view_window(self.prog.weights[v.buf.name][1], v)
+            if window.size and (int(window.min()) < low or int(window.max()) >= n):
+                bad = int(window[(window < low) | (window >= n)].reshape(-1)[0])
+                raise self.error(f"{what} {bad} out of range (valid: {low}..{n - 1})")
+            return v
         if v.buf.kind == "input" and v.buf in self.prog.inputs[:self.prog.n_user_inputs]:
             self.prog.id_checks.append((self.prog.inputs.index(v.buf), v, low, n, message))
             return v

@@ -44,8 +44,8 @@ def lower(graph: Captured, types: TypePlan, weights_as_args=None) -> Program:
     for tn in graph.nodes:
         value = _lower_node(ctx, prog, tn, env)
         env[tn.fx] = value
-        if tn.updates is not None:  # in-place op: later readers of the mutated tensor see the new value
-            env[tn.updates] = value
+        for node in tn.updates:  # in-place op: later readers of the mutated tensor see the new value
+            env[node] = value
     _outputs(ctx, prog, graph, env)
     return prog
 

@@ -76,6 +76,8 @@ def _alias_roots(cap: Captured) -> dict:
         roots[n] = n
     for n, *_ in cap.inputs:
         roots[n] = n
+    for var in cap.state:
+        roots[var.fx] = var.fx
     for tn in cap.nodes:
         root = tn.fx
         first = tn.args[0] if tn.args else None
@@ -150,20 +152,27 @@ def _fold_constants(cap: Captured):
 
 # ---------------------------------------------------------------------------- in-place ops
 def _resolve_inplace(cap: Captured, supported):
-    """Set `tn.op` (the handler key) and `tn.updates` (the fx node an in-place op overwrites)."""
+    """Set `tn.op` (the handler key) and `tn.updates`: the nodes naming the whole tensor an in-place
+    op overwrites (its storage root and earlier in-place results on it; live views are refused)."""
     roots = _alias_roots(cap)
     order = {tn.fx: k for k, tn in enumerate(cap.nodes)}
     inputs = {i[0] for i in cap.inputs}
     state = {s.fx for s in cap.state}
+    names = {}  # storage root -> nodes naming that whole tensor so far
     for tn in cap.nodes:
-        tn.op, tn.updates = tn.key, None
+        tn.op, tn.updates = tn.key, ()
         if supported(tn.key) or not is_inplace(tn):
             continue
         functional = tn.key[:-1] if tn.key.endswith("_") else tn.key
         if not supported(functional):
             continue
         _check_inplace(tn, roots, order, inputs, state, cap)
-        tn.op, tn.updates = functional, tn.args[0]
+        root = roots[tn.args[0]]
+        same = names.setdefault(root, [root])
+        if tn.args[0] not in same:
+            same.append(tn.args[0])
+        tn.op, tn.updates = functional, tuple(same)
+        same.append(tn.fx)
 
 
 def _check_inplace(tn, roots, order, inputs, state, cap):

@@ -94,11 +94,9 @@ class TorchModule:
 
 def _check_ids(array: np.ndarray, view, low, high, message):
     """Raise if an element of `view` (a strided window of the input array) is outside [low, high)."""
-    flat = array.reshape(-1)
-    item = flat.itemsize
-    window = np.lib.stride_tricks.as_strided(flat[view.offset:], shape=view.sizes,
-                                             strides=[s * item for s in view.strides]) if view.sizes else flat[view.offset]
-    window = np.asarray(window)
+    from .layout import view_window
+
+    window = np.asarray(view_window(array, view))
     if window.size and (window.min() < low or window.max() >= high):
         bad = window[(window < low) | (window >= high)].reshape(-1)[0]
         raise AlloError(f"{message}: got {int(bad)}")
