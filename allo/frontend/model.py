@@ -65,7 +65,10 @@ class ImportedModel:
             return self._build_hls(s, target, mode, project)
         if mode is not None:
             raise FrontendError(f"mode={mode!r} is for HLS targets (target='vhls'); the LLVM build has no modes")
-        return TorchModule(s.build(target="llvm", threads=threads, fast_math=fast_math), self)
+        def build_llvm(n):
+            return s.build(target="llvm", threads=n, fast_math=fast_math)
+
+        return TorchModule(build_llvm(threads), self, rebuild=build_llvm)
 
     def _build_hls(self, s, target, mode, project):
         from ..backend.hls import build_hls

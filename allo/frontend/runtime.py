@@ -25,9 +25,10 @@ class TorchModule:
     """A built imported model; see the module docstring. `state` maps each mutated buffer's name to
     its current value; `reset_state()` restores the values the model had when it was imported."""
 
-    def __init__(self, built, imported, pass_weights=True):
+    def __init__(self, built, imported, pass_weights=True, rebuild=None):
         prog = imported.program
         self.built = built
+        self._rebuild = rebuild  # threads -> a new built module (LLVM builds)
         self.imported = imported
         self.input_bufs = prog.inputs[:prog.n_user_inputs]
         self.input_sizes = imported.input_sizes()
@@ -48,8 +49,24 @@ class TorchModule:
     def llvm(self):  # the name older code used for the built module
         return self.built
 
+    @property
+    def threads(self):
+        """CPU threads of the parallel loops (LLVM builds). Setting it rebuilds the module (builds
+        are cached, so switching back is free)."""
+        from ..backend.openmp import resolve_threads
+
+        return resolve_threads(getattr(self.built, "threads", None)) if self._rebuild else None
+
+    @threads.setter
+    def threads(self, n):
+        if self._rebuild is None:
+            raise AlloError("threads can only be changed on an LLVM build (target='llvm')")
+        if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+            raise AlloError(f"threads must be a positive integer (or None for all cores), got {n!r}")
+        self.built = self._rebuild(n)
+
     def __getattr__(self, name):
-        if name.startswith("__") or name in ("built", "imported"):
+        if name.startswith("__") or name in ("built", "imported", "_rebuild"):
             raise AttributeError(name)
         return getattr(self.built, name)
 

@@ -129,11 +129,7 @@ class HLSModule:
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
         params = self.func.params
         passed = [k for k in range(len(params)) if k not in self._weights]
-        if len(args) != len(passed):
-            loaded = f" (the others are loaded from {self.project}/weights)" if self._weights else ""
-            raise AlloTypeError(f"{self.func.name}: expected {len(passed)} arguments "
-                                f"({', '.join(params[k].name for k in passed)}){loaded}, got {len(args)}")
-        staged = [(k, _to_storage(a, params[k], k, self.func.name)) for k, a in zip(passed, args)]
+        staged = self._stage(args, passed)
         exe = self._binary()
         with tempfile.TemporaryDirectory(prefix="allo_csim_") as tmp:
             for k, raw in staged:
@@ -149,6 +145,29 @@ class HLSModule:
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _stage(self, args, passed):
+        """[(argument index, raw container array)] for the arguments the caller passes."""
+        params = self.func.params
+        if len(args) != len(passed):
+            loaded = f" (the others are loaded from {self.project}/weights)" if self._weights else ""
+            raise AlloTypeError(f"{self.func.name}: expected {len(passed)} arguments "
+                                f"({', '.join(params[k].name for k in passed)}){loaded}, got {len(args)}")
+        return [(k, _to_storage(a, params[k], k, self.func.name)) for k, a in zip(passed, args)]
+
+    def write_inputs(self, *args) -> Path:
+        """Store one set of arguments as the project's data/in<k>.bin, so that `./csim data weights`
+        and `vitis_hls -f run.tcl` run the C simulation on them; returns the data folder."""
+        if self.project is None:
+            self.project = self.write_project()
+            weakref.finalize(self, shutil.rmtree, str(self.project), True)
+        passed = [k for k in range(len(self.func.params)) if k not in self._weights]
+        data = self.project / "data"
+        data.mkdir(exist_ok=True)
+        for k, raw in self._stage(args, passed):
+            raw.tofile(data / f"in{k}.bin")
+        self._data_saved = True
+        return data
 
     def _binary(self) -> Path:
         """The compiled testbench: built once per code hash, kept in the csim cache directory."""
