@@ -133,6 +133,7 @@ class Program:
         self.uses = {}  # id(Buf) -> number of references in emitted code
         self.bufs = {}  # name -> Buf
         self.inner_loops = {}  # helper name -> names of its innermost loops
+        self.outer_loops = {}  # helper name -> [(loop names, extents)] of its top-level loop nests
         self.producers = {}  # id(Buf) -> HelperCall that computes it
         self.layers = []
         self.current = None  # the Layer being emitted
@@ -253,6 +254,7 @@ class Program:
             self.helpers[key] = (name, f"def {name}{key}\n")
             self.helper_order.append(key)
             self.inner_loops[name] = innermost_loops(body_lines)
+            self.outer_loops[name] = outermost_loops(body_lines)
         return self.helpers[key][0]
 
     def helper_call(self, op: str, params, body_lines, out_shape, dtype, hint, regen=None) -> Buf:
@@ -375,6 +377,22 @@ def innermost_loops(lines):
             if not out or out[-1] != last[1]:
                 out.append(last[1])
             last = None
+    return out
+
+
+def outermost_loops(lines):
+    """[(loop variable names, extents)] of every top-level `for ... in allo.grid(...)` in `lines`
+    (sequential `range` loops are left out: they carry state)."""
+    out = []
+    for ln in lines:
+        m = re.match(r"for (.+) in allo\.grid\((.+)\):$", ln)
+        if m:
+            names = [v.strip() for v in m.group(1).split(",")]
+            try:
+                extents = [int(e) for e in m.group(2).split(",")]
+            except ValueError:
+                continue
+            out.append((names, extents))
     return out
 
 

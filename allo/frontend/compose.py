@@ -43,7 +43,30 @@ def compose_schedules(program, forward, filename, progress=None):
                     progress.tick()
             applied.append(f"{c.kernel}{'_' + c.inst_id if c.inst_id else ''} (library)")
         layer.schedule = ", ".join(applied)
+    parallel_helpers(s, program)
     return s
+
+
+def parallel_helpers(s, program):
+    """Mark the outermost loop (of extent > 1) of every large generated loop nest parallel, as the
+    library schedules do for their kernels (OpenMP on the CPU; HLS ignores it). Nests the parallel
+    check refuses (a scan's carried state) stay serial."""
+    from ..errors import ScheduleError
+    from ..library.nn.common import PARALLEL_MIN_WORK
+
+    used = {c.helper for c in program.stmts if isinstance(c, HelperCall)}
+    for helper, nests in program.outer_loops.items():
+        for names, extents in (nests if helper in used else ()):
+            size = 1
+            for e in extents:
+                size *= e
+            loop = next((n for n, e in zip(names, extents) if e > 1), None)
+            if loop is None or 4 * size < PARALLEL_MIN_WORK:
+                continue
+            try:
+                s.parallel(f"{helper}:{loop}")
+            except ScheduleError:
+                pass
 
 
 def pipeline_helpers(s, program):
