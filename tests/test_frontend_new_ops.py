@@ -97,3 +97,36 @@ def test_recurrent_sequence_is_the_example_length():
     mod = imported.build("llvm")
     with pytest.raises(Exception, match="shape"):
         mod(np.zeros((6, 1, 3), np.float32))
+
+
+class Mixed(nn.Module):
+    """The generated kernels of the new ops in one model, for the HLS C simulation."""
+
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(3, 4, batch_first=True)
+        self.up = nn.ConvTranspose2d(1, 2, 3, stride=2, padding=1)
+
+    def forward(self, seq, img):
+        g, _ = self.gru(seq)
+        pooled = F.max_pool2d(F.pad(img, (1, 1, 2, 0), mode="reflect"), 3, 2, ceil_mode=True, dilation=1)
+        big = F.interpolate(self.up(img), scale_factor=2, mode="bilinear")
+        return g.cumsum(1), g.argmax(-1), torch.gather(g, 2, g.argmin(-1, keepdim=True)), pooled, big
+
+
+def test_new_ops_in_hls_csim_match_llvm(tmp_path):
+    import shutil
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    import allo
+
+    torch.manual_seed(0)
+    model, inputs = Mixed().eval(), [torch.randn(1, 5, 3), torch.randn(1, 1, 5, 6)]
+    llvm = allo.frontend.from_pytorch(model, inputs, verbose=False)
+    csim = allo.frontend.from_pytorch(model, inputs, target="vhls", mode="csim", project=str(tmp_path / "p"),
+                                      verbose=False)
+    arrays = [x.numpy() for x in inputs]
+    for got, want, ref in zip(csim(*arrays), llvm(*arrays), model(*inputs)):
+        np.testing.assert_allclose(got, want, atol=1e-5)
+        np.testing.assert_allclose(got, ref.detach().numpy(), atol=1e-4)

@@ -108,14 +108,19 @@ def _direction(ctx, kind, x: View, w, init, seq, batch, hidden, reverse) -> View
 
 
 def _recurrence(T, seq, batch, hidden, gates, reverse, init_lines, gate_init, step_lines):
-    t = f"({seq - 1} - s) * {batch} + b" if reverse else f"s * {batch} + b"
+    """`for s in range(seq)`: gs = hs @ W^T (+ gate_init), then the gate step; loop names are
+    unique in the kernel (the HLS schedule pipelines the innermost ones by name)."""
+    step = f"({seq - 1} - s)" if reverse else "s"
+
+    def row(b):  # row of P (the input projection, [T*B, gates]) for time step s, batch b
+        return f"{step} * {batch} + {b}"
+
     lines = [f"hs: {T!r}[{batch}, {hidden}]", f"gs: {T!r}[{batch}, {gates}]"] + init_lines
-    matvec = [f"acc: {T!r} = {gate_init.format(t=t)}", f"for k in allo.reduction({hidden}):",
-              "    acc = acc + hs[b, k] * W[r, k]", "gs[b, r] = acc"]
-    y = f"{seq - 1} - s" if reverse else "s"
-    step = loop_text([batch, gates], ["b", "r"], matvec) + loop_text([batch, hidden], ["b", "j"],
-                                                                     [ln.format(t=t, y=y) for ln in step_lines])
-    return lines + [f"for s in range({seq}):"] + ["    " + ln for ln in step]
+    matvec = [f"acc: {T!r} = {gate_init.format(t=row('bg'))}", f"for k in allo.reduction({hidden}):",
+              "    acc = acc + hs[bg, k] * W[r, k]", "gs[bg, r] = acc"]
+    body = loop_text([batch, gates], ["bg", "r"], matvec) + \
+        loop_text([batch, hidden], ["b", "j"], [ln.format(t=row("b"), y=step) for ln in step_lines])
+    return lines + [f"for s in range({seq}):"] + ["    " + ln for ln in body]
 
 
 def _sigmoid(x):
@@ -124,7 +129,8 @@ def _sigmoid(x):
 
 def _lstm_body(T, seq, batch, hidden, reverse):
     H = hidden
-    init = [f"cs: {T!r}[{batch}, {H}]"] + loop_text([batch, H], ["b", "j"], ["hs[b, j] = S0[b, j]", "cs[b, j] = S1[b, j]"])
+    init = [f"cs: {T!r}[{batch}, {H}]"] + loop_text([batch, H], ["bi", "ji"], ["hs[bi, ji] = S0[bi, ji]",
+                                                                             "cs[bi, ji] = S1[bi, ji]"])
     step = [f"ig: {T!r} = {_sigmoid('gs[b, j]')}", f"fg: {T!r} = {_sigmoid(f'gs[b, {H} + j]')}",
             f"gg: {T!r} = allo.tanh(gs[b, {2 * H} + j])", f"og: {T!r} = {_sigmoid(f'gs[b, {3 * H} + j]')}",
             "cs[b, j] = fg * cs[b, j] + ig * gg", "hs[b, j] = og * allo.tanh(cs[b, j])",
@@ -134,7 +140,7 @@ def _lstm_body(T, seq, batch, hidden, reverse):
 
 def _gru_body(T, seq, batch, hidden, reverse):
     H = hidden
-    init = loop_text([batch, H], ["b", "j"], ["hs[b, j] = S0[b, j]"])
+    init = loop_text([batch, H], ["bi", "ji"], ["hs[bi, ji] = S0[bi, ji]"])
     step = [f"rg: {T!r} = {_sigmoid('P[{t}, j] + gs[b, j]')}",
             f"zg: {T!r} = {_sigmoid(f'P[{{t}}, {H} + j] + gs[b, {H} + j]')}",
             f"ng: {T!r} = allo.tanh(P[{{t}}, {2 * H} + j] + rg * gs[b, {2 * H} + j])",
