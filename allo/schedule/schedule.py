@@ -62,6 +62,15 @@ def _verify_context():
     return _VERIFY_CONTEXT
 
 
+def _stream_to(module, func_name, target, dst, depth=-1):
+    from .streams import to
+
+    return to(module, func_name, target, dst, depth)
+
+
+MODULE_PRIMITIVES = {"to": _stream_to}  # primitives that rewrite several functions at once
+
+
 class Partition:
     """Partition kinds for `s.partition(..., partition_type=...)`."""
 
@@ -121,11 +130,14 @@ class Schedule:
             if target == "llvm":
                 from ..backend.llvm import build_llvm
 
-                return build_llvm(self.ir.clone(), threads=threads, **kw)
+                from ..ir.streams import lower_streams
+
+                return build_llvm(lower_streams(self.ir.clone()), threads=threads, **kw)
             if target in ("vhls", "vitis_hls"):
                 from ..backend.hls import build_hls
 
-                return build_hls(self.ir.clone(), mode=mode, project=project, target=target)
+                return build_hls(self.ir.clone(), mode=mode, project=project, target=target, bundle=kw.pop("bundle", None),
+                                 part=kw.pop("part", None), clock_ns=kw.pop("clock_ns", None))
             if target == "mlir":
                 return self
         except AlloError as e:
@@ -135,13 +147,14 @@ class Schedule:
         raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls' or 'mlir'")
 
     # ------------------------------------------------------------------ primitive plumbing
-    def _apply(self, primitive, func_name, args, kwargs, fn):
+    def _apply(self, primitive, func_name, args, kwargs, fn, whole_module=False):
         """Run `fn()` atomically and record the step.
 
-        Primitives only rewrite their target function, so the snapshot is that function alone
-        (cheap even for models with many instances and large weights)."""
+        Most primitives only rewrite their target function, so the snapshot is that function alone
+        (cheap even for models with many instances and large weights); `whole_module` primitives
+        (streams between kernels) snapshot the module."""
         names = self._func_names()
-        pos = names.index(func_name) if func_name in names else None
+        pos = names.index(func_name) if func_name in names and not whole_module else None
         snapshot = self.ir.funcs[pos].clone() if pos is not None else self.ir.clone()
 
         def restore():
@@ -240,6 +253,11 @@ class Schedule:
         from . import primitives as P
 
         kwargs = dict(kwargs or {})
+        if primitive in MODULE_PRIMITIVES:
+            impl = MODULE_PRIMITIVES[primitive]
+            self._func(func_name, primitive)
+            return self._apply(primitive, func_name, args, kwargs,
+                               lambda: impl(self.ir, func_name, *args, **kwargs), whole_module=True)
         impl = getattr(P, primitive)
 
         def do():
@@ -333,6 +351,30 @@ class Schedule:
         if f1 != f2:
             raise ScheduleError(f"compute_at: loops must belong to one function, got {f1!r} and {f2!r}")
         self._run("compute_at", f1, (self._addr(a1), self._addr(a2)))
+        return self
+
+    def to(self, target, dst, axis=None, depth=-1):
+        """Stream array `target` from the kernel that writes it to kernel `dst` (an HLS FIFO).
+
+        Upstream Allo's form: `target` is a local array of the calling function passed to two
+        kernel calls; both kernels' parameters become `hls::stream` FIFOs of `depth` elements
+        (-1 = all elements) and the caller becomes a dataflow region. Both kernels must access the
+        array once per element in row-major order (a consumer load nested in loops that do not
+        index it is hoisted out of them first).
+
+        Example::
+
+            s.to(s.out_AB, "mm2")            # mm1 -> mm2 through a FIFO
+            s.to("top:tmp", "stage_N", depth=390)
+        """
+        if axis is not None:
+            raise ScheduleError("to: argument 'axis': space-time streams (axis=) are not supported; "
+                                "stream a whole array between two kernels")
+        dst_name = dst if isinstance(dst, str) else getattr(dst, "__name__", None)
+        if not isinstance(dst_name, str):
+            raise ScheduleError(f"to: argument 'dst': expected the name of the consumer kernel, got {dst!r}")
+        func_name, addr = self._split_func(target)
+        self._run("to", func_name, (self._addr(addr), dst_name), {"depth": depth})
         return self
 
     def dataflow(self, func_or_axis=None):
