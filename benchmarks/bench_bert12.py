@@ -1,7 +1,9 @@
 """A 12-layer BERT-base (hidden 768, 12 heads, FFN 3072, vocab 30522, seq 128, batch 1; transformers
 BertModel from a config with random weights) through `allo.frontend.from_pytorch`: wall time of
 import + compose + build and the process's peak RSS, each run in a fresh process (so caches and
-memory start cold), median of several runs. Also: the per-stage split, the HLS C++ size (large
+memory start cold), median of several runs, with the process CPU time (what the wall time would be
+without other processes competing for the cores: the import is single-threaded but for the torch
+and LLVM thread pools). Also: the per-stage split, the HLS C++ size (large
 weights go to weights/ files instead of C++ literals), and one model call vs torch eager.
 
     python benchmarks/bench_bert12.py [runs]       # default 3 runs
@@ -52,12 +54,12 @@ def child(target: str) -> dict:
         real(self, True, log)
 
     progress.Progress.__init__ = logged
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     mod = allo.frontend.from_pytorch(model, [ids], target=target)
-    total = time.perf_counter() - t0
+    total, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     stages = {m.group(1): float(m.group(2)) for m in re.finditer(r"allo: (\w+) ([\d.]+) s", log.getvalue())}
-    out = {"target": target, "seconds": total, "peak_rss_mb": peak, "rss_before_mb": rss0, "stages": stages,
+    out = {"target": target, "seconds": total, "cpu_seconds": cpu, "peak_rss_mb": peak, "rss_before_mb": rss0, "stages": stages,
            "load": os.getloadavg()[0]}
     if target == "llvm":
         torch.set_num_threads(mod.threads)
@@ -98,11 +100,12 @@ def run(runs: int = 3) -> list:
 
 
 def _summary(target, results) -> str:
-    med = {k: statistics.median(r[k] for r in results) for k in ("seconds", "peak_rss_mb", "rss_before_mb", "load")}
+    med = {k: statistics.median(r[k] for r in results)
+           for k in ("seconds", "cpu_seconds", "peak_rss_mb", "rss_before_mb", "load")}
     stages = {k: statistics.median(r["stages"].get(k, 0.0) for r in results) for k in results[0]["stages"]}
     each = ", ".join(f"{r['seconds']:.2f}" for r in results)
     text = (f"bert-base {LAYERS} layers seq {SEQ} -> {target}: import+compose+build {med['seconds']:.2f} s "
-            f"(median of {len(results)}: {each}), peak RSS "
+            f"(median of {len(results)}: {each}; process CPU time {med['cpu_seconds']:.2f} s), peak RSS "
             f"{med['peak_rss_mb']:.0f} MB ({med['rss_before_mb']:.0f} MB before the import: torch + the model), "
             f"load {med['load']:.1f}\n  stages: " + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
     r = results[-1]
