@@ -107,6 +107,19 @@ def _skip_llvm_opt(module, top: str):
             op.attributes["passthrough"] = flags
 
 
+def _internal_linkage(module):
+    """Every function but the entry gets internal linkage: the ExecutionEngine then does not wrap
+    each one in an `_mlir_<name>` interface that LLVM would compile a second copy of the kernel
+    into (about 10-20% of the JIT time of an imported model)."""
+    from mlir import ir
+
+    internal = ir.Attribute.parse("#llvm.linkage<internal>")
+    for op in module.body.operations:
+        if op.operation.name == "llvm.func" and len(op.regions[0].blocks) \
+                and ENTRY_PREFIX not in ir.StringAttr(op.attributes["sym_name"]).value:
+            op.attributes["linkage"] = internal
+
+
 def is_glue(func: N.Func) -> bool:
     """A function without loops (it only sequences calls and small scalar code)."""
     return not any(isinstance(s, (N.For, N.While)) for s in N.walk_stmts(func.body))
@@ -127,6 +140,7 @@ def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None,
         apply_parallel(module, threads)
         mlir_text = module.operation.get_asm(large_elements_limit=16)
         run_pipeline(module, "llvm-lowering", prep.pipeline if prep is not None else LLVM_PIPELINE)
+        _internal_linkage(module)
         if glue_top:
             _skip_llvm_opt(module, top)
         libs = list(runtime_libraries()) + (list(prep.shared_libs) if prep is not None else [])
