@@ -136,7 +136,8 @@ def example_tuple(example_inputs) -> tuple:
                             f"{type(example_inputs).__name__}; e.g. example_inputs=[torch.rand(8, 16)]")
     for i, x in enumerate(example_inputs):
         if not isinstance(x, torch.Tensor):
-            raise FrontendError(f"example_inputs[{i}] is a {type(x).__name__}; pass tensors (shapes are taken from them)")
+            raise FrontendError(f"example_inputs[{i}] is a {type(x).__name__}; pass tensors (shapes are taken "
+                                "from them)")
     return tuple(example_inputs)
 
 

@@ -235,7 +235,8 @@ class Lowering:
                                 lambda s, x: f"{s} + (1 if ({x} < {low} or {x} >= {n}) else 0)", dtype=self._int64())
             index = self.prog.add_output(self.output_buf(count))
             self.prog.check_outputs.append((index, message))
-            return self.ew("clamp_ids", lambda x: f"min(max({x}, {low}), {n - 1})", [v], out_sizes=v.sizes, dtype=v.dtype)
+            return self.ew("clamp_ids", lambda x: f"min(max({x}, {low}), {n - 1})", [v], out_sizes=v.sizes,
+                           dtype=v.dtype)
         finally:
             self.hint = hint
 

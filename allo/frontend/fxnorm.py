@@ -1,5 +1,5 @@
-"""Stage 1 (fallback) of the import: torch.fx capture: `symbolic_trace` + `ShapeProp`, normalised to the aten-style nodes the
-op table handles, for models torch.export cannot trace.
+"""Stage 1 (fallback) of the import: torch.fx capture (`symbolic_trace` + `ShapeProp`), normalised
+to the aten-style nodes the op table handles, for models torch.export cannot trace.
 
 Module calls (`nn.Linear`, `nn.Conv2d`, ...) become their aten op with the module's tensors as
 constants; `torch.*`/`F.*` functions, tensor methods and `operator` calls map to the aten op of the

@@ -106,7 +106,8 @@ def _is_tensor_const(c):
     import torch
 
     t = c.tensor
-    return isinstance(t, torch.Tensor) or (isinstance(t, (tuple, list)) and t and all(isinstance(x, torch.Tensor) for x in t))
+    return isinstance(t, torch.Tensor) or (isinstance(t, (tuple, list)) and t
+                                           and all(isinstance(x, torch.Tensor) for x in t))
 
 
 def _is_node(x):

@@ -23,8 +23,8 @@ def embedding(ctx, node, a):
         raise ctx.error(f"embedding indices must be int64, got {ids.dtype!r}")
     length = numel(ids.sizes)
     ids = ctx.checked_ids(ids, vocab, negative=False, what="embedding id")
-    return ctx.nn("embedding", [elem_type(ctx), vocab, dim, length], [ctx.arr(ids, (length,)), ctx.arr(table, (vocab, dim))],
-                  node.shape, (length, dim))
+    return ctx.nn("embedding", [elem_type(ctx), vocab, dim, length],
+                  [ctx.arr(ids, (length,)), ctx.arr(table, (vocab, dim))], node.shape, (length, dim))
 
 
 # ---------------------------------------------------------------------------- attention

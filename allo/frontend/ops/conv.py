@@ -39,8 +39,8 @@ def conv2d_call(ctx, x: View, w, bias, stride, pad, dil, groups, out_sizes):
     xname = ctx.arr(x, (bsz, cin, h, wd))
     wname = ctx.arr(w, (cout, cin_g, kh, kw))
     bname = flat_param(ctx, bias, cout, "bias", zeros)
-    targs = [elem_type(ctx), bsz, cin, cout, h, wd, kh, kw, oh, ow, stride[0], stride[1], pad[0], pad[1], dil[0], dil[1],
-             groups]
+    targs = [elem_type(ctx), bsz, cin, cout, h, wd, kh, kw, oh, ow, stride[0], stride[1], pad[0], pad[1], dil[0],
+             dil[1], groups]
     return ctx.nn("conv2d", targs, [xname, wname, bname], out_sizes, (bsz, cout, oh, ow))
 
 

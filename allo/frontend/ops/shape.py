@@ -7,7 +7,7 @@ shape. Example: `x.transpose(1, 2)` returns `View.permute`, `torch.cat` emits on
 from __future__ import annotations
 
 from ..capture import Const
-from ..codegen import literal, loop_text
+from ..codegen import loop_text
 from ..layout import View, numel
 from . import torch_op
 from .common import pair, reshape_view
