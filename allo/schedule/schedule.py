@@ -125,7 +125,7 @@ class Schedule:
 
     # ------------------------------------------------------------------ build
     def build(self, target: str = "llvm", mode: str | None = None, project: str | None = None, threads: int | None = None, **kw):
-        """Build for `target` ("llvm", "vhls", "vitis_hls", "mlir"); see SPEC section 4."""
+        """Build for `target` ("llvm", "vhls", "vitis_hls", "mlir"); see README.md ("Builds")."""
         try:
             if target == "llvm":
                 from ..backend.llvm import build_llvm
@@ -387,7 +387,7 @@ class Schedule:
         return self
 
     # ------------------------------------------------------------------ composition
-    def compose(self, sched_or_kernel, id=None, instantiate=None):  # noqa: A002 - SPEC name
+    def compose(self, sched_or_kernel, id=None, instantiate=None):  # noqa: A002 - upstream Allo's keyword
         """Replay another schedule's steps on the matching instance of this schedule.
 
         `sched_or_kernel` is a Schedule, or a kernel (its predefined schedule, if registered,

@@ -29,6 +29,7 @@ from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
+from ..marshal import check_io_widths
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
 
@@ -72,6 +73,8 @@ class HLSModule:
 
         self.part, self.clock_ns = resolve_part(part), check_clock(clock_ns)
         code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
+        if mode == "csim":
+            check_io_widths(mod.func(mod.top))
         self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
         self.func = mod.func(mod.top)
         self._weights = _check_weights(weights or {}, self.func)
