@@ -97,19 +97,24 @@ def import_model(model, example_inputs, weights_as_args=None, precision=None, ca
     from .normalize import normalize
     from .precision import plan_for
 
-    types = plan_for(precision, calibration_data)
+    from .quant.torch_ao import reject_torch_quantized
+
+    reject_torch_quantized(model)
     progress = _progress or Progress(verbose)
     progress.start("capture", "capturing the model with torch.export")
     cap = capture(model, example_inputs)
     progress.done("capture", f"{len(cap.nodes)} graph nodes ({cap.method})")
     graph = normalize(cap, has_handler)
+    types = plan_for(precision, calibration_data, graph, example_inputs)
+    if getattr(types, "quantized", False):
+        progress.done("calibrate", types.summary_line())
     progress.done("normalize", f"{len(graph.nodes)} nodes to lower" + (f", {len(graph.state)} mutated buffers"
                                                                         if graph.state else ""))
     prog = lower(graph, types, weights_as_args=weights_as_args)
     source = prog.render()
     progress.done("lower", f"{len(prog.stmts)} kernel calls, {len(prog.weights)} weights")
     filename = f"<allo.frontend {type(model).__name__} #{next(_counter)}>"
-    imported = ImportedModel(graph, prog, source, filename)
+    imported = ImportedModel(graph, prog, source, filename, types=types)
     if _progress is None:
         progress.finish()
     return imported

@@ -35,6 +35,7 @@ def lower(graph: Captured, types: TypePlan, weights_as_args=None) -> Program:
     env = {}
     for fx_node, name, shape, dtype in graph.inputs:
         env[fx_node] = View.whole(prog.add_input(name, shape, types.input_type(name, dtype)), shape)
+        types.bind_value(fx_node.name, env[fx_node])
     prog.n_user_inputs = len(prog.inputs)
     for var in graph.state:
         shape = tuple(var.tensor.shape)
@@ -44,8 +45,10 @@ def lower(graph: Captured, types: TypePlan, weights_as_args=None) -> Program:
     for tn in graph.nodes:
         value = _lower_node(ctx, prog, tn, env)
         env[tn.fx] = value
+        types.bind_value(tn.name, value)
         for node in tn.updates:  # in-place op: later readers of the mutated tensor see the new value
             env[node] = value
+    types.finish(ctx, env)
     _outputs(ctx, prog, graph, env)
     return prog
 
@@ -61,7 +64,7 @@ def _lower_node(ctx, prog, tn, env):
     layer = Layer(tn.name, tn.key, "", in_shapes, tn.shape, var=ctx.hint)
     prog.current = layer
     try:
-        value = handler(ctx, tn, bind(tn.target, args, kwargs))
+        value = ctx.types.lower_node(ctx, tn, bind(tn.target, args, kwargs), handler)
     except FrontendError as e:
         if tn.name in str(e):
             raise
@@ -79,6 +82,7 @@ def _outputs(ctx, prog, graph, env):
     ctx.node, ctx.hint = None, "out"
     for out in graph.outputs:
         value = env.get(out, out) if _is_node(out) else out
+        value = ctx.types.output_value(ctx, value)
         if isinstance(value, (View, Const)):
             v = ctx.view(value)
             ctx.hint = getattr(out, "name", "out")

@@ -21,8 +21,9 @@ TARGETS = ("llvm", "vhls", "vitis_hls", "mlir")
 class ImportedModel:
     """A model turned into DSL source; `schedule()` customizes and composes, `build()` builds."""
 
-    def __init__(self, captured, program, source: str, filename: str):
+    def __init__(self, captured, program, source: str, filename: str, types=None):
         self.captured = captured
+        self.types = types  # the TypePlan (a QuantPlan for a quantized import)
         self.program = program
         self.source = source
         self.filename = filename
@@ -84,6 +85,21 @@ class ImportedModel:
         if mode is None:
             return hls
         return TorchModule(hls, self, pass_weights=False)
+
+    def quant_report(self, as_text=True):
+        """Per quantized layer: precision, types (input/weight/accumulator/output), calibrated ranges,
+        scales, and the error of the layer's output vs the float model on the calibration data
+        (measured on an LLVM build of this model that also returns every layer's output). A table
+        (str), or the rows as dicts with `as_text=False`.
+
+        Example::
+
+            mod = from_pytorch(model, [x], precision="int8", calibration_data=[[x1], [x2]])
+            print(mod.imported.quant_report())
+        """
+        from .quant.report import quant_report
+
+        return quant_report(self, as_text)
 
     def summary(self) -> str:
         """A per-layer table: torch node, op, kernel instance(s), shapes, schedule applied."""

@@ -44,12 +44,33 @@ class TypePlan:
         """Type of a constant tensor (parameter, buffer or folded value)."""
         return torch_dtype_to_allo(const.tensor.dtype)
 
+    # hooks of the lowering pass (lower.py); a quantizing plan (quant/plan.py) overrides them
+    def lower_node(self, ctx, tn, args: dict, handler):
+        """The value of node `tn`: its op handler on the bound arguments."""
+        return handler(ctx, tn, args)
 
-def plan_for(precision=None, calibration_data=None) -> TypePlan:
-    """The TypePlan for from_pytorch's `precision=`/`calibration_data=` (default: torch's dtypes)."""
-    if precision is not None or calibration_data is not None:
-        given = " and ".join(n for n, v in (("precision=", precision), ("calibration_data=", calibration_data))
-                             if v is not None)
-        raise FrontendError(f"{given} is not yet supported: quantized import (int8 / fixed point) is planned; "
-                            "import the float model for now (omit the argument)")
-    return TypePlan()
+    def bind_value(self, name: str, value):
+        """Called with each model input's and node's value (by graph name) as it is lowered."""
+
+    def output_value(self, ctx, value):
+        """A model output's value as the module returns it."""
+        return value
+
+    def finish(self, ctx, env):
+        """Called once every node is lowered (before the outputs)."""
+
+
+def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None) -> TypePlan:
+    """The TypePlan for from_pytorch's `precision=`/`calibration_data=` (default: torch's dtypes;
+    a quantized precision calibrates `captured` and returns a QuantPlan, see quant/plan.py)."""
+    from .quant.config import PrecisionConfig
+
+    config = PrecisionConfig(precision)
+    if not config.quantized:
+        if calibration_data is not None and precision is None:
+            raise FrontendError("calibration_data= is only used by a quantized import; pass precision= too "
+                                "(e.g. precision='int8')")
+        return TypePlan()
+    from .quant.plan import QuantPlan
+
+    return QuantPlan.calibrated(config, captured, calibration_data, example_inputs)
