@@ -31,6 +31,13 @@ COMPUTE_KINDS = ("linear", "conv", "matmul")
 # (relu and max pooling commute with a positive scale)
 FIXED_KINDS = ("relu", "max_pool", "add", "sub")
 INT_TRANSPARENT_KINDS = ("relu", "max_pool")
+# ops that only move data: quantized values pass through them with their type and scale
+LAYOUT_OPS = frozenset("aten." + n for n in (
+    "dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "native_dropout", "contiguous", "clone",
+    "alias", "detach", "view", "reshape", "_unsafe_view", "view_as", "reshape_as", "flatten", "unflatten", "view_copy",
+    "permute", "permute_copy", "movedim", "transpose", "swapaxes", "swapdims", "t", "numpy_T", "unsqueeze", "squeeze",
+    "expand", "expand_as", "broadcast_to", "expand_copy", "select", "slice", "slice_copy", "narrow", "split",
+    "split_with_sizes", "chunk", "unbind")) | {"getitem", "allo.folded_batch_norm"}
 KIND_ALIASES = {"addmm": "linear", "dense": "linear", "conv1d": "conv", "conv2d": "conv", "convolution": "conv",
                 "_convolution": "conv", "mm": "matmul", "bmm": "matmul", "max_pool1d": "max_pool",
                 "max_pool2d": "max_pool", "max_pool2d_with_indices": "max_pool", "max_pool1d_with_indices": "max_pool",

@@ -23,7 +23,7 @@ from ...errors import FrontendError
 from ..codegen import literal
 from ..layout import View
 from ..precision import TypePlan
-from .config import COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LayerPrecision, op_kind
+from .config import COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, op_kind
 
 
 @dataclass
@@ -110,7 +110,9 @@ class QuantPlan(TypePlan):
         lp = self.config.for_node(tn)
         kind = op_kind(tn.op)
         value = None
-        if lp.quantized and kind in COMPUTE_KINDS:
+        if tn.op in LAYOUT_OPS:
+            value = self._layout(ctx, tn, a, handler)
+        elif lp.quantized and kind in COMPUTE_KINDS:
             value = kernels.lower_compute(self, ctx, tn, a, lp, kind)
         elif kind in INT_TRANSPARENT_KINDS and lp.family != "fixed" and self._quantized_input(a):
             value = self._passthrough(ctx, tn, a, handler)
@@ -119,6 +121,19 @@ class QuantPlan(TypePlan):
         if value is None:
             value = handler(ctx, tn, self._dequant_args(ctx, a))
         return value
+
+    def _layout(self, ctx, tn, a, handler):
+        """Layout ops move quantized values unchanged (type and scale)."""
+        src = next((v for x in a.values() for v in _views(x) if self.is_quantized(v)), None)
+        if src is None:
+            return handler(ctx, tn, a)
+        self.result_type = src.dtype
+        try:
+            out = handler(ctx, tn, a)
+        finally:
+            self.result_type = None
+        self._inherit(out, src)
+        return out
 
     def _quantized_input(self, a):
         first = next(iter(a.values()), None)
