@@ -336,6 +336,7 @@ class Program:
         ns = {"__name__": "allo_frontend_generated", "allo": allo, "nn": nn,
               "INF": float("inf"), "NEG_INF": float("-inf"), "NAN": float("nan")}
         ns.update({t: getattr(allo, t) for t in TYPE_NAMES})
+        ns.update(Fixed=allo.Fixed, UFixed=allo.UFixed, Int=allo.Int, UInt=allo.UInt, int128=allo.int128)  # quantized imports
         for name, (buf, array) in self.weights.items():
             if not self.is_arg_weight(name):
                 ns[self.global_name(buf)] = array
