@@ -148,7 +148,9 @@ class PrecisionConfig:
         """Every key of a per-layer dict names an op kind or a layer of the model."""
         known = set(COMPUTE_KINDS) | set(FIXED_KINDS) | set(KIND_ALIASES)
         for tn in nodes:
-            known |= {op_kind(tn.op), tn.name, tn.var, tn.module}
+            known |= {op_kind(tn.op), tn.name, tn.var}
+            parts = tn.module.split(".") if tn.module else []
+            known |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
         bad = [k for k in self.per_key if k not in known]
         if bad:
             import difflib
@@ -164,10 +166,16 @@ class PrecisionConfig:
                                     f"kinds: {', '.join(COMPUTE_KINDS + FIXED_KINDS)}")
 
     def for_node(self, tn) -> LayerPrecision:
-        """Layer name (module path or node name) beats op kind beats the default."""
-        for key in (tn.module, tn.var, tn.name):
+        """Layer name (node name, or the innermost module path naming it; "encoder.ffn" covers its
+        submodules) beats op kind beats the default."""
+        for key in (tn.var, tn.name):
             if key and key in self.per_key:
                 return self.per_key[key]
+        path = tn.module
+        while path:
+            if path in self.per_key:
+                return self.per_key[path]
+            path = path.rpartition(".")[0]
         kind = op_kind(tn.op)
         for k, lp in self.per_key.items():
             if KIND_ALIASES.get(k, k) == kind:
