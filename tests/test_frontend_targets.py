@@ -213,14 +213,6 @@ def test_from_pytorch_has_a_real_signature_and_docstring():
         assert f"{name}:" in doc or f"{name}," in doc, name
 
 
-def test_precision_is_not_supported_yet(mlp):
-    model, inputs = mlp
-    with pytest.raises(AlloError, match="precision= is not yet supported"):
-        allo.frontend.from_pytorch(model, inputs, precision="int8")
-    with pytest.raises(AlloError, match="calibration_data= is not yet supported"):
-        allo.frontend.from_pytorch(model, inputs, calibration_data=[inputs])
-
-
 def test_example_inputs_as_one_tensor_or_a_tuple(mlp):
     model, inputs = mlp
     x = inputs[0]

@@ -36,7 +36,17 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
             returned module's `threads` attribute can be set later (it rebuilds).
         fast_math: LLVM build with FMA contraction and reassociated float reductions (results
             differ from the default bit-exact build in the last bits).
-        precision, calibration_data: quantized import; not yet supported (an AlloError if given).
+        precision: quantization, hls4ml-style (docs/quantization.md): None / "float32" (default),
+            "int8" (int8 weights per output channel and activations per tensor, int32 accumulation,
+            integer requantization between layers), `allo.Fixed(16, 8)` (fixed point throughout),
+            "auto" (int8 or 16-bit fixed point per layer from the calibrated ranges), a dict of
+            roles `{"weight": ..., "activation": ..., "accum": ...}`, or a dict per op kind / layer
+            name with "default" for the rest (`{"default": "int8", "relu": Fixed(16, 6), "fc2":
+            "float32"}`). BatchNorm is folded into the conv/linear before it. The per-layer report is
+            `mod.imported.quant_report()`. torch.ao quantized models are refused (FrontendError):
+            import the float model with precision="int8" instead.
+        calibration_data: batches for post-training calibration: a list of input lists shaped like
+            `example_inputs` (or any iterable of them); default: the example inputs.
         weights_as_args: True makes every weight a kernel argument, False none; by default weights
             above 65,536 elements are arguments (passed by the returned module, stored as binary
             files in the HLS project's weights/ folder) and smaller ones are memref.global constants.
@@ -55,6 +65,7 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
         mod = from_pytorch(MLP().eval(), [torch.rand(8, 16)], verbose=True)
         res = mod(np.random.rand(8, 16).astype(np.float32))
         hls = from_pytorch(MLP().eval(), [torch.rand(8, 16)], target="vhls", mode="csim", project="mlp.prj")
+        q = from_pytorch(MLP().eval(), [x], precision="int8", calibration_data=[[x1], [x2]])
     """
     if target not in TARGETS:
         raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")

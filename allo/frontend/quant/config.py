@@ -157,8 +157,9 @@ class PrecisionConfig:
 
             names = sorted({n for tn in nodes for n in (tn.module, tn.var) if n})
             close = difflib.get_close_matches(bad[0], sorted(known - {""}), n=5, cutoff=0.0)
+            more = " ..." if len(names) > 12 else ""
             raise FrontendError(f"precision: {bad[0]!r} names no op kind or layer of the model (closest: "
-                                f"{', '.join(close)}; layers: {', '.join(names[:12])}{' ...' if len(names) > 12 else ''})")
+                                f"{', '.join(close)}; layers: {', '.join(names[:12])}{more})")
         for k, lp in self.per_key.items():
             kind = KIND_ALIASES.get(k, k)
             if lp.quantized and kind not in COMPUTE_KINDS + FIXED_KINDS and kind in {op_kind(tn.op) for tn in nodes}:

@@ -157,8 +157,8 @@ class QuantPlan(TypePlan):
             self.result_type = None
         self._inherit(out, v)
         scale = self.scales.get(id(v.buf))
-        self.record(tn, LayerPrecision("int", getattr(v.dtype, "bits", 8)) if scale else LayerPrecision("fixed", act=v.dtype),
-                    {"input": v.dtype, "output": v.dtype}, {"output": self.range_of(tn)},
+        lp = LayerPrecision("int", getattr(v.dtype, "bits", 8)) if scale else LayerPrecision("fixed", act=v.dtype)
+        self.record(tn, lp, {"input": v.dtype, "output": v.dtype}, {"output": self.range_of(tn)},
                     {"output": scale} if scale else None, out=out)
         return out
 
