@@ -126,3 +126,39 @@ def test_torch_ao_quantized_models_say_what_to_do(kind):
         torch.ao.quantization.convert(qmodel, inplace=True)
     with pytest.raises(FrontendError, match=rf"torch.ao {kind} quantized model.*precision='int8'"):
         from_pytorch(qmodel, example, verbose=False)
+
+
+def _ref_int8_mlp(model, cal, x):
+    """The documented int8 arithmetic in numpy (docs/quantization.md), for the seed MLP: the LLVM
+    build must match it bit for bit."""
+    import math
+
+    def absmax(ts):
+        return max(float(t.abs().max()) for t in ts)
+
+    with torch.no_grad():
+        h1 = [model.linear1(b[0]) for b in cal]
+        h2 = [model.linear2(h) for h in h1]
+    sx, s1, s2 = absmax([b[0] for b in cal]) / 127, absmax(h1) / 127, absmax(h2) / 127
+    q = np.floor(np.minimum(np.maximum(x * np.float32(1 / sx), np.float32(-127)), np.float32(127))
+                 + np.float32(0.5)).astype(np.int64)
+    for lin, s_in, s_out in ((model.linear1, sx, s1), (model.linear2, s1, s2)):
+        w = lin.weight.detach().double().numpy()
+        sw = np.abs(w).max(axis=1) / 127
+        wq = np.clip(np.floor(w / sw[:, None] + 0.5), -127, 127).astype(np.int64)
+        bq = np.floor(lin.bias.detach().double().numpy() / (s_in * sw) + 0.5).astype(np.int64)
+        acc = (q @ wq.T + bq).astype(np.int32).astype(np.int64)  # int32 accumulator
+        real = s_in * sw / s_out
+        shift = min(62, max(0, 30 - math.ceil(math.log2(real.max()))))
+        m = np.floor(real * 2.0 ** shift + 0.5).astype(np.int64)
+        q = np.clip((acc * m + (1 << (shift - 1))) >> shift, -127, 127)
+    q = np.maximum(q, 0)
+    return q.astype(np.float32) * np.float32(s2)
+
+
+def test_int8_mlp_matches_the_documented_integer_arithmetic(tmp_path):
+    mod, _, model, example = _both("mlp", "int8", tmp_path)
+    cal = make("mlp")[2]
+    for seed in range(3):
+        x = torch.randn(8, 16, generator=torch.Generator().manual_seed(seed)).numpy() * (1 + seed)
+        np.testing.assert_array_equal(mod(x), _ref_int8_mlp(model, cal, x))
