@@ -79,10 +79,10 @@ def load_model(spec: str):
     return model.eval()
 
 
-def example_inputs(shapes):
+def example_inputs(shapes, seed=0):
     import torch
 
-    gen = torch.Generator().manual_seed(0)
+    gen = torch.Generator().manual_seed(seed)
     out = []
     for shape, dtype in shapes:
         if dtype in ("int64", "int32"):
@@ -104,7 +104,14 @@ def cmd_compile(args) -> int:
         raise AlloError("--csim needs --target vhls (the C simulation runs the HLS C++)")
     model = load_model(args.model)
     inputs = example_inputs(shapes)
-    imported = import_model(model, inputs, weights_as_args=True if args.weights_as_args else None)
+    precision = parse_precision(args.precision)
+    calibration = None
+    if precision is not None:
+        calibration = [example_inputs(shapes, seed=1 + k) for k in range(args.calibration_batches)]
+    imported = import_model(model, inputs, weights_as_args=True if args.weights_as_args else None,
+                            precision=precision, calibration_data=calibration)
+    if precision is not None:
+        print(imported.quant_report())
     s = imported.schedule(pipeline_helpers=args.target != "llvm")
     out_dir = Path(args.output or Path("allo_out") / args.model.rpartition(":")[2])
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -130,6 +137,20 @@ def cmd_compile(args) -> int:
         print(f"llvm: max |allo - torch| on random inputs = {_max_error(model, inputs, mod(*np_inputs)):.3g}")
     print(f"wrote {', '.join(written)} to {out_dir}")
     return 0
+
+
+def parse_precision(text):
+    """`--precision`: int8 / int4..int16 / auto / float32 / Fixed(16,8) (None when not given)."""
+    import re
+
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*Fixed\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*", text)
+    if m:
+        from . import Fixed
+
+        return Fixed(int(m.group(1)), int(m.group(2)))
+    return text
 
 
 def _max_error(model, inputs, result) -> float:
@@ -164,6 +185,9 @@ def build_parser():
     c.add_argument("-o", "--output", metavar="DIR", help="artifact directory (default allo_out/FACTORY)")
     c.add_argument("--weights-as-args", action="store_true", help="pass every weight as a kernel argument")
     c.add_argument("--csim", action="store_true", help="(vhls) compile and run the C simulation, compare with torch")
+    c.add_argument("--precision", metavar="P", help="quantize: int8, auto, Fixed(16,8) (random calibration batches; "
+                   "prints the quant report)")
+    c.add_argument("--calibration-batches", type=int, default=8, metavar="N", help="random calibration batches")
     c.add_argument("--threads", type=int, default=None, help="(llvm) CPU threads (default: all cores)")
     c.add_argument("--fast-math", action="store_true", help="(llvm) FMA and reassociated float reductions")
     c.set_defaults(func=cmd_compile)

@@ -162,3 +162,16 @@ def test_int8_mlp_matches_the_documented_integer_arithmetic(tmp_path):
     for seed in range(3):
         x = torch.randn(8, 16, generator=torch.Generator().manual_seed(seed)).numpy() * (1 + seed)
         np.testing.assert_array_equal(mod(x), _ref_int8_mlp(model, cal, x))
+
+
+def test_cli_compile_with_precision(tmp_path, capsys):
+    from allo.cli import main
+
+    path = tmp_path / "qmodels.py"
+    path.write_text("import torch\n\ndef MLP():\n    torch.manual_seed(0)\n    return torch.nn.Sequential(torch.nn.Linear(16, "
+                    "32), torch.nn.ReLU(), torch.nn.Linear(32, 10)).eval()\n")
+    assert main(["compile", f"{path}:MLP", "--input-shape", "8x16", "--precision", "Fixed(16, 8)",
+                 "--calibration-batches", "2", "-o", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "Fixed(16, 8)" in printed and "rel rms" in printed
+    assert float(printed.split("llvm: max |allo - torch| on random inputs = ")[1].split()[0]) < 0.05

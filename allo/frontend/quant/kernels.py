@@ -51,7 +51,7 @@ def _layer_types(plan, ctx, tn, x, lp, wabs, k):
 
     family = lp.family
     if family == "auto":
-        family = "int" if _int8_ok(plan, x, wabs) else "fixed"
+        family = "int" if _int8_ok(plan, x) else "fixed"
     if family == "int":
         bits = lp.bits
         xq, sx = plan.to_int(ctx, x, bits)
@@ -78,10 +78,10 @@ def exact_accumulator(TI, TW, k):
     return allo.Fixed(bits, frac)
 
 
-def _int8_ok(plan, x, wabs):
+def _int8_ok(plan, x):
     """"auto": int8 unless the activation's calibrated peak is far above its typical size (then
     int8 steps would swallow most values) - a crest factor above 16."""
-    r = plan.float_range(x) if not plan.is_quantized(x) or id(x.buf) in plan.buf_ranges else None
+    r = plan.buf_ranges.get(id(x.buf))
     return r is None or r.rms == 0 or r.absmax / r.rms <= 16
 
 
@@ -216,7 +216,7 @@ def _matmul(plan, ctx, tn, a, lp):
         return None
     m, k = av.sizes[-2:]
     n = bv.sizes[-1]
-    family = "int" if lp.family == "int" or (lp.family == "auto" and _int8_ok(plan, av, 0)) else "fixed"
+    family = "int" if lp.family == "int" or (lp.family == "auto" and _int8_ok(plan, av)) else "fixed"
     if family == "int":
         import allo
 
