@@ -62,6 +62,7 @@ def test_int8_classifier_top1_and_report(tmp_path):
     assert by["conv1"]["types"] == {"input": "int8", "weight": "int8", "accum": "int32", "output": "int8"}
     assert by["relu"]["op"] == "relu" and by["max_pool2d"]["types"]["output"] == "int8"
     assert all(r["rel_rms_err"] < 0.05 and r["max_abs_err"] > 0 for r in rows)
+    assert [r["precision"] for r in rows] == ["int8"] * 7  # conv, relu, pool twice, fc: nothing left in float
     lo, hi = by["conv1"]["ranges"]["output"]  # the range after the folded batch norm
     want = torch.nn.functional.batch_norm(model.conv1(cal[0][0]), model.bn1.running_mean, model.bn1.running_var,
                                           model.bn1.weight, model.bn1.bias)
@@ -110,6 +111,7 @@ def test_quant_errors():
         from_pytorch(model, example, verbose=False).imported.quant_report()
 
 
+@pytest.mark.filterwarnings("ignore::DeprecationWarning", "ignore::UserWarning")
 @pytest.mark.parametrize("kind", ["dynamic", "static"])
 def test_torch_ao_quantized_models_say_what_to_do(kind):
     model, example, _ = make("mlp")

@@ -87,10 +87,10 @@ class ImportedModel:
         return TorchModule(hls, self, pass_weights=False)
 
     def quant_report(self, as_text=True):
-        """Per quantized layer: precision, types (input/weight/accumulator/output), calibrated ranges,
-        scales, and the error of the layer's output vs the float model on the calibration data
-        (measured on an LLVM build of this model that also returns every layer's output). A table
-        (str), or the rows as dicts with `as_text=False`.
+        """Per computing layer (quantized or left in float32): precision, types (input / weight /
+        accumulator / output), calibrated ranges, scales, and the error of the layer's output vs
+        the float model on the calibration data (measured on an LLVM build of this model that also
+        returns every layer's output). A table (str), or the rows as dicts with `as_text=False`.
 
         Example::
 

@@ -64,6 +64,8 @@ class LayerPrecision:
     def describe(self) -> str:
         if self.family == "int":
             return f"int{self.bits}"
+        if self.family == "float":
+            return "float32"
         return self.family if self.family != "fixed" else f"fixed {self.act!r}"
 
 

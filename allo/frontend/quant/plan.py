@@ -120,6 +120,9 @@ class QuantPlan(TypePlan):
             value = self._fixed_elementwise(ctx, tn, a, handler, lp)
         if value is None:
             value = handler(ctx, tn, self._dequant_args(ctx, a))
+            if isinstance(value, View) and repr(value.dtype).startswith("float") and tn.op not in LAYOUT_OPS:
+                self.record(tn, LayerPrecision("float"), {"output": value.dtype}, {"output": self.range_of(tn)},
+                            out=value)
         return value
 
     def _layout(self, ctx, tn, a, handler):

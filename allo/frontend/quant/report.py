@@ -1,4 +1,4 @@
-"""`ImportedModel.quant_report()`: per quantized layer, the chosen types, calibrated ranges, scales
+"""`ImportedModel.quant_report()`: per computing layer (quantized or float32), the chosen types, calibrated ranges, scales
 and the error of its output vs the float model on the calibration data.
 
 The errors are measured, not estimated: the model is lowered once more with every quantized
