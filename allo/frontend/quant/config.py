@@ -7,6 +7,8 @@ A precision is one of:
   activation scales from calibration, int32 accumulation (int64 above 8 bits), integer requantization
   (multiply + shift) between layers;
 - `Fixed(bits, frac)`: that fixed-point type for activations and weights, an exact accumulator;
+- `"fixed16"` (`"fixed"`; `"fixed4"`..`"fixed32"`): fixed point of that width, the integer bits of
+  each tensor sized from its calibrated range;
 - `"auto"`: int8 where calibration says int8 loses little, else 16-bit fixed point with the integer
   bits the observed range needs;
 - a dict `{"weight": ..., "activation": ..., "accum": ...}` of the above per tensor role;
@@ -66,7 +68,9 @@ class LayerPrecision:
             return f"int{self.bits}"
         if self.family == "float":
             return "float32"
-        return self.family if self.family != "fixed" else f"fixed {self.act!r}"
+        if self.family == "fixed":
+            return f"fixed {self.act!r}" if self.act is not None else f"fixed{self.bits} (ranges)"
+        return self.family
 
 
 FLOAT = LayerPrecision("float")
@@ -92,8 +96,10 @@ def parse_precision(spec, where="precision") -> LayerPrecision:
             return LayerPrecision("auto")
         if s.startswith("int") and s[3:].isdigit() and 2 <= int(s[3:]) <= 16:
             return LayerPrecision("int", int(s[3:]))
-        raise FrontendError(f"{where}: unknown precision {spec!r}; use 'int8' (int2..int16), 'auto', 'float32', "
-                            "Fixed(bits, frac) or a dict")
+        if s == "fixed" or (s.startswith("fixed") and s[5:].isdigit() and 4 <= int(s[5:]) <= 32):
+            return LayerPrecision("fixed", int(s[5:] or 16))  # types sized from the calibrated ranges
+        raise FrontendError(f"{where}: unknown precision {spec!r}; use 'int8' (int2..int16), 'fixed16' (fixed4.."
+                            "fixed32), 'auto', 'float32', Fixed(bits, frac) or a dict")
     if isinstance(spec, allo.Fixed):
         return LayerPrecision("fixed", weight=spec, act=spec)
     if isinstance(spec, allo.Int) and 2 <= spec.bits <= 16:

@@ -58,10 +58,11 @@ def _layer_types(plan, ctx, tn, x, lp, wabs, k):
         TI = allo.Int(bits)
         TA = lp.accum or (allo.int32 if bits <= 8 else allo.int64)
         return "int", xq, TI, TI, TA, TA, sx
-    TI = x.dtype if isinstance(x.dtype, allo.Fixed) and lp.act is None else (lp.act or plan.fixed_for(x))
+    bits = lp.bits if lp.family == "fixed" else 16
+    TI = x.dtype if isinstance(x.dtype, allo.Fixed) and lp.act is None else (lp.act or plan.fixed_for(x, bits))
     xq = plan.to_fixed(ctx, x, TI)
-    TW = lp.weight or fixed_type(wabs)
-    TO = lp.act or fixed_type(plan.range_of(tn).absmax)
+    TW = lp.weight or fixed_type(wabs, bits)
+    TO = lp.act or fixed_type(plan.range_of(tn).absmax, bits)
     TA = lp.accum or exact_accumulator(TI, TW, k)
     return "fixed", xq, TI, TW, TA, TO, None
 
@@ -216,19 +217,20 @@ def _matmul(plan, ctx, tn, a, lp):
         return None
     m, k = av.sizes[-2:]
     n = bv.sizes[-1]
+    import allo
+
     family = "int" if lp.family == "int" or (lp.family == "auto" and _int8_ok(plan, av)) else "fixed"
     if family == "int":
-        import allo
-
         aq, sa = plan.to_int(ctx, av, lp.bits)
         bq, sb = plan.to_int(ctx, bv, lp.bits)
         TI = TW = allo.Int(lp.bits)
         TA = TO = lp.accum or (allo.int32 if lp.bits <= 8 else allo.int64)
     else:
-        TI = av.dtype if av.dtype.__class__.__name__ == "Fixed" and lp.act is None else (lp.act or plan.fixed_for(av))
-        TW = bv.dtype if bv.dtype.__class__.__name__ == "Fixed" and lp.act is None else (lp.act or plan.fixed_for(bv))
+        bits = lp.bits if lp.family == "fixed" else 16
+        TI, TW = (v.dtype if isinstance(v.dtype, allo.Fixed) and lp.act is None else (lp.act or plan.fixed_for(v, bits))
+                  for v in (av, bv))
         aq, bq = plan.to_fixed(ctx, av, TI), plan.to_fixed(ctx, bv, TW)
-        TO = lp.act or fixed_type(plan.range_of(tn).absmax)
+        TO = lp.act or fixed_type(plan.range_of(tn).absmax, bits)
         TA = lp.accum or exact_accumulator(TI, TW, k)
         sa = sb = None
     batch = tuple(av.sizes[:-2])

@@ -166,7 +166,7 @@ class QuantPlan(TypePlan):
         return out
 
     def _fixed_elementwise(self, ctx, tn, a, handler, lp):
-        T = lp.act
+        T = lp.act or fixed_type(self.range_of(tn).absmax, lp.bits)
         conv = {k: (self.to_fixed(ctx, x, T) if isinstance(x, View) else x) for k, x in a.items()}
         if op_kind(tn.op) == "max_pool" and not self._plain_pool(a):
             return None

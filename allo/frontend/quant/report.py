@@ -1,5 +1,5 @@
-"""`ImportedModel.quant_report()`: per computing layer (quantized or float32), the chosen types, calibrated ranges, scales
-and the error of its output vs the float model on the calibration data.
+"""`ImportedModel.quant_report()`: per computing layer (quantized or float32), the chosen types,
+calibrated ranges, scales and the error of its output vs the float model on the calibration data.
 
 The errors are measured, not estimated: the model is lowered once more with every quantized
 layer's (dequantized) output as an extra result, built for LLVM, and run on each calibration batch
