@@ -43,6 +43,10 @@ class FrontendError(AlloError):
     """A PyTorch model that cannot be imported."""
 
 
+class DSEError(AlloError):
+    """A design-space exploration that cannot run: a bad space, budget, objective or executor."""
+
+
 def format_location(filename: str, lineno: int, col: int | None = None, source_line: str | None = None) -> str:
     """Render `file:line` plus the quoted source line and a caret (when known)."""
     if source_line is None and filename and lineno:
