@@ -1,19 +1,24 @@
 """The `allo` console script.
 
     allo compile MODULE:FACTORY --input-shape 8x16 [--input-shape 8:int64 ...]
-                 [--target llvm|vhls|mlir] [-o DIR] [--weights-as-args]
+                 [--target llvm|vhls|vitis_hls|mlir] [-o DIR] [--weights-as-args] [--csim]
+                 [--threads N] [--fast-math]
     allo ops                      # list the PyTorch operators the frontend imports
 
 `MODULE` is an importable module name or a path to a .py file; `FACTORY` names an nn.Module class,
 a function returning a model, or a model instance in it. `compile` imports the model, prints a
 per-layer table (op, kernel instance, shapes, schedule applied) and writes the artifacts to DIR:
-graph.txt (captured graph), model.py (generated DSL source), weights.npz, module.mlir,
-summary.txt, plus kernel.cpp for --target vhls. With --target llvm it also runs the model on
+graph.txt (captured graph), model.py (generated DSL source), weights.npz, module.mlir and
+summary.txt. With --target vhls DIR is also a complete Vitis HLS / C simulation project:
+kernel.cpp, kernel.h, host.cpp, run.tcl, allo_ap.h, weights/ (large weights as binary files) and
+data/ (the random example inputs), so `g++ -std=c++14 -I. kernel.cpp host.cpp -o csim &&
+./csim data weights` or `vitis_hls -f run.tcl` run as written; --csim also runs the C simulation
+and reports the largest difference from PyTorch. With --target llvm it runs the model on the
 random inputs and reports the largest difference from PyTorch.
 
 Example::
 
-    allo compile examples/mlp.py:MLP --input-shape 8x16 --target vhls -o out/
+    allo compile examples/mlp.py:MLP --input-shape 8x16 --target vhls --csim -o out/
 """
 from __future__ import annotations
 
@@ -74,10 +79,10 @@ def load_model(spec: str):
     return model.eval()
 
 
-def example_inputs(shapes):
+def example_inputs(shapes, seed=0):
     import torch
 
-    gen = torch.Generator().manual_seed(0)
+    gen = torch.Generator().manual_seed(seed)
     out = []
     for shape, dtype in shapes:
         if dtype in ("int64", "int32"):
@@ -91,14 +96,22 @@ def example_inputs(shapes):
 
 def cmd_compile(args) -> int:
     import numpy as np
-    import torch
 
-    from .frontend.pytorch import import_model
+    from .frontend import import_model
 
     shapes = [parse_shape(s) for s in args.input_shape]
+    if args.csim and args.target not in ("vhls", "vitis_hls"):
+        raise AlloError("--csim needs --target vhls (the C simulation runs the HLS C++)")
     model = load_model(args.model)
     inputs = example_inputs(shapes)
-    imported = import_model(model, inputs, weights_as_args=args.weights_as_args)
+    precision = parse_precision(args.precision)
+    calibration = None
+    if precision is not None:
+        calibration = [example_inputs(shapes, seed=1 + k) for k in range(args.calibration_batches)]
+    imported = import_model(model, inputs, weights_as_args=True if args.weights_as_args else None,
+                            precision=precision, calibration_data=calibration)
+    if precision is not None:
+        print(imported.quant_report())
     s = imported.schedule(pipeline_helpers=args.target != "llvm")
     out_dir = Path(args.output or Path("allo_out") / args.model.rpartition(":")[2])
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -111,22 +124,45 @@ def cmd_compile(args) -> int:
     (out_dir / "module.mlir").write_text(str(s.module))
     (out_dir / "summary.txt").write_text(summary + "\n")
     written = ["graph.txt", "model.py", "weights.npz", "module.mlir", "summary.txt"]
-    if args.target == "vhls":
-        hls = imported.build("vhls")
-        (out_dir / "kernel.cpp").write_text(str(getattr(hls, "hls_code", hls)))
-        written.append("kernel.cpp")
+    np_inputs = [x.numpy() for x in inputs]
+    if args.target in ("vhls", "vitis_hls"):
+        mod = imported.build(args.target, mode="csim", project=str(out_dir))
+        mod.built.write_inputs(*np_inputs, *[mod.state[v.state] for v, _, _ in imported.program.state])
+        written += ["kernel.cpp", "kernel.h", "host.cpp", "run.tcl", "allo_ap.h", "data/"]
+        written += ["weights/"] if mod.built.weight_files else []
+        if args.csim:
+            print(f"csim: max |allo - torch| on random inputs = {_max_error(model, inputs, mod(*np_inputs)):.3g}")
     elif args.target == "llvm":
-        mod = imported.build("llvm")
-        with torch.no_grad():
-            golden = model(*inputs)
-        result = mod(*[x.numpy() for x in inputs])
-        flat_ref = [t for t in torch.utils._pytree.tree_leaves(golden) if isinstance(t, torch.Tensor)]
-        flat_out = [r for r in torch.utils._pytree.tree_leaves(result) if isinstance(r, np.ndarray)]
-        err = max((float(np.max(np.abs(o.astype(np.float64) - r.detach().numpy().astype(np.float64))))
-                   for o, r in zip(flat_out, flat_ref) if r.numel()), default=0.0)
-        print(f"llvm: max |allo - torch| on random inputs = {err:.3g}")
+        mod = imported.build("llvm", threads=args.threads, fast_math=args.fast_math)
+        print(f"llvm: max |allo - torch| on random inputs = {_max_error(model, inputs, mod(*np_inputs)):.3g}")
     print(f"wrote {', '.join(written)} to {out_dir}")
     return 0
+
+
+def parse_precision(text):
+    """`--precision`: int8 / int4..int16 / auto / float32 / Fixed(16,8) (None when not given)."""
+    import re
+
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*Fixed\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*", text)
+    if m:
+        from . import Fixed
+
+        return Fixed(int(m.group(1)), int(m.group(2)))
+    return text
+
+
+def _max_error(model, inputs, result) -> float:
+    import numpy as np
+    import torch
+
+    with torch.no_grad():
+        golden = model(*inputs)
+    flat_ref = [t for t in torch.utils._pytree.tree_leaves(golden) if isinstance(t, torch.Tensor)]
+    flat_out = [r for r in torch.utils._pytree.tree_leaves(result) if isinstance(r, np.ndarray)]
+    return max((float(np.max(np.abs(o.astype(np.float64) - r.detach().numpy().astype(np.float64))))
+                for o, r in zip(flat_out, flat_ref) if r.numel()), default=0.0)
 
 
 def cmd_ops(args) -> int:
@@ -145,9 +181,15 @@ def build_parser():
     c.add_argument("model", help="MODULE:FACTORY, e.g. models.py:MLP or pkg.models:make_model")
     c.add_argument("--input-shape", action="append", required=True, metavar="SHAPE",
                    help="one per model input, e.g. 8x16 or 2x8:int64")
-    c.add_argument("--target", choices=("llvm", "vhls", "mlir"), default="llvm")
+    c.add_argument("--target", choices=("llvm", "vhls", "vitis_hls", "mlir"), default="llvm")
     c.add_argument("-o", "--output", metavar="DIR", help="artifact directory (default allo_out/FACTORY)")
-    c.add_argument("--weights-as-args", action="store_true", help="pass weights as kernel arguments")
+    c.add_argument("--weights-as-args", action="store_true", help="pass every weight as a kernel argument")
+    c.add_argument("--csim", action="store_true", help="(vhls) compile and run the C simulation, compare with torch")
+    c.add_argument("--precision", metavar="P", help="quantize: int8, auto, Fixed(16,8) (random calibration batches; "
+                   "prints the quant report)")
+    c.add_argument("--calibration-batches", type=int, default=8, metavar="N", help="random calibration batches")
+    c.add_argument("--threads", type=int, default=None, help="(llvm) CPU threads (default: all cores)")
+    c.add_argument("--fast-math", action="store_true", help="(llvm) FMA and reassociated float reductions")
     c.set_defaults(func=cmd_compile)
     o = sub.add_parser("ops", help="list the PyTorch operators the frontend supports")
     o.set_defaults(func=cmd_ops)

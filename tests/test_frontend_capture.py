@@ -1,4 +1,4 @@
-"""Graph capture: torch.export normalisation, constant folding, and the torch.fx fallback."""
+"""Graph capture (torch.export, the torch.fx fallback) and normalisation (constant folding)."""
 import numpy as np
 import pytest
 
@@ -8,12 +8,14 @@ F = torch.nn.functional
 
 import allo  # noqa: E402
 from allo.frontend.capture import capture  # noqa: E402
+from allo.frontend.lower import has_handler  # noqa: E402
+from allo.frontend.normalize import normalize  # noqa: E402
 
 from .test_frontend_models import MLP, check  # noqa: E402
 
 
 def test_export_capture_of_the_seed_mlp():
-    cap = capture(MLP(), [torch.rand(8, 16)])
+    cap = capture(MLP().eval(), [torch.rand(8, 16)])
     assert cap.method == "torch.export"
     assert [n.key for n in cap.nodes] == ["aten.linear", "aten.linear", "aten.relu"]
     assert [n.shape for n in cap.nodes] == [(8, 32), (8, 10), (8, 10)]
@@ -26,7 +28,8 @@ def test_export_capture_of_the_seed_mlp():
 def test_model_is_captured_in_eval_mode_and_restored():
     model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
     model.train()
-    cap = capture(model, [torch.rand(2, 4)])
+    with pytest.warns(UserWarning, match="training mode"):
+        cap = capture(model, [torch.rand(2, 4)])
     assert model.training  # restored
     assert all(not n.args[2] for n in cap.nodes if n.key == "aten.dropout")  # traced with train=False
 
@@ -41,7 +44,7 @@ def test_constant_subgraphs_are_folded():
             keep = self.mask[:3, :3] == 0
             return x.masked_fill(keep, 0.0) * torch.arange(3.0)
 
-    cap = capture(M(), [torch.rand(3, 3)])
+    cap = normalize(capture(M().eval(), [torch.rand(3, 3)]), has_handler)
     assert [n.key for n in cap.nodes] == ["aten.masked_fill", "aten.mul"]
     folded = [c for c in cap.consts.values() if c.state is None]
     assert any(c.tensor.dtype == torch.bool and tuple(c.tensor.shape) == (3, 3) for c in folded)

@@ -13,20 +13,42 @@ def _import(model, *inputs, **kw):
     return allo.frontend.from_pytorch(model.eval(), example_inputs=list(inputs), **kw)
 
 
-class Cumsum(nn.Module):
+class Cummax(nn.Module):
     def forward(self, x):
-        return torch.cumsum(x, 1) + 1
+        return torch.cummax(x, 1).values + 1
 
 
-def test_unsupported_op_names_op_node_and_supported_list():
+def test_unsupported_op_names_op_node_line_and_closest_names():
     with pytest.raises(FrontendError) as info:
-        _import(Cumsum(), torch.rand(4, 4))
+        _import(Cummax(), torch.rand(4, 4))
     msg = str(info.value)
     assert isinstance(info.value, AlloError)
-    assert "unsupported operator aten.cumsum" in msg
-    assert "graph node 'cumsum'" in msg
-    assert "test_frontend_errors.py" in msg and "torch.cumsum(x, 1)" in msg  # the model's source line
-    assert "Supported operators:" in msg and "linear" in msg and "conv2d" in msg
+    assert "unsupported operator aten.cummax" in msg
+    assert "graph node 'cummax'" in msg
+    assert "test_frontend_errors.py" in msg and "torch.cummax(x, 1)" in msg  # the model's source line
+    closest = msg.split("Closest supported operators: ")[1].split(" (")[0].split(", ")
+    assert len(closest) == 5 and "cumsum" in closest  # five names, not the whole table
+    assert "allo ops" in msg
+
+
+class WrapsLinear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def test_errors_point_to_the_model_line_not_into_torch(monkeypatch):
+    from allo.frontend.ops import OPS
+
+    monkeypatch.delitem(OPS, "aten.linear")
+    with pytest.raises(FrontendError) as info:
+        _import(WrapsLinear(), torch.rand(2, 4))
+    msg = str(info.value)
+    assert "test_frontend_errors.py" in msg and "self.fc(x)" in msg
+    assert "torch/nn/modules" not in msg
 
 
 class DataDependent(nn.Module):

@@ -169,12 +169,17 @@ def test_views_do_not_copy_before_a_kernel_needs_them():
     assert s.top_func_name == "forward"
 
 
-def test_instance_ids_number_repeated_kernels_only():
-    imported = import_model(nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4), nn.Tanh()).eval(),
-                            [torch.rand(2, 4)])
+def test_equal_calls_share_one_instance_and_distinct_ones_are_numbered():
+    model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 4), nn.Tanh(), nn.Linear(4, 3)).eval()
+    imported = import_model(model, [torch.rand(2, 4)])
     src = imported.source
-    assert 'nn.linear[float32, 2, 4, 4, "1"]' in src and 'nn.linear[float32, 2, 4, 4, "2"]' in src
+    assert src.count('nn.linear[float32, 2, 4, 4, "1"](') == 2  # one instance, called twice
+    assert src.count('nn.linear[float32, 2, 3, 4, "2"](') == 1
     assert "nn.relu[float32, 2, 4](" in src and "nn.tanh[float32, 2, 4](" in src
+    s = imported.schedule()
+    assert sorted(f.name for f in s.ir.funcs if f.name.startswith("linear")) == ["linear_1", "linear_2"]
+    x = torch.rand(2, 4)
+    np.testing.assert_allclose(imported.build("llvm")(x), model(x).detach().numpy(), atol=1e-5)
 
 
 def test_constants_are_folded_into_weights():

@@ -64,7 +64,7 @@ def test_callable_accepts_tensors_and_returns_model_structure():
         def forward(self, x):
             return x.relu(), (x * 2).sum(-1)
 
-    model = Two()
+    model = Two().eval()
     x = torch.randn(3, 4)
     mod = allo.frontend.from_pytorch(model, example_inputs=[x])
     a, b = mod(x)  # a tensor works as input too
@@ -108,15 +108,45 @@ def models_file(tmp_path):
     return path
 
 
-def test_cli_compile_vhls(models_file, tmp_path, capsys):
+def test_cli_compile_vhls_writes_a_project_that_runs_as_written(models_file, tmp_path, capsys):
+    import shutil
+
     out = tmp_path / "out"
     assert main(["compile", f"{models_file}:MLP", "--input-shape", "8x16", "--target", "vhls", "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert 'nn.linear[float32, 8, 32, 16, "1"]' in printed and "linear_1 (library)" in printed
-    for name in ("graph.txt", "model.py", "weights.npz", "module.mlir", "summary.txt", "kernel.cpp"):
+    for name in ("graph.txt", "model.py", "weights.npz", "module.mlir", "summary.txt", "kernel.cpp", "kernel.h",
+                 "host.cpp", "run.tcl", "allo_ap.h", "data/in0.bin"):
         assert (out / name).exists(), name
     assert "#pragma HLS pipeline" in (out / "kernel.cpp").read_text()
     assert (out / "model.py").read_text().startswith("def forward(data: float32[8, 16])")
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    _compile_and_run_project(out)
+    assert (out / "data" / "out0.bin").stat().st_size == 8 * 10 * 4
+
+
+def _compile_and_run_project(folder):
+    """The project's own testbench, built and run exactly as its files say (no allo involved)."""
+    build = subprocess.run(["g++", "-std=c++14", "-O1", "-I.", "kernel.cpp", "host.cpp", "-o", "csim"], cwd=folder,
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run(["./csim", "data", "weights"], cwd=folder, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+
+
+def test_cli_csim_option(models_file, tmp_path, capsys):
+    import shutil
+
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    out = tmp_path / "out"
+    assert main(["compile", f"{models_file}:MLP", "--input-shape", "8x16", "--target", "vhls", "--csim",
+                 "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert float(printed.split("csim: max |allo - torch| on random inputs = ")[1].split()[0]) < 1e-5
+    assert main(["compile", f"{models_file}:MLP", "--input-shape", "8x16", "--csim"]) == 1
+    assert "--csim needs --target vhls" in capsys.readouterr().err
 
 
 def test_cli_compile_llvm_checks_numerics(models_file, tmp_path, capsys):
@@ -168,3 +198,104 @@ def test_vhls_csim_of_an_attention_block(tmp_path):
     assert hls.hls_code.count("#pragma HLS pipeline") > 5  # library and generated loops are pipelined
     csim = imported.build("vhls", mode="csim", project=str(tmp_path / "proj"))
     np.testing.assert_allclose(csim(x.numpy()), model(x).detach().numpy(), atol=1e-4)
+
+
+# ----------------------------------------------------------------------------- from_pytorch options
+def test_from_pytorch_has_a_real_signature_and_docstring():
+    import inspect
+
+    params = list(inspect.signature(allo.frontend.from_pytorch).parameters)
+    assert params == ["model", "example_inputs", "target", "mode", "project", "threads", "fast_math", "precision",
+                      "calibration_data", "weights_as_args", "verbose"]
+    doc = " ".join(allo.frontend.from_pytorch.__doc__.split())
+    assert "training mode is imported with eval semantics" in doc and "UserWarning" in doc
+    for name in params[2:]:
+        assert f"{name}:" in doc or f"{name}," in doc, name
+
+
+def test_example_inputs_as_one_tensor_or_a_tuple(mlp):
+    model, inputs = mlp
+    x = inputs[0]
+    for given in (x, (x,)):
+        mod = allo.frontend.from_pytorch(model, given)
+        np.testing.assert_allclose(mod(x), model(x).detach().numpy(), atol=1e-5)
+    with pytest.raises(AlloError, match="example_inputs must be a list of tensors"):
+        allo.frontend.from_pytorch(model, {"data": x})
+
+
+def test_training_mode_warns_and_imports_eval_semantics():
+    model = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5), nn.BatchNorm1d(4))
+    model[2].running_mean.uniform_(-1, 1)
+    model.train()
+    x = torch.rand(3, 4)
+    with pytest.warns(UserWarning, match="training mode; allo imports it with eval semantics"):
+        mod = allo.frontend.from_pytorch(model, [x])
+    assert model.training
+    np.testing.assert_allclose(mod(x), model.eval()(x).detach().numpy(), atol=1e-5)
+
+
+def test_llvm_options_and_module_attributes(mlp):
+    model, inputs = mlp
+    x = inputs[0]
+    want = model(x).detach().numpy()
+    mod = allo.frontend.from_pytorch(model, inputs, threads=1, fast_math=True)
+    np.testing.assert_allclose(mod(x), want, atol=1e-4)
+    assert isinstance(mod.cpu_report, list) and mod.threads == 1
+    mod.threads = 2  # rebuilds
+    assert mod.threads == 2
+    np.testing.assert_allclose(mod(x), want, atol=1e-4)
+    with pytest.raises(AlloError, match="mode='csim' needs an HLS target"):
+        allo.frontend.from_pytorch(model, inputs, mode="csim")
+    with pytest.raises(AlloError, match="threads must be a positive integer"):
+        allo.frontend.from_pytorch(model, inputs, threads=0)
+    hls = allo.frontend.from_pytorch(model, inputs, target="vhls")
+    assert type(hls).__name__ == "HLSModule"  # the HLS module itself (hls_code, write_project, report())
+
+
+class Wide(nn.Module):
+    """fc1's weight (300x256 = 76,800 elements) is above the 65,536-element limit, fc2's is not."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(256, 300)
+        self.fc2 = nn.Linear(300, 8)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def test_large_weights_are_arguments_and_hls_weight_files(tmp_path):
+    import shutil
+
+    torch.manual_seed(0)
+    model, x = Wide().eval(), torch.rand(2, 256)
+    want = model(x).detach().numpy()
+    mod = allo.frontend.from_pytorch(model, [x])
+    src = mod.imported.source
+    assert "fc1_weight: float32[300, 256])" in src.splitlines()[0]  # a forward() argument
+    assert "fc2_weight: float32[8, 300] = g_fc2_weight" in src  # small: a memref.global constant
+    np.testing.assert_allclose(mod(x), want, atol=1e-4)
+    hls = allo.frontend.from_pytorch(model, [x], target="vhls", mode="csim", project=str(tmp_path / "prj"))
+    code = hls.hls_code
+    assert len(code) < 200_000  # no 76,800 literals
+    assert (tmp_path / "prj" / "weights" / "fc1_weight.bin").stat().st_size == 300 * 256 * 4
+    assert "[file normalize weights]" in (tmp_path / "prj" / "run.tcl").read_text()
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    np.testing.assert_allclose(hls(x.numpy()), want, atol=1e-4)
+    _compile_and_run_project(tmp_path / "prj")
+    out = np.fromfile(tmp_path / "prj" / "data" / "out0.bin", dtype=np.float32).reshape(2, 8)
+    np.testing.assert_allclose(out, want, atol=1e-4)
+
+
+def test_progress_lines(mlp, capsys, monkeypatch):
+    from allo.frontend import progress
+
+    model, inputs = mlp
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 0.0)  # every import counts as slow
+    allo.frontend.from_pytorch(model, inputs)
+    err = capsys.readouterr().err
+    for stage in ("allo: capture", "allo: lower", "allo: compose", "allo: build", "allo: import done"):
+        assert stage in err
+    allo.frontend.from_pytorch(model, inputs, verbose=False)
+    assert capsys.readouterr().err == ""

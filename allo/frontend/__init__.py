@@ -1,16 +1,7 @@
-"""Model importers (`allo.frontend.from_pytorch`)."""
+"""Model importers: `allo.frontend.from_pytorch` (see api.py for the pipeline).
 
+Importing this package does not import torch; torch is loaded on the first import call.
+"""
+from .api import from_pytorch, import_model
 
-def from_pytorch(*args, **kwargs):
-    """Import a PyTorch model; see allo.frontend.pytorch.from_pytorch."""
-    from .pytorch import from_pytorch as _impl
-
-    return _impl(*args, **kwargs)
-
-
-def import_model(*args, **kwargs):
-    """Capture a PyTorch model and generate its allo source without building; see
-    allo.frontend.pytorch.import_model."""
-    from .pytorch import import_model as _impl
-
-    return _impl(*args, **kwargs)
+__all__ = ["from_pytorch", "import_model"]

@@ -1,16 +1,20 @@
-"""DSL source assembly for imported models: names, weight globals, statements, helper kernels.
+"""Stage 4 of the import: the generated DSL program (statements, helper kernels, weights) and its
+source text.
 
-A `Program` collects what the op handlers emit: library calls (`nn.linear[float32, 8, 32, 16, "1"]`
-with instance ids assigned at render time), small generated helper kernels for data movement and
-elementwise math, and the weights (module globals `g_<name>` bound at the top of `forward`, or
-extra arguments with `weights_as_args`). `render()` returns the source text; `load()` executes it
-under a linecache-registered file name so allo's source capture can read it.
+A `Program` collects what the op handlers emit while lowering: library calls (`nn.linear[float32,
+8, 32, 16, "1"]`; calls with equal template arguments share one instance, so a 12-layer model has
+one `linear` per distinct shape), small generated helper kernels for data movement and elementwise
+math (identical ones are defined once), and the weights: module globals `g_<name>` bound at the top
+of `forward` (memref.global constants), or extra `forward` arguments that the built module passes
+itself (`weights_as_args=True`, and by default every weight above `WEIGHT_ARG_LIMIT` elements: the
+JIT and the HLS C++ would otherwise copy hundreds of MB of literals). `render()` returns the source
+text; `load()` executes it under a linecache-registered file name so allo's source capture reads it.
 
 Example::
 
     prog = Program()
     x = prog.add_input("data", (8, 16), float32)
-    w = prog.add_weight("linear1_weight", np.zeros((32, 16), np.float32))
+    w = prog.add_weight("linear1_weight", np.zeros((32, 16), np.float32), float32)
     ...
     print(prog.render())
 """
@@ -27,26 +31,15 @@ import numpy as np
 
 from ..errors import FrontendError
 from .layout import Buf, View, numel, plan_loops, rank1
+from .precision import torch_dtype_to_allo  # noqa: F401 - re-exported for older imports
+
+WEIGHT_ARG_LIMIT = 65536  # elements; larger weights are forward() arguments unless weights_as_args=False
 
 RESERVED = {"allo", "nn", "forward", "INF", "NEG_INF", "NAN", "Y", "acc", "range", "min", "max", "float", "int",
             "abs", "pow", "len", "print", "bool", "index", "True", "False", "None"}
 TYPE_NAMES = ["int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool",
               "index", "float16", "float32", "float64", "bfloat16"]
 RESERVED |= set(TYPE_NAMES)
-
-
-def torch_dtype_to_allo(dtype):
-    """The allo element type for a torch dtype (FrontendError if allo has none)."""
-    import torch
-
-    import allo
-
-    table = {torch.float32: allo.float32, torch.float64: allo.float64, torch.float16: allo.float16,
-             torch.bfloat16: allo.bfloat16, torch.int64: allo.int64, torch.int32: allo.int32, torch.int16: allo.int16,
-             torch.int8: allo.int8, torch.uint8: allo.uint8, torch.bool: allo.bool}
-    if dtype not in table:
-        raise FrontendError(f"tensors of dtype {dtype} are not supported (use float32, integer or bool tensors)")
-    return table[dtype]
 
 
 def type_str(dtype, shape) -> str:
@@ -86,6 +79,9 @@ class NnCall:
     def render(self) -> str:
         return f"{self.var} = {self.instance()}({', '.join(self.args)})"
 
+    def targs_key(self) -> tuple:
+        return tuple(repr(t) for t in self.targs)
+
 
 @dataclass
 class HelperCall:
@@ -120,18 +116,24 @@ class Layer:
 class Program:
     """The generated DSL program of one model; see the module docstring."""
 
-    def __init__(self, weights_as_args=False):
-        self.weights_as_args = weights_as_args
+    def __init__(self, weights_as_args=None):
+        self.weights_as_args = weights_as_args  # True: all weights are arguments, False: none, None: large ones
         self.names = set(RESERVED)
-        self.inputs = []  # Bufs of model inputs
+        self.inputs = []  # Bufs of model inputs, then of the buffers the model mutates (state)
+        self.n_user_inputs = 0
         self.weights = {}  # var name -> (Buf, numpy array)
         self.stmts = []  # NnCall or str lines of forward's body
         self.helpers = {}  # body text -> (name, full text)
         self.helper_order = []
-        self.outputs = []  # Bufs returned by forward
+        self.outputs = []  # Bufs returned by forward: model outputs, then state updates, then id checks
+        self.model_outputs = []  # per flat model output: ("array", index into outputs, sizes) or ("value", v)
+        self.state = []  # (StateVar, input Buf, output index) per buffer the model mutates
+        self.id_checks = []  # (input index, View, low, high, message): checked on the caller's arrays
+        self.check_outputs = []  # (output index, message): counts of bad ids computed in the kernel
         self.uses = {}  # id(Buf) -> number of references in emitted code
         self.bufs = {}  # name -> Buf
         self.inner_loops = {}  # helper name -> names of its innermost loops
+        self.outer_loops = {}  # helper name -> [(loop names, extents)] of its top-level loop nests
         self.producers = {}  # id(Buf) -> HelperCall that computes it
         self.layers = []
         self.current = None  # the Layer being emitted
@@ -173,6 +175,22 @@ class Program:
 
     def global_name(self, buf: Buf) -> str:
         return f"g_{buf.name}"
+
+    def is_arg_weight(self, name: str) -> bool:
+        """Whether weight `name` is a forward() argument (else a memref.global constant)."""
+        if self.weights_as_args is not None:
+            return bool(self.weights_as_args)
+        return self.weights[name][1].size > WEIGHT_ARG_LIMIT
+
+    def arg_weights(self) -> list:
+        """[(name, array)] of the weights passed as forward() arguments, in argument order."""
+        return [(name, arr) for name, (_, arr) in self.weights.items() if self.is_arg_weight(name)]
+
+    def add_output(self, buf: Buf) -> int:
+        """Return `buf` from forward; its index among the results."""
+        self.use(buf)
+        self.outputs.append(buf)
+        return len(self.outputs) - 1
 
     # ---------------------------------------------------------------- statements
     def use(self, *bufs):
@@ -236,6 +254,7 @@ class Program:
             self.helpers[key] = (name, f"def {name}{key}\n")
             self.helper_order.append(key)
             self.inner_loops[name] = innermost_loops(body_lines)
+            self.outer_loops[name] = outermost_loops(body_lines)
         return self.helpers[key][0]
 
     def helper_call(self, op: str, params, body_lines, out_shape, dtype, hint, regen=None) -> Buf:
@@ -278,19 +297,11 @@ class Program:
 
     def render(self, forward_name="forward") -> str:
         """The full source: `forward` first (like the seed), then the helper kernels."""
-        counts = {}
-        for s in self.stmts:
-            if isinstance(s, NnCall):
-                counts[s.kernel] = counts.get(s.kernel, 0) + 1
-        seen = {}
-        for s in self.stmts:
-            if isinstance(s, NnCall):
-                seen[s.kernel] = seen.get(s.kernel, 0) + 1
-                s.inst_id = str(seen[s.kernel]) if counts[s.kernel] > 1 else None
+        self.assign_instance_ids()
         params = [f"{b.name}: {type_str(b.dtype, b.shape)}" for b in self.inputs]
         lines = []
         for name, (buf, _) in self.weights.items():
-            if self.weights_as_args:
+            if self.is_arg_weight(name):
                 params.append(f"{name}: {type_str(buf.dtype, buf.shape)}")
             else:
                 lines.append(f"    {name}: {type_str(buf.dtype, buf.shape)} = {self.global_name(buf)}")
@@ -304,6 +315,20 @@ class Program:
                 text += "\n\n" + self.helpers[key][1]
         return text
 
+    def assign_instance_ids(self):
+        """Calls with equal template arguments share an instance; a kernel used with several
+        distinct argument lists numbers them "1", "2", ... in order of first use."""
+        distinct = {}
+        for s in self.stmts:
+            if isinstance(s, NnCall):
+                keys = distinct.setdefault(s.kernel, [])
+                if s.targs_key() not in keys:
+                    keys.append(s.targs_key())
+        for s in self.stmts:
+            if isinstance(s, NnCall):
+                keys = distinct[s.kernel]
+                s.inst_id = str(keys.index(s.targs_key()) + 1) if len(keys) > 1 else None
+
     def namespace(self) -> dict:
         import allo
         from allo.library import nn
@@ -311,8 +336,10 @@ class Program:
         ns = {"__name__": "allo_frontend_generated", "allo": allo, "nn": nn,
               "INF": float("inf"), "NEG_INF": float("-inf"), "NAN": float("nan")}
         ns.update({t: getattr(allo, t) for t in TYPE_NAMES})
+        ns.update(Fixed=allo.Fixed, UFixed=allo.UFixed, Int=allo.Int, UInt=allo.UInt, int128=allo.int128)  # quantized imports
         for name, (buf, array) in self.weights.items():
-            ns[self.global_name(buf)] = array
+            if not self.is_arg_weight(name):
+                ns[self.global_name(buf)] = array
         return ns
 
     def load(self, text: str, filename: str, forward_name="forward"):
@@ -351,6 +378,22 @@ def innermost_loops(lines):
             if not out or out[-1] != last[1]:
                 out.append(last[1])
             last = None
+    return out
+
+
+def outermost_loops(lines):
+    """[(loop variable names, extents)] of every top-level `for ... in allo.grid(...)` in `lines`
+    (sequential `range` loops are left out: they carry state)."""
+    out = []
+    for ln in lines:
+        m = re.match(r"for (.+) in allo\.grid\((.+)\):$", ln)
+        if m:
+            names = [v.strip() for v in m.group(1).split(",")]
+            try:
+                extents = [int(e) for e in m.group(2).split(",")]
+            except ValueError:
+                continue
+            out.append((names, extents))
     return out
 
 

@@ -1,5 +1,5 @@
-"""torch.fx fallback capture: `symbolic_trace` + `ShapeProp`, normalised to the aten-style nodes the
-op table handles, for models torch.export cannot trace.
+"""Stage 1 (fallback) of the import: torch.fx capture (`symbolic_trace` + `ShapeProp`), normalised
+to the aten-style nodes the op table handles, for models torch.export cannot trace.
 
 Module calls (`nn.Linear`, `nn.Conv2d`, ...) become their aten op with the module's tensors as
 constants; `torch.*`/`F.*` functions, tensor methods and `operator` calls map to the aten op of the
@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 
 from ..errors import FrontendError
-from .capture import Captured, Const, TNode, _fold_constants, _tnode
+from .capture import Captured, Const, TNode, make_node
 
 OPERATORS = {operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "div",
              operator.matmul: "matmul", operator.neg: "neg", operator.pow: "pow", operator.floordiv: "floor_divide",
@@ -108,9 +108,7 @@ def normalize_fx(gm, inputs) -> Captured:
             outputs = list(n.args[0]) if isinstance(n.args[0], (tuple, list)) else [n.args[0]]
         else:
             nodes.append(_normalize(n, modules, consts))
-    cap = Captured(gm.graph, "torch.fx", inputs_, consts, [t for t in nodes if t is not None], outputs)
-    _fold_constants(cap)
-    return cap
+    return Captured(gm.graph, "torch.fx", inputs_, consts, [t for t in nodes if t is not None], outputs)
 
 
 def _normalize(n, modules, consts) -> TNode | None:
@@ -143,7 +141,7 @@ def _normalize(n, modules, consts) -> TNode | None:
         if n.target is operator.getitem and _is_tensor(args[0]):
             return _aten(n, "_fx_index", args, kwargs)
         if n.target is operator.getitem:
-            return _tnode(n, "getitem")
+            return make_node(n, "getitem")
         name = OPERATORS.get(n.target) or getattr(n.target, "__name__", str(n.target))
         return _aten(n, name, args, kwargs)
     raise FrontendError(f"unexpected fx node {n.op} {n.name!r}")
@@ -155,8 +153,8 @@ def _is_tensor(x):
 
 def _aten(n, name, args, kwargs, module=""):
     if name == "_fx_index":
-        return _tnode(n, "fx.index", module or "", target=None, args=args, kwargs=kwargs)
+        return make_node(n, "fx.index", module or "", target=None, args=args, kwargs=kwargs)
     op = _overload(name, len(args))
     if op is None:
-        return _tnode(n, f"torch.{name}", module, args=args, kwargs=kwargs)
-    return _tnode(n, f"aten.{name}", module, target=op, args=args, kwargs=kwargs)
+        return make_node(n, f"torch.{name}", module, args=args, kwargs=kwargs)
+    return make_node(n, f"aten.{name}", module, target=op, args=args, kwargs=kwargs)

@@ -168,6 +168,18 @@ def _compute_stride(oldshape, oldstride, newshape):
     return newstride
 
 
+def view_window(array, view: View):
+    """The elements of `view` in the (flat, contiguous) numpy `array` holding its buffer."""
+    import numpy as np
+
+    flat = np.ascontiguousarray(array).reshape(-1)
+    if not view.sizes:
+        return flat[view.offset:view.offset + 1]
+    item = flat.itemsize
+    return np.lib.stride_tricks.as_strided(flat[view.offset:], shape=view.sizes,
+                                           strides=[s * item for s in view.strides], writeable=False)
+
+
 def rank1(v: View) -> View:
     """Rank-0 views are planned as one-element rank-1 views."""
     return v if v.sizes else View(v.buf, (1,), (1,), v.offset)

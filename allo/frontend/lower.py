@@ -1,209 +1,132 @@
-"""The context op handlers work with: torch values as Views, arrays of a required shape, library
-calls, and generated elementwise / reduction / copy kernels.
+"""Stage 3 of the import: lower a normalised graph through the op table into a Program.
 
-Example (inside a handler)::
+One pass over the nodes in order: model inputs (and mutated buffers, see normalize.py) become
+`forward` arguments, each node's handler (ops/) turns its operands (Views of DSL arrays, Consts,
+Python values) into library calls and generated loops, and the model's outputs, the buffers' new
+values and any in-kernel id checks become `forward`'s results.
 
-    x = ctx.arr(a["input"], (M, K))             # DSL array name holding input as [M, K]
-    out = ctx.nn("linear", [T, M, N, K], [x, w, b], out_sizes, (M, N))
-    y = ctx.ew("add", lambda p, q: f"{p} + {q}", [out, bias])
+Example::
+
+    prog = lower(normalize(capture(model, [x]), has_handler), TypePlan())
+    print(prog.render())
 """
 from __future__ import annotations
 
-import numpy as np
+from torch.fx.node import map_arg
 
-from ..errors import FrontendError
-from .capture import Const
-from .codegen import Program, literal, loop_text, rename_loops, split_loops, torch_dtype_to_allo
-from .layout import Buf, View, numel, plan_loops, rank1 as _rank1
-
-
-class Lowering:
-    """Holds the Program and the current node; see the module docstring."""
-
-    def __init__(self, prog: Program):
-        self.prog = prog
-        self.node = None  # TNode being lowered
-        self.hint = "t"  # variable name for the node's result
-        self._consts = {}  # id(Const) -> View
-        self._copies = {}  # view key + shape -> View
-
-    # ---------------------------------------------------------------- values
-    def dtype(self, torch_dtype=None):
-        return torch_dtype_to_allo(torch_dtype if torch_dtype is not None else self.node.dtype)
-
-    def view(self, x) -> View:
-        """A torch value (View or Const) as a View; constants become weights on first use."""
-        if isinstance(x, View):
-            return x
-        if isinstance(x, Const):
-            if id(x) not in self._consts:
-                import torch
-
-                t = x.tensor
-                if not isinstance(t, torch.Tensor):
-                    raise FrontendError(f"constant {x.name!r} is not a tensor")
-                array = t.detach().contiguous().cpu()
-                array = array.float().numpy() if array.dtype == torch.bfloat16 else array.numpy()
-                buf = self.prog.add_weight(x.name, array, torch_dtype_to_allo(t.dtype))
-                self._consts[id(x)] = (x, View.whole(buf, tuple(t.shape)))
-            return self._consts[id(x)][1]
-        raise FrontendError(f"{self.where()}: expected a tensor, got {type(x).__name__} {x!r}")
-
-    def scalar(self, x):
-        """A Python number for scalars and one-element constant tensors, else None."""
-        if isinstance(x, (bool, int, float, np.number)):
-            return x
-        if isinstance(x, Const) and hasattr(x.tensor, "numel") and x.tensor.numel() == 1 and x.tensor.dim() == 0:
-            return x.tensor.item()
-        return None
-
-    def sizes(self, x) -> tuple:
-        if isinstance(x, View):
-            return x.sizes
-        if isinstance(x, Const):
-            return tuple(x.tensor.shape)
-        return ()
-
-    def where(self) -> str:
-        return self.node.where() if self.node is not None else "model"
-
-    def error(self, message) -> FrontendError:
-        return FrontendError(f"{self.node.key} at {self.where()}: {message}")
-
-    # ---------------------------------------------------------------- arrays
-    def arr(self, x, shape=None) -> str:
-        """Name of a DSL array of exactly `shape` (default: the logical sizes) holding x row-major.
-        Free when x is a whole array of that shape; otherwise a generated copy kernel."""
-        return self.laid_out(x, shape).name
-
-    def laid_out(self, x, shape=None) -> Buf:
-        """The Buf behind `arr` (see there)."""
-        v = self.view(x)
-        shape = tuple(shape if shape is not None else v.sizes) or (1,)
-        if numel(shape) != numel(v.sizes):
-            raise FrontendError(f"internal: {list(v.sizes)} cannot be laid out as {list(shape)}")
-        if v.is_whole() and (tuple(v.buf.shape) == shape or self.prog.try_reshape(v.buf, shape)):
-            return v.buf
-        key = (id(v.buf), v.sizes, v.strides, v.offset, shape)
-        if key not in self._copies:
-            self._copies[key] = self.prog.loop_kernel("copy", v.sizes, v.dtype, [v], lambda r: r,
-                                                      self.hint + "_in" if self.hint else "copy", out_shape=shape)
-        return self._copies[key].buf
-
-    def rows(self, x, last=None):
-        """(array name, (M, N)) of x as a 2-D array whose rows run over the last dim."""
-        v = self.view(x)
-        n = last if last is not None else (v.sizes[-1] if v.sizes else 1)
-        shape = (numel(v.sizes) // n, n)
-        if v.is_whole() and len(v.buf.shape) == 2 and v.buf.shape[1] == n:
-            return v.buf.name, tuple(v.buf.shape)
-        return self.arr(v, shape), shape
-
-    # ---------------------------------------------------------------- emission
-    def nn(self, kernel, targs, args, out_sizes, out_shape=None, dtype=None) -> View:
-        """Call library kernel `nn.<kernel>[targs]` on array names/literals; the result as a View."""
-        dtype = dtype or self.dtype()
-        out_shape = tuple(out_shape or out_sizes)
-        buf = self.prog.nn_call(kernel, targs, args, out_shape, dtype, self.hint)
-        return View.whole(buf, tuple(out_sizes))
-
-    def ew(self, op, expr_fn, operands, out_sizes=None, dtype=None, cast=True) -> View:
-        """Elementwise: `expr_fn(*operand strings)` over the broadcast of operands (Views, Consts or
-        numbers). Tensor operands of another dtype are cast to the result type when `cast`."""
-        dtype = dtype or self.dtype()
-        out_sizes = tuple(out_sizes if out_sizes is not None else self.node.shape)
-        views, slots, casts = [], [], []
-        for pos, x in enumerate(operands):
-            s = self.scalar(x)
-            if s is not None and not isinstance(x, View):
-                slots.append(("lit", literal(s)))
-                continue
-            v = self.view(x)
-            try:
-                v = v.expand(out_sizes) if v.sizes != out_sizes else v
-            except FrontendError:
-                raise self.error(f"cannot broadcast {list(v.sizes)} to {list(out_sizes)}") from None
-            slots.append(("view", len(views)))
-            casts.append(cast is True or (not isinstance(cast, bool) and pos in cast))
-            views.append(v)
-        if not views:
-            raise self.error("elementwise op without tensor operands")
-        out_shape = None
-        for v in views:
-            if v.is_whole() and v.sizes == out_sizes:
-                out_shape = tuple(v.buf.shape)
-                break
-        def castfmt(s, i):
-            return f"{dtype!r}({s})" if casts[i] and views[i].dtype != dtype else s
-
-        def expr(*reads):
-            parts = [val if kind == "lit" else castfmt(reads[val], val) for kind, val in slots]
-            return expr_fn(*parts)
-
-        return self.prog.loop_kernel(op, out_sizes, dtype, views, expr, self.hint, out_shape)
-
-    def reduce(self, op, x, dims, keepdim, init, combine, finish=None, dtype=None) -> View:
-        """Reduce x over `dims`: `acc = init; acc = combine(acc, x); Y = finish(acc, count)`."""
-        v = self.view(x)
-        dtype = dtype or self.dtype()
-        rank = v.rank
-        dims = sorted({d % rank for d in dims}) if rank else []
-        kept = [d for d in range(rank) if d not in dims]
-        pv = v.permute(kept + dims)
-        ksizes = tuple(v.sizes[d] for d in kept)
-        rsizes = tuple(v.sizes[d] for d in dims)
-        count = numel(rsizes)
-        out_sizes = tuple(1 if d in dims else v.sizes[d] for d in range(rank)) if keepdim else ksizes
-        out_buf = Buf("Y", tuple(ksizes) or (1,), dtype)
-        out_view = View(out_buf, ksizes + rsizes, _strides(ksizes) + (0,) * len(rsizes), 0)
-        extents, names, idx = plan_loops(ksizes + rsizes, [out_view, _rank1(pv)], splits=[(numel(ksizes), count)])
-        k = split_loops(extents, names, numel(ksizes))
-        new = [f"i{j}" for j in range(k)] + [f"r{j}" for j in range(len(extents) - k)]
-        idx = rename_loops(idx, names, new)
-        params = [("X", pv.buf)]
-        read = f"X[{', '.join(idx[1])}]"
-        if pv.dtype != dtype:
-            read = f"{dtype!r}({read})"
-        inner = loop_text(extents[k:], new[k:], [f"acc = {combine('acc', read)}"], kind="reduction")
-        result = finish("acc", count) if finish else "acc"
-        body = [f"acc: {dtype!r} = {init}"] + inner + [f"Y[{', '.join(idx[0])}] = {result}"]
-        lines = loop_text(extents[:k], new[:k], body)
-        buf = self.prog.helper_call(op, params, lines, out_buf.shape, dtype, self.hint)
-        return View.whole(buf, out_sizes)
-
-    def concat(self, xs, dim, out_sizes) -> View:
-        """torch.cat: one loop nest per input writing its slice of the result."""
-        dtype = self.dtype()
-        views = [self.view(x) for x in xs]
-        rank = len(out_sizes)
-        dim = dim % rank
-        out_buf = Buf("Y", tuple(out_sizes), dtype)
-        params, pnames = [], {}
-        for v in views:
-            if id(v.buf) not in pnames:
-                pnames[id(v.buf)] = f"X{len(params)}"
-                params.append((pnames[id(v.buf)], v.buf))
-        lines, offset = [], 0
-        for n, v in enumerate(views):
-            if numel(v.sizes) == 0:
-                continue
-            dst = View.whole(out_buf).slice(dim, offset, offset + v.sizes[dim])
-            extents, names, idx = plan_loops(v.sizes, [dst, _rank1(v)], prefix=chr(ord("a") + n % 26))
-            lines += loop_text(extents, names, [f"Y[{', '.join(idx[0])}] = {pnames[id(v.buf)]}[{', '.join(idx[1])}]"])
-            offset += v.sizes[dim]
-        buf = self.prog.helper_call("cat", params, lines, out_buf.shape, dtype, self.hint)
-        return View.whole(buf)
-
-    def output_buf(self, v: View) -> Buf:
-        """The array a model output is returned from (a copy unless it is a fresh whole array)."""
-        if v.is_whole() and v.buf.kind == "local" and all(v.buf is not b for b in self.prog.outputs):
-            return v.buf
-        return self.prog.loop_kernel("copy", v.sizes, v.dtype, [v], lambda r: r, self.hint).buf
+from ..errors import AlloError, FrontendError
+from .capture import Captured, Const
+from .codegen import Layer, Program
+from .context import Lowering
+from .layout import View
+from .ops import OPS, bind, closest_ops
+from .precision import TypePlan
 
 
-def _strides(sizes):
-    from .layout import contiguous_strides
+def has_handler(key: str) -> bool:
+    """Whether the op table imports op `key` (normalize maps `add_` onto `add` with this)."""
+    return key in OPS
 
-    return contiguous_strides(sizes)
+
+def lower(graph: Captured, types: TypePlan, weights_as_args=None) -> Program:
+    """The Program computing `graph` (see the module docstring)."""
+    prog = Program(weights_as_args=weights_as_args)
+    ctx = Lowering(prog, types)
+    env = {}
+    for fx_node, name, shape, dtype in graph.inputs:
+        env[fx_node] = View.whole(prog.add_input(name, shape, types.input_type(name, dtype)), shape)
+        types.bind_value(fx_node.name, env[fx_node])
+    prog.n_user_inputs = len(prog.inputs)
+    for var in graph.state:
+        shape = tuple(var.tensor.shape)
+        buf = prog.add_input(var.name, shape, types.weight_type(Const(var.tensor, var.name, var.state)))
+        env[var.fx] = View.whole(buf, shape)
+    env.update({n: c if _is_tensor_const(c) else c.tensor for n, c in graph.consts.items()})
+    for tn in graph.nodes:
+        value = _lower_node(ctx, prog, tn, env)
+        env[tn.fx] = value
+        types.bind_value(tn.name, value)
+        for node in tn.updates:  # in-place op: later readers of the mutated tensor see the new value
+            env[node] = value
+    types.finish(ctx, env)
+    _outputs(ctx, prog, graph, env)
+    return prog
 
 
+def _lower_node(ctx, prog, tn, env):
+    handler = OPS.get(tn.op)
+    if handler is None:
+        raise unsupported(tn)
+    args = map_arg(tn.args, lambda n: _lookup(env, n, tn))
+    kwargs = map_arg(tn.kwargs, lambda n: _lookup(env, n, tn))
+    ctx.node, ctx.hint = tn, tn.var or tn.name
+    in_shapes = [tuple(ctx.sizes(x)) for x in _tensors(args)]
+    layer = Layer(tn.name, tn.key, "", in_shapes, tn.shape, var=ctx.hint)
+    prog.current = layer
+    try:
+        value = ctx.types.lower_node(ctx, tn, bind(tn.target, args, kwargs), handler)
+    except FrontendError as e:
+        if tn.name in str(e):
+            raise
+        raise FrontendError(f"{tn.key} at {tn.where()}: {e}") from None
+    except AlloError:
+        raise
+    except Exception as e:  # a handler bug must still name the node
+        raise FrontendError(f"internal error importing {tn.key} at {tn.where()}: {type(e).__name__}: {e}") from e
+    prog.current = None
+    prog.layers.append(layer)
+    return value
+
+
+def _outputs(ctx, prog, graph, env):
+    ctx.node, ctx.hint = None, "out"
+    for out in graph.outputs:
+        value = env.get(out, out) if _is_node(out) else out
+        value = ctx.types.output_value(ctx, value)
+        if isinstance(value, (View, Const)):
+            v = ctx.view(value)
+            ctx.hint = getattr(out, "name", "out")
+            prog.model_outputs.append(("array", prog.add_output(ctx.output_buf(v)), v.sizes))
+        else:
+            prog.model_outputs.append(("value", value))
+    if not prog.outputs:
+        raise FrontendError("the model returns no tensors; nothing to compute")
+    for k, var in enumerate(graph.state):
+        ctx.hint = f"{var.name}_next"
+        buf = ctx.output_buf(ctx.view(env[var.fx]))  # a copy when the buffer was not updated
+        prog.state.append((var, prog.inputs[prog.n_user_inputs + k], prog.add_output(buf)))
+
+
+def unsupported(tn) -> FrontendError:
+    """The error for an op the table does not have: the op, node, model source line and the five
+    closest supported names."""
+    torch_name = getattr(tn.target, "__name__", None) or str(tn.target)
+    close = ", ".join(closest_ops(tn.key))
+    return FrontendError(f"unsupported operator {tn.key} ({torch_name}) at {tn.where()}. Closest supported "
+                         f"operators: {close} (`allo ops` lists all)")
+
+
+def _is_tensor_const(c):
+    import torch
+
+    t = c.tensor
+    return isinstance(t, torch.Tensor) or (isinstance(t, (tuple, list)) and t
+                                           and all(isinstance(x, torch.Tensor) for x in t))
+
+
+def _is_node(x):
+    return hasattr(x, "op") and hasattr(x, "target")
+
+
+def _lookup(env, n, tn):
+    if n not in env:
+        raise FrontendError(f"{tn.key} at {tn.where()}: uses {n.name!r}, which has no value (its op produced none)")
+    return env[n]
+
+
+def _tensors(args):
+    for a in args:
+        if isinstance(a, (View, Const)):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            yield from (x for x in a if isinstance(x, (View, Const)))

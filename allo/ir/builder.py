@@ -73,7 +73,7 @@ class ModuleBuilder(InstanceNames):
         self.funcs = []
         self.instances = {}  # (id(kernel), targs key, inst_id) -> Func
         self.names = {}  # func name -> instance key
-        self.globals = {}  # id(numpy array) -> Buffer (shared memref.global)
+        self.globals = {}  # (id(numpy array), element type or None) -> Buffer (shared memref.global)
         self.global_names = set()
         self.building = []
         self.instance_info = {}  # func name -> (kernel name, template args key)
@@ -117,8 +117,9 @@ class ModuleBuilder(InstanceNames):
         """A memref.global for a numpy constant (one per array object)."""
         from .types import Float, Int, UInt, float32, float64
 
-        if id(array) in self.globals:
-            return self.globals[id(array)]
+        key = (id(array), repr(dtype) if dtype is not None else None)  # one array may be declared as several types
+        if key in self.globals:
+            return self.globals[key]
         if dtype is None:
             kind = array.dtype.kind
             if kind == "f":
@@ -139,7 +140,7 @@ class ModuleBuilder(InstanceNames):
             name = f"{name_hint}_{n}"
         self.global_names.add(name)
         buf = Buffer(name, ArrayType(dtype, tuple(shape)), "global", data=array, global_name=name)
-        self.globals[id(array)] = buf
+        self.globals[key] = buf
         return buf
 
     def adopt_global_name(self, buf: Buffer, name: str):

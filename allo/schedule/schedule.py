@@ -535,19 +535,34 @@ class Schedule:
             raise ScheduleError(f"compose: no function {target!r} to apply the schedule of {base!r} to; "
                                 f"functions: {', '.join(self._func_names())}")
         self._check_same_instance(sub, target)
-        snapshot, steps = self.ir.clone(), list(self.steps)  # compose is atomic as a whole
+        restore = self._snapshot({target if step.func == base else step.func for step in sub.steps})
+        steps = list(self.steps)  # compose is atomic as a whole
         for k, step in enumerate(sub.steps):
             func = target if step.func == base else step.func
             try:
                 self._run(step.primitive, func, step.args, dict(step.kwargs))
             except AlloError as e:
-                self.ir, self._mlir_cache = snapshot, None
+                restore()
                 self.steps[:] = steps
                 from ..customize import _clean
 
                 raise _clean(ScheduleError(f"compose: step {k} of the schedule of {base!r} ({step}) does not "
                                            f"apply to {func!r}: {e}")) from None
         return self
+
+    def _snapshot(self, touched):
+        """A function restoring the module as it is now, given the functions about to change (only
+        those are copied: cloning a whole imported model per compose was quadratic)."""
+        import copy
+
+        funcs, meta, top = list(self.ir.funcs), copy.deepcopy(self.ir.meta), self.ir.top
+        clones = {f.name: f.clone() for f in funcs if f.name in touched}
+
+        def restore():
+            self.ir.funcs[:] = [clones.get(f.name, f) for f in funcs]
+            self.ir.meta, self.ir.top, self._mlir_cache = meta, top, None
+
+        return restore
 
     def _sub_schedule(self, sched_or_kernel, instantiate):
         from ..kernel import AlloKernel, KernelInstance

@@ -42,8 +42,11 @@ EMULATION = {"sw_emu": "Vitis software emulation (sw_emu)", "hw_emu": "Vitis har
 
 
 def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-              bundle=None, part: str | None = None, clock_ns: float | None = None) -> "HLSModule":
+              bundle=None, part: str | None = None, clock_ns: float | None = None,
+              weights: dict | None = None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
+    `weights` ({top argument index: numpy array}) are stored as binary files in the project's
+    weights/ folder and read by the testbench, so callers pass only the other arguments.
 
     Example::
 
@@ -51,7 +54,8 @@ def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None
         out = hls(A, B)        # same conventions as the LLVM module
         print(hls)             # the C++ code
     """
-    return HLSModule(mod, mode=mode, project=project, target=target, bundle=bundle, part=part, clock_ns=clock_ns)
+    return HLSModule(mod, mode=mode, project=project, target=target, bundle=bundle, part=part, clock_ns=clock_ns,
+                     weights=weights)
 
 
 class HLSModule:
@@ -59,11 +63,12 @@ class HLSModule:
     calling it compiles (once) and runs the C simulation on numpy inputs.
 
     Attributes: `hls_code`, `header` (kernel.h), `host_code` (host.cpp), `tcl` (run.tcl),
-    `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`.
+    `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`,
+    `weight_files` ({argument index: file name in weights/} for arguments the testbench loads).
     """
 
     def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-                 bundle=None, part: str | None = None, clock_ns: float | None = None):
+                 bundle=None, part: str | None = None, clock_ns: float | None = None, weights: dict | None = None):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target = mode, target
@@ -75,6 +80,8 @@ class HLSModule:
             check_io_widths(mod.func(mod.top))
         self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
         self.func = mod.func(mod.top)
+        self._weights = _check_weights(weights or {}, self.func)
+        self.weight_files = {k: f"{self.func.params[k].name}.bin" for k in sorted(self._weights)}
         self.top = code.top
         self.signature = code.signatures[mod.top]
         self.hls_code = code.kernel_cpp
@@ -108,9 +115,24 @@ class HLSModule:
                 p = d / name
                 if not p.exists() or p.read_text() != text:
                     p.write_text(text)
+            self._write_weights(d / "weights")
         except OSError as e:
             raise BackendError(f"cannot write the HLS project to {d}: {e}") from None
         return d.resolve()
+
+    def _write_weights(self, d: Path):
+        """weights/<arg>.bin (raw container values, like the inputs), rewritten only when changed."""
+        if not self._weights:
+            return
+        d.mkdir(exist_ok=True)
+        for k, name in self.weight_files.items():
+            raw = _to_storage(self._weights[k], self.func.params[k], k, self.func.name)
+            digest = hashlib.sha256(raw.tobytes()).hexdigest()
+            stamp = d / f".{name}.sha256"
+            if (d / name).exists() and stamp.exists() and stamp.read_text() == digest:
+                continue
+            raw.tofile(d / name)
+            stamp.write_text(digest)
 
     # --- QoR ------------------------------------------------------------------------------
     def report(self, clock_ns: float | None = None, part: str | None = None, source: str | None = None):
@@ -158,29 +180,50 @@ class HLSModule:
         params = self.func.params
         from ...ir.calls import fill_defaults
 
-        args = fill_defaults(self.func, args)
-        if len(args) != len(params):
-            raise AlloTypeError(f"{self.func.name}: expected {len(params)} arguments "
-                                f"({', '.join(p.name for p in params)}), got {len(args)}")
-        staged = [_to_storage(a, p, k, self.func.name) for k, (a, p) in enumerate(zip(args, params))]
+        passed = [k for k in range(len(params)) if k not in self._weights]
+        args = fill_defaults(self.func, args) if not self._weights else list(args)
+        staged = self._stage(args, passed)
         exe = self._binary()
         with tempfile.TemporaryDirectory(prefix="allo_csim_") as tmp:
-            for k, raw in enumerate(staged):
+            for k, raw in staged:
                 raw.tofile(os.path.join(tmp, f"in{k}.bin"))
             if not self._data_saved:  # keep one input set so `./csim data` and run.tcl reproduce a call
                 shutil.copytree(tmp, self.project / "data", dirs_exist_ok=True)
                 self._data_saved = True
             self._run(exe, tmp)
             results = [self._read(tmp, f"out{k}.bin", t) for k, t in enumerate(self.func.result_types)]
-            for k in self._written:
-                p = params[k]
-                args[k][...] = self._read(tmp, f"arg{k}.bin", p.type)
+            for j, k in enumerate(passed):
+                if k in self._written:
+                    args[j][...] = self._read(tmp, f"arg{k}.bin", params[k].type)
         if not results:
             return None
         for j, k in returned_params(self.func).items():  # `return A` gives back the caller's A
             if isinstance(args[k], np.ndarray):
                 results[j] = args[k]
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _stage(self, args, passed):
+        """[(argument index, raw container array)] for the arguments the caller passes."""
+        params = self.func.params
+        if len(args) != len(passed):
+            loaded = f" (the others are loaded from {self.project}/weights)" if self._weights else ""
+            raise AlloTypeError(f"{self.func.name}: expected {len(passed)} arguments "
+                                f"({', '.join(params[k].name for k in passed)}){loaded}, got {len(args)}")
+        return [(k, _to_storage(a, params[k], k, self.func.name)) for k, a in zip(passed, args)]
+
+    def write_inputs(self, *args) -> Path:
+        """Store one set of arguments as the project's data/in<k>.bin, so that `./csim data weights`
+        and `vitis_hls -f run.tcl` run the C simulation on them; returns the data folder."""
+        if self.project is None:
+            self.project = self.write_project()
+            weakref.finalize(self, shutil.rmtree, str(self.project), True)
+        passed = [k for k in range(len(self.func.params)) if k not in self._weights]
+        data = self.project / "data"
+        data.mkdir(exist_ok=True)
+        for k, raw in self._stage(args, passed):
+            raw.tofile(data / f"in{k}.bin")
+        self._data_saved = True
+        return data
 
     def _binary(self) -> Path:
         """The compiled testbench: built once per code hash, kept in the csim cache directory."""
@@ -203,7 +246,8 @@ class HLSModule:
 
     def _run(self, exe: Path, data_dir: str):
         try:
-            r = subprocess.run([str(exe), data_dir], capture_output=True, text=True, preexec_fn=_big_stack)
+            r = subprocess.run([str(exe), data_dir, str(self.project / "weights")], capture_output=True, text=True,
+                               preexec_fn=_big_stack)
         except OSError as e:
             raise BackendError(f"could not run the C simulation binary {exe}: {e}") from None
         if r.returncode != 0:
@@ -223,6 +267,15 @@ class HLSModule:
 
 
 # ----------------------------------------------------------------------------- numpy I/O
+def _check_weights(weights: dict, func: N.Func) -> dict:
+    out = {}
+    for k, arr in weights.items():
+        if not isinstance(k, int) or not 0 <= k < len(func.params) or not func.params[k].shape:
+            raise BackendError(f"weights: {k!r} is not the index of an array argument of {func.name}()")
+        out[k] = np.asarray(arr)
+    return out
+
+
 def _storage_dtype(t) -> np.dtype:
     if isinstance(t, UInt) and t.bits == 1:
         return np.dtype(np.uint8)
@@ -307,8 +360,9 @@ def _header_text(code: ModuleCode, sig) -> str:
 
 _HOST_PRELUDE = """\
 // Generated by allo: C simulation testbench for {top}.
-// Usage: csim [dir]  reads dir/in<k>.bin (argument k, raw little-endian values), calls {top},
-// writes dir/out<k>.bin (result k) and dir/arg<k>.bin (argument k when the kernel writes it).
+// Usage: csim [dir [weights]]  reads dir/in<k>.bin (argument k, raw little-endian values) and
+// weights/<name>.bin (arguments stored with the project), calls {top}, writes dir/out<k>.bin
+// (result k) and dir/arg<k>.bin (argument k when the kernel writes it).
 #include <cstdio>
 #include <cstdlib>
 
@@ -323,22 +377,23 @@ template <class S, int W, int I> static S allo_store(const ap_fixed<W, I> &x) {{
 template <class S, int W, int I> static S allo_store(const ap_ufixed<W, I> &x) {{ return (S)allo_get_raw(x); }}
 
 static const char *allo_dir = "data";
+static const char *allo_weights_dir = "weights";
 
-static FILE *allo_open(const char *file, const char *mode) {{
+static FILE *allo_open(const char *dir, const char *file, const char *mode, bool required = false) {{
   static char path[4096];
-  std::snprintf(path, sizeof(path), "%s/%s", allo_dir, file);
+  std::snprintf(path, sizeof(path), "%s/%s", dir, file);
   FILE *f = std::fopen(path, mode);
-  if (!f && mode[0] == 'w') {{
-    std::fprintf(stderr, "allo csim: cannot write %s\\n", path);
+  if (!f && (mode[0] == 'w' || required)) {{
+    std::fprintf(stderr, "allo csim: cannot %s %s\\n", mode[0] == 'w' ? "write" : "read", path);
     std::exit(4);
   }}
   if (!f) std::fprintf(stderr, "allo csim: cannot open %s, using zeros\\n", path);
   return f;
 }}
 
-template <class S, class T> static void allo_read(const char *file, T *dst, size_t n) {{
+template <class S, class T> static void allo_read(const char *file, T *dst, size_t n, const char *dir = 0) {{
   S *buf = (S *)std::calloc(n, sizeof(S));
-  FILE *f = allo_open(file, "rb");
+  FILE *f = dir ? allo_open(dir, file, "rb", true) : allo_open(allo_dir, file, "rb");
   if (f) {{
     size_t got = std::fread(buf, sizeof(S), n, f);
     std::fclose(f);
@@ -354,7 +409,7 @@ template <class S, class T> static void allo_read(const char *file, T *dst, size
 template <class S, class T> static void allo_write(const char *file, const T *src, size_t n) {{
   S *buf = (S *)std::calloc(n, sizeof(S));
   for (size_t i = 0; i < n; i++) buf[i] = allo_store<S>(src[i]);
-  FILE *f = allo_open(file, "wb");
+  FILE *f = allo_open(allo_dir, file, "wb");
   if (std::fwrite(buf, sizeof(S), n, f) != n) {{
     std::fprintf(stderr, "allo csim: short write to %s\\n", file);
     std::exit(4);
@@ -375,7 +430,9 @@ def _host_text(hls: HLSModule) -> str:
         decls.append(f"static {cpp_type(t)} {name}" + "".join(f"[{d}]" for d in shape) + ";")
         ptr, n = f"&{name}" + "[0]" * len(shape), int(np.prod(shape, dtype=np.int64))
         io = f"<{storage_cpp_type(t)}>"
-        if p.role in ("arg", "scalar_arg"):
+        if p.role in ("arg", "scalar_arg") and p.index in hls.weight_files:
+            reads.append(f"  allo_read{io}(\"{hls.weight_files[p.index]}\", {ptr}, {n}, allo_weights_dir);")
+        elif p.role in ("arg", "scalar_arg"):
             reads.append(f"  allo_read{io}(\"in{p.index}.bin\", {ptr}, {n});")
             if p.index in hls._written:
                 writes.append(f"  allo_write{io}(\"arg{p.index}.bin\", {ptr}, {n});")
@@ -389,6 +446,7 @@ def _host_text(hls: HLSModule) -> str:
         call = "h_return = " + call
         writes.insert(0, f"  allo_write<{storage_cpp_type(t)}>(\"out0.bin\", &h_return, 1);")
     main = ["int main(int argc, char **argv) {", "  if (argc > 1) allo_dir = argv[1];",
+            "  if (argc > 2) allo_weights_dir = argv[2];",
             *reads, f"  {call}", *writes, "  return 0;", "}"]
     return _HOST_PRELUDE.format(top=top) + "\n" + "\n".join(decls) + "\n\n" + "\n".join(main) + "\n"
 
@@ -396,7 +454,7 @@ def _host_text(hls: HLSModule) -> str:
 def _tcl_text(hls: HLSModule) -> str:
     from .vitis import tcl_text
 
-    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns)
+    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files))
 
 
 def cache_dir() -> Path:

@@ -54,13 +54,14 @@ def check_clock(clock_ns) -> float:
     return float(clock_ns)
 
 
-def tcl_text(top: str, mode, target: str, part: str, clock_ns: float) -> str:
-    """run.tcl for `mode` (see module docstring)."""
+def tcl_text(top: str, mode, target: str, part: str, clock_ns: float, weights: bool = False) -> str:
+    """run.tcl for `mode` (see module docstring); `weights`: the testbench also reads weights/."""
     flow = " -flow_target vitis" if target == "vitis_hls" else ""
+    argv = "[file normalize data] [file normalize weights]" if weights else "[file normalize data]"
     steps = []
     for step in FLOW.get(mode, FLOW[None]):
         if step in ("csim_design", "cosim_design"):
-            steps.append(f'{step} -argv "[file normalize data]"')
+            steps.append(f'{step} -argv "{argv}"')
         else:
             steps.append(step)
     body = "\n".join(steps)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
+from .common import output_size, parallel_rows
 
 SQRT1_2 = 0.7071067811865476  # 1 / sqrt(2)
 SQRT2_PI = 0.7978845608028654  # sqrt(2 / pi)
@@ -87,3 +88,4 @@ def leaky_relu(X: "T[M, N]", slope: "T") -> "T[M, N]":
 @schedule_for(relu, gelu, gelu_tanh, silu, sigmoid, tanh, leaky_relu)
 def schedule_pointwise(s):
     s.pipeline("j")
+    parallel_rows(s, "i", work=8 * output_size(s))

@@ -11,7 +11,7 @@ import allo
 from allo.ir.types import int64  # noqa: F401 - used by the "int64[L]" annotation
 
 from ..registry import schedule_for
-from .common import LOWEST
+from .common import LOWEST, parallel_rows, targ
 
 
 @allo.kernel(template="T, H, L, S, D, CAUSAL")
@@ -48,6 +48,8 @@ def scaled_dot_product_attention(Q: "T[H, L, D]", K: "T[H, S, D]", V: "T[H, S, D
 def schedule_sdpa(s):
     for loop in ("d", "s_exp", "s_out"):
         s.pipeline(loop)
+    # query rows in parallel (the heads share the score row buffer)
+    parallel_rows(s, "l", work=targ(s, "H") * targ(s, "L") * targ(s, "S") * targ(s, "D"))
 
 
 @allo.kernel(template="T, H, L, D")
@@ -77,3 +79,4 @@ def embedding(ids: "int64[L]", table: "T[V, D]") -> "T[L, D]":
 @schedule_for(embedding)
 def schedule_embedding(s):
     s.pipeline("d")
+    parallel_rows(s, "l", work=targ(s, "L") * targ(s, "D"))

@@ -38,6 +38,34 @@ class _Lowest:
 LOWEST = _Lowest()
 
 
+PARALLEL_MIN_WORK = 1 << 16  # below ~65K operations a thread fork costs more than it saves
+
+
+def parallel_rows(s, *loops, work: int):
+    """Mark `loops` parallel for the CPU build (OpenMP threads over rows / heads / channels; the
+    HLS C++ ignores the mark) when the instance does at least PARALLEL_MIN_WORK operations
+    (`work`, computed from the template arguments). A loop the parallel check cannot prove
+    independent for this instance is left serial (the schedule records only marks that apply).
+
+    Example::
+
+        parallel_rows(s, "i", work=targ(s, "M") * targ(s, "N") * targ(s, "K"))
+    """
+    if work < PARALLEL_MIN_WORK:
+        return
+    for loop in loops:
+        try:
+            s.parallel(loop)
+        except ScheduleError:
+            pass
+
+
+def output_size(s) -> int:
+    """Number of elements of the first result of the instance that schedule `s` was built for."""
+    shape = getattr(s.ir.func(s.top_func_name).result_types[0], "shape", ())
+    return _size(shape)
+
+
 def targ(s, name: str):
     """Template argument `name` of the kernel instance that schedule `s` was built for."""
     params = s.kernel.template_params

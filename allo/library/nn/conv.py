@@ -14,7 +14,7 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
-from .common import OUT_SIZE, targ
+from .common import OUT_SIZE, parallel_rows, targ
 
 
 @allo.kernel(template="T, B, Cin, Cout, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw, Dh, Dw, G")
@@ -70,3 +70,6 @@ def schedule_conv2d(s):
         s.pipeline("ci")
     else:
         s.pipeline("kw")
+        # (the 3x3 form's line buffers are shared along oh: it stays serial)
+        macs = targ(s, "B") * targ(s, "Cout") * targ(s, "Oh") * targ(s, "Ow") * targ(s, "Kh") * targ(s, "Kw")
+        parallel_rows(s, "oh", work=macs * targ(s, "Cin") // targ(s, "G"))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
-from .common import targ
+from .common import output_size, parallel_rows, targ
 
 
 
@@ -233,6 +233,7 @@ def rdiv_outer(A: "T[P, Q, R]", B: "T[P, R]") -> "T[P, Q, R]":
 @schedule_for(add, sub, mul, div, add_scalar, sub_scalar, mul_scalar, div_scalar, rsub_scalar, rdiv_scalar)
 def schedule_binary_2d(s):
     s.pipeline("j")
+    parallel_rows(s, "i", work=output_size(s))
 
 
 @schedule_for(add_mid, sub_mid, mul_mid, div_mid, rsub_mid, rdiv_mid,
@@ -356,3 +357,4 @@ def cast(X: "T[M, N]") -> "U[M, N]":
 @schedule_for(exp, log, sqrt, rsqrt, neg, abs, pow_scalar, pow_int, clamp, maximum, minimum, cast)
 def schedule_unary(s):
     s.pipeline("j")
+    parallel_rows(s, "i", work=output_size(s))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
+from .common import parallel_rows, targ
 
 
 @allo.kernel(template="T, M, N, K")
@@ -40,6 +41,7 @@ def _row_buffered_gemm(s):
 def schedule_linear(s):
     _row_buffered_gemm(s)
     s.pipeline("j0")  # the bias initialisation
+    parallel_rows(s, "i0", "i", work=targ(s, "M") * targ(s, "N") * targ(s, "K"))
 
 
 @allo.kernel(template="T, B, M, N, K")
@@ -58,6 +60,7 @@ def linear3d(X: "T[B, M, K]", W: "T[N, K]", b: "T[N]") -> "T[B, M, N]":
 def schedule_linear3d(s):
     _row_buffered_gemm(s)
     s.pipeline("j0")  # the bias initialisation
+    parallel_rows(s, "i0", "i", work=targ(s, "B") * targ(s, "M") * targ(s, "N") * targ(s, "K"))
 
 
 @allo.kernel(template="T, M, K, N")
@@ -73,6 +76,7 @@ def matmul(A: "T[M, K]", B: "T[K, N]") -> "T[M, N]":
 @schedule_for(matmul)
 def schedule_matmul(s):
     _row_buffered_gemm(s)
+    parallel_rows(s, "i", work=targ(s, "M") * targ(s, "K") * targ(s, "N"))
 
 
 @allo.kernel(template="T, B, M, K, N")
@@ -89,3 +93,4 @@ def bmm(A: "T[B, M, K]", B: "T[B, K, N]") -> "T[B, M, N]":
 @schedule_for(bmm)
 def schedule_bmm(s):
     _row_buffered_gemm(s)
+    parallel_rows(s, "i", work=targ(s, "B") * targ(s, "M") * targ(s, "K") * targ(s, "N"))

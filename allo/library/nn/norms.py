@@ -15,6 +15,7 @@ import allo
 from allo.ir.types import float32
 
 from ..registry import schedule_for
+from .common import output_size, parallel_rows, targ
 
 
 @allo.kernel(template="T, M, N")
@@ -56,6 +57,7 @@ def log_softmax(X: "T[M, N]") -> "T[M, N]":
 def schedule_softmax(s):
     for loop in ("j_max", "j_exp", "j_norm"):
         s.pipeline(loop)
+    parallel_rows(s, "i", work=8 * output_size(s))
 
 
 @allo.kernel(template="T, M, N")
@@ -82,6 +84,7 @@ def layer_norm(X: "T[M, N]", gamma: "T[N]", beta: "T[N]", eps: float32 = 1e-5) -
 def schedule_layer_norm(s):
     for loop in ("j_sum", "j_var", "j_out"):
         s.pipeline(loop)
+    parallel_rows(s, "i", work=8 * output_size(s))
 
 
 @allo.kernel(template="T, M, N")
@@ -102,6 +105,7 @@ def rms_norm(X: "T[M, N]", gamma: "T[N]", eps: float32) -> "T[M, N]":
 def schedule_rms_norm(s):
     for loop in ("j_sum", "j_out"):
         s.pipeline(loop)
+    parallel_rows(s, "i", work=8 * output_size(s))
 
 
 @allo.kernel(template="T, B, C, H, W")
@@ -123,3 +127,4 @@ def batch_norm2d(X: "T[B, C, H, W]", mean: "T[C]", var: "T[C]", gamma: "T[C]", b
 def schedule_batch_norm2d(s):
     s.pipeline("c0")
     s.pipeline("w")
+    parallel_rows(s, "c", work=targ(s, "B") * targ(s, "C") * targ(s, "H") * targ(s, "W"))

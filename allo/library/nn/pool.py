@@ -12,7 +12,7 @@ from __future__ import annotations
 import allo
 
 from ..registry import schedule_for
-from .common import LOWEST, OUT_SIZE
+from .common import LOWEST, OUT_SIZE, parallel_rows, targ
 
 
 @allo.kernel(template="T, B, C, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw")
@@ -48,6 +48,7 @@ def avg_pool2d(X: "T[B, C, H, W]") -> "T[B, C, Oh, Ow]":
 @schedule_for(max_pool2d, avg_pool2d)
 def schedule_pool2d(s):
     s.pipeline("kw")
+    parallel_rows(s, "c", work=targ(s, "B") * targ(s, "C") * targ(s, "Oh") * targ(s, "Ow") * targ(s, "Kh") * targ(s, "Kw"))
 
 
 @allo.kernel(template="T, B, C, H, W")
