@@ -15,7 +15,7 @@ Example::
     s = allo.customize(gemm)
     mod = s.build()
 """
-from .errors import AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError
+from .errors import AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError, BoundsError
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16)
 from .dsl import (grid, reduction, exp, log, log2, sqrt, rsqrt, tanh, sin, cos, erf, abs, pow, floor, ceil, min, max,
@@ -30,7 +30,7 @@ _calls.register_allo_builtins(__import__(__name__))
 from . import library, frontend  # noqa: E402
 
 __all__ = [
-    "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError",
+    "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError",
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
     "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool", "index",
     "float16", "float32", "float64", "bfloat16",

@@ -10,6 +10,7 @@ Example::
 from __future__ import annotations
 
 from .errors import AlloError
+from .ir.bounds import check_static_bounds
 from .ir.builder import ModuleBuilder
 
 
@@ -42,7 +43,9 @@ def build_ir(fn, instantiate=None):
         raise AlloError(f"kernel {kernel.name!r} is not a template; drop instantiate=")
     mb = ModuleBuilder()
     func = mb.instantiate(kernel, targs, None)
-    return mb.module(func.name), kernel, targs
+    module = mb.module(func.name)
+    check_static_bounds(module)
+    return module, kernel, targs
 
 
 def customize(fn, instantiate=None):

@@ -43,6 +43,11 @@ class FrontendError(AlloError):
     """A PyTorch model that cannot be imported."""
 
 
+class BoundsError(AlloError, IndexError):
+    """An array index outside the array: found at build time (constant or loop-bounded affine
+    indices) or at run time with `s.build(..., bounds_check=True)`."""
+
+
 def format_location(filename: str, lineno: int, col: int | None = None, source_line: str | None = None) -> str:
     """Render `file:line` plus the quoted source line and a caret (when known)."""
     if source_line is None and filename and lineno:

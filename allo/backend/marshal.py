@@ -83,6 +83,13 @@ def _describe(x) -> str:
     return f"{type(x).__name__} {x!r}" if isinstance(x, (numbers.Number, np.generic)) else type(x).__name__
 
 
+def check_writable(x: np.ndarray, where: str) -> None:
+    """Refuse a read-only array for a parameter the kernel writes (before anything runs)."""
+    if not x.flags.writeable:
+        raise AlloTypeError(f"{where}: the kernel writes this array, but it is read-only (e.g. setflags(write=False), "
+                            "np.frombuffer of bytes, a read-only memmap); pass a writable copy such as np.array(x)")
+
+
 # ============================================================================ argument specs
 class _ArraySpec:
     """An array parameter: type check, conversion to storage, write-back after the call."""
@@ -108,6 +115,8 @@ class _ArraySpec:
                 raise AlloTypeError(f"{self.where}: expected {self.expected()}, got dtype {x.dtype}")
         elif x.dtype != self.np_dtype:
             raise AlloTypeError(f"{self.where}: expected dtype {self.np_dtype}, got {x.dtype} (expected {self.expected()})")
+        if self.written:
+            check_writable(x, self.where)
 
     def prepare(self, x):
         """(storage array passed to the kernel, write-back function or None)."""
@@ -274,4 +283,4 @@ class CallPlan:
         return vals[0] if self.n_results == 1 else tuple(vals)
 
 
-__all__ = ["CallPlan", "descriptor_class", "new_descriptor", "storage_dtype", "written_params"]
+__all__ = ["CallPlan", "check_writable", "descriptor_class", "new_descriptor", "storage_dtype", "written_params"]

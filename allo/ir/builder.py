@@ -728,12 +728,13 @@ class FunctionBuilder:
             raise self.error(AlloTypeError, f"{buf.name!r} has {len(buf.shape)} dimension(s) {list(buf.shape)} "
                              f"but is indexed with {len(elts)}; index every dimension", node)
         out = []
-        for e in elts:
+        for e, size in zip(elts, buf.shape):
             v = self.scalar(self.visit(e))
             if emit.is_number(v):
                 if isinstance(v, float):
                     raise self.error(AlloTypeError, f"array index must be an integer, got {v!r}", e)
-                out.append(emit.Const(int(v), index))
+                k = int(v)
+                out.append(emit.Const(k + size if -size <= k < 0 else k, index))  # A[-1]: Python's last element
                 continue
             if not isinstance(v.type, (Index,)) and not hasattr(v.type, "frac") and v.type.__class__.__name__ not in ("Int", "UInt"):
                 raise self.error(AlloTypeError, f"array index must be an integer, got {v.type!r}", e)

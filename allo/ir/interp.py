@@ -97,8 +97,13 @@ def _fmod(a, b):
 
 
 def _ipow(a, b):
+    """a ** b wrapping at a's width; b < 0 gives the C truncation of 1 / a**-b (1, +-1 or 0)."""
     dt = np.asarray(a).dtype
-    r = int(a) ** int(b) if int(b) >= 0 else 0
+    base, e = int(a), int(b)
+    if e >= 0:
+        r = pow(base, e, 1 << (dt.itemsize * 8))
+    else:
+        r = 1 if base == 1 else ((-1 if e & 1 else 1) if base == -1 else 0)
     return dt.type(_wrap_int(r, dt.itemsize * 8, dt.kind == "i"))
 
 

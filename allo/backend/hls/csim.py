@@ -16,16 +16,18 @@ import hashlib
 import math
 import numbers
 import os
-import resource
 import shutil
-import subprocess
 import tempfile
+import threading
+import uuid
 import weakref
 from pathlib import Path
 
 import numpy as np
 
 from ...errors import AlloTypeError, BackendError
+from ..marshal import check_writable
+from ..process import run_child
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
@@ -37,16 +39,18 @@ CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-
 MODES = (None, "csim", "csyn", "cosim", "impl")
 
 
-def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls") -> "HLSModule":
+def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
+              timeout: float | None = None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
+    `timeout` (seconds, default none) bounds each C simulation run; the binary is killed after it.
 
     Example::
 
-        hls = build_hls(module, mode="csim")
+        hls = build_hls(module, mode="csim", timeout=60)
         out = hls(A, B)        # same conventions as the LLVM module
         print(hls)             # the C++ code
     """
-    return HLSModule(mod, mode=mode, project=project, target=target)
+    return HLSModule(mod, mode=mode, project=project, target=target, timeout=timeout)
 
 
 class HLSModule:
@@ -54,13 +58,16 @@ class HLSModule:
     calling it compiles (once) and runs the C simulation on numpy inputs.
 
     Attributes: `hls_code`, `header` (kernel.h), `host_code` (host.cpp), `tcl` (run.tcl),
-    `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`.
+    `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`,
+    `timeout` (seconds a C simulation may run before it is killed; None = no limit; a call may
+    override it: `hls(A, B, timeout=5)`).
     """
 
-    def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls"):
+    def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
+                 timeout: float | None = None):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
-        self.mode, self.target = mode, target
+        self.mode, self.target, self.timeout = mode, target, timeout
         code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
         self.func = mod.func(mod.top)
         self.top = code.top
@@ -85,14 +92,16 @@ class HLSModule:
         return f"HLSModule(top={self.top!r}, target={self.target!r}, mode={self.mode!r}{where})"
 
     # --- project ----------------------------------------------------------------------
+    def _files(self) -> dict:
+        return {"kernel.cpp": self.hls_code, "kernel.h": self.header, "host.cpp": self.host_code,
+                "run.tcl": self.tcl, "allo_ap.h": (INCLUDE_DIR / "allo_ap.h").read_text()}
+
     def write_project(self, path: str | None = None) -> Path:
         """Write kernel.cpp, kernel.h, host.cpp, run.tcl and allo_ap.h into `path` (a temp dir if None)."""
         d = Path(path) if path is not None else Path(tempfile.mkdtemp(prefix=f"allo_hls_{self.top}_"))
         try:
             d.mkdir(parents=True, exist_ok=True)
-            files = {"kernel.cpp": self.hls_code, "kernel.h": self.header, "host.cpp": self.host_code,
-                     "run.tcl": self.tcl, "allo_ap.h": (INCLUDE_DIR / "allo_ap.h").read_text()}
-            for name, text in files.items():
+            for name, text in self._files().items():
                 p = d / name
                 if not p.exists() or p.read_text() != text:
                     p.write_text(text)
@@ -101,7 +110,7 @@ class HLSModule:
         return d.resolve()
 
     # --- C simulation -------------------------------------------------------------------
-    def __call__(self, *args):
+    def __call__(self, *args, timeout=None):
         if self.mode != "csim":
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
@@ -110,14 +119,17 @@ class HLSModule:
             raise AlloTypeError(f"{self.func.name}: expected {len(params)} arguments "
                                 f"({', '.join(p.name for p in params)}), got {len(args)}")
         staged = [_to_storage(a, p, k, self.func.name) for k, (a, p) in enumerate(zip(args, params))]
+        for k in self._written:
+            check_writable(args[k], f"argument {k} ({params[k].name!r}) of {self.func.name}()")
         exe = self._binary()
         with tempfile.TemporaryDirectory(prefix="allo_csim_") as tmp:
             for k, raw in enumerate(staged):
                 raw.tofile(os.path.join(tmp, f"in{k}.bin"))
-            if not self._data_saved:  # keep one input set so `./csim data` and run.tcl reproduce a call
+            if not self._data_saved and self._owns_project():
+                # keep one input set so `./csim data` and run.tcl reproduce a call
                 shutil.copytree(tmp, self.project / "data", dirs_exist_ok=True)
                 self._data_saved = True
-            self._run(exe, tmp)
+            self._run(exe, tmp, self.timeout if timeout is None else timeout)
             results = [self._read(tmp, f"out{k}.bin", t) for k, t in enumerate(self.func.result_types)]
             for k in self._written:
                 p = params[k]
@@ -126,30 +138,46 @@ class HLSModule:
             return None
         return results[0] if len(results) == 1 else tuple(results)
 
+    def _owns_project(self) -> bool:
+        """Does the project folder still hold this module's code? (Another module built into the
+        same folder overwrites it; this module then keeps running its own code.)"""
+        try:
+            return (self.project / "kernel.cpp").read_text() == self.hls_code
+        except OSError:
+            return False
+
     def _binary(self) -> Path:
-        """The compiled testbench: built once per code hash, kept in the csim cache directory."""
-        key = hashlib.sha256("\0".join([self.hls_code, self.header, self.host_code, " ".join(CXX_FLAGS),
-                                        (INCLUDE_DIR / "allo_ap.h").read_text(), _cxx()]).encode()).hexdigest()[:20]
+        """The compiled testbench: built once per code hash, kept in the csim cache directory.
+
+        It is compiled from this module's own sources in a private folder (never from the
+        project folder, which another module may have rewritten), into a temp file unique to
+        this call, then renamed into place atomically (safe across threads and processes)."""
+        cxx = _cxx()
+        files = self._files()
+        key = hashlib.sha256("\0".join([files["kernel.cpp"], files["kernel.h"], files["host.cpp"], " ".join(CXX_FLAGS),
+                                        files["allo_ap.h"], cxx]).encode()).hexdigest()[:20]
         exe = cache_dir() / f"csim_{self.top}_{key}"
         if exe.exists():
             return exe
-        tmp = f"{exe}.{os.getpid()}.tmp"
-        cmd = [_cxx(), *CXX_FLAGS, "-I", str(self.project), "kernel.cpp", "host.cpp", "-o", tmp]
-        try:
-            r = subprocess.run(cmd, cwd=self.project, capture_output=True, text=True, timeout=900)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise BackendError(f"could not run the C++ compiler for the HLS C simulation in {self.project}: {e}") from None
-        if r.returncode != 0:
-            raise BackendError(f"g++ failed to compile the HLS C simulation of {self.top!r} "
-                               f"(project {self.project}):\n{r.stderr.strip()}\ncommand: {' '.join(cmd)}")
-        os.replace(tmp, exe)
+        tmp = exe.with_name(f"{exe.name}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:12]}.tmp")
+        with tempfile.TemporaryDirectory(prefix="allo_csim_build_") as build:
+            for name in ("kernel.cpp", "kernel.h", "host.cpp", "allo_ap.h"):
+                Path(build, name).write_text(files[name])
+            cmd = [cxx, *CXX_FLAGS, "-I", build, "kernel.cpp", "host.cpp", "-o", str(tmp)]
+            try:
+                r = run_child(cmd, cwd=build, timeout=900, what=f"C++ compiler for the C simulation of {self.top!r}")
+                if r.returncode != 0:
+                    raise BackendError(f"g++ failed to compile the HLS C simulation of {self.top!r} "
+                                       f"(sources in project {self.project}):\n{r.stderr.strip()}\n"
+                                       f"command: {' '.join(cmd)}")
+                os.replace(tmp, exe)
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
         return exe
 
-    def _run(self, exe: Path, data_dir: str):
-        try:
-            r = subprocess.run([str(exe), data_dir], capture_output=True, text=True, preexec_fn=_big_stack)
-        except OSError as e:
-            raise BackendError(f"could not run the C simulation binary {exe}: {e}") from None
+    def _run(self, exe: Path, data_dir: str, timeout=None):
+        r = run_child([exe, data_dir], timeout=timeout, what=f"C simulation of {self.top!r}", big_stack=True)
         if r.returncode != 0:
             how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
             raise BackendError(f"C simulation of {self.top!r} failed ({how}; project {self.project}):\n"
@@ -359,7 +387,14 @@ def cache_dir() -> Path:
     """Where compiled testbenches are kept: $ALLO_CACHE_DIR/hls, else a per-user temp folder."""
     root = os.environ.get("ALLO_CACHE_DIR")
     d = Path(root) / "hls" if root else Path(tempfile.gettempdir()) / f"allo-hls-cache-{os.getuid()}"
-    d.mkdir(parents=True, exist_ok=True)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise PermissionError(f"no write permission on {d}")
+    except OSError as e:
+        where = "ALLO_CACHE_DIR" if root else "the temp folder"
+        raise BackendError(f"cannot use {d} to cache compiled C simulations ({type(e).__name__}: {e}); "
+                           f"set {where if root else 'ALLO_CACHE_DIR'} to a writable folder") from None
     return d
 
 
@@ -368,14 +403,6 @@ def _cxx() -> str:
     if shutil.which(cxx) is None:
         raise BackendError(f"C++ compiler {cxx!r} not found: HLS C simulation needs g++ (set CXX to use another)")
     return cxx
-
-
-def _big_stack():  # large local arrays live on the stack, as in HLS C++
-    try:
-        _, hard = resource.getrlimit(resource.RLIMIT_STACK)
-        resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
-    except (ValueError, OSError):
-        pass
 
 
 __all__ = ["build_hls", "HLSModule", "written_params", "cache_dir", "CXX_FLAGS"]

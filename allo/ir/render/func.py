@@ -82,7 +82,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         return self.op(f"arith.constant {_int_literal(value, bits)} : {ty}")
 
     def error(self, msg):
-        from ..errors import located
+        from ...errors import located
 
         return located(BackendError, f"in function {self.f.name!r}: {msg}", self.loc)
 
