@@ -204,10 +204,16 @@ def written_params(func: N.Func) -> set:
 class CallPlan:
     """Everything needed to call one JIT'd entry: specs, pre-built descriptors, the packed array."""
 
-    def __init__(self, func: N.Func):
+    def __init__(self, func: N.Func, hidden: int = 0, written: set | None = None):
+        """`hidden`: trailing parameters the module passes itself (not counted in `check`);
+        `written`: indices of the parameters the function writes (default: from its body)."""
         self.fname = func.name
-        written = written_params(func)
+        if written is None:
+            written = written_params(func)
+        else:
+            written = {id(func.params[k]) for k in written}
         self.params = list(func.params)
+        self.n_visible = len(self.params) - hidden
         self.ins = []
         for k, p in enumerate(func.params):
             if p.kind == "scalar_arg":
@@ -241,9 +247,9 @@ class CallPlan:
 
     def check(self, args):
         """Validate every argument (count, kind, shape, dtype) before anything runs."""
-        if len(args) != len(self.ins):
-            names = ", ".join(p.name for p in self.params)
-            raise AlloTypeError(f"{self.fname}: expected {len(self.ins)} arguments ({names}), got {len(args)}")
+        if len(args) != self.n_visible:
+            names = ", ".join(p.name for p in self.params[:self.n_visible])
+            raise AlloTypeError(f"{self.fname}: expected {self.n_visible} arguments ({names}), got {len(args)}")
         for spec, a in zip(self.ins, args):
             if isinstance(spec, _ArraySpec):
                 spec.check(a)
