@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import BoundsError, located
 from . import nodes as N
-from .bounds import guard_ranges, in_bounds, loop_range
+from .bounds import affine, guard_ranges, in_bounds, loop_range
 from .types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 
 STATUS_NAME = "_allo_status"
@@ -152,7 +152,9 @@ def _first_use_writes_all(stmts, buf, loops, top=False) -> bool:
 
 def _writes_all(s, buf, loops) -> bool:
     if isinstance(s, N.Store):
-        region = loops[0] if loops else s
+        # the loops the index runs over: inside them every access must use this very index
+        used = {id(v) for i in s.indices for v in N.walk_expr(i) if isinstance(v, N.IterVar)}
+        region = next((f for f in loops if id(f.var) in used), s)
         return (s.buf is buf and _full_index(s.indices, buf, loops) and not _reads([s.value, *s.indices], buf)
                 and _only_index(region, buf, s.indices))
     if isinstance(s, N.For):
@@ -170,30 +172,50 @@ def _writes_all(s, buf, loops) -> bool:
 
 
 def _full_index(indices, buf, loops) -> bool:
-    """Do these indices, over the enclosing loops, cover every element exactly once?"""
+    """Do these indices, over the enclosing loops, visit every element exactly once? Each index
+    must be `sum(c_k * v_k)` over loops starting at 0 with step 1 whose coefficients are the
+    mixed radix of the dimension (`i`, or `4*i.outer + i.inner` after a split by 4)."""
     if not indices:
         return True
-    seen = set()
+    trips = {id(f.var): (r[1] + 1 if isinstance(r, tuple) and r[0] == 0 and f.step == 1 else None)
+             for f in loops for r in [loop_range(f)]}
+    used = set()
     for idx, size in zip(indices, buf.shape):
-        lp = next((f for f in loops if f.var is idx), None)
-        if lp is None or id(idx) in seen or lp.step != 1 or loop_range(lp) != (0, size - 1):
+        form = affine(idx)
+        if form is None or form[1] != 0:
             return False
-        seen.add(id(idx))
+        radix = 1
+        for key, (v, c) in sorted(form[0].items(), key=lambda kv: kv[1][1]):
+            if trips.get(key) is None or key in used or c != radix:
+                return False
+            used.add(key)
+            radix *= trips[key]
+        if radix != size:
+            return False
+    return True
+
+
+def _same_index(a, b) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        fx, fy = affine(x), affine(y)
+        if fx is None or fy is None or fx[1] != fy[1] or {k: c for k, (_, c) in fx[0].items()} != \
+                {k: c for k, (_, c) in fy[0].items()}:
+            return False
     return True
 
 
 def _only_index(region, buf, indices) -> bool:
     """Every access of `buf` inside `region` uses exactly these indices (same loop variables)."""
-    same = lambda idx: len(idx) == len(indices) and all(a is b or (isinstance(a, N.Const) and isinstance(b, N.Const)
-                                                                      and a.value == b.value) for a, b in zip(idx, indices))
-    stmts = list(N.walk_stmts([region]))
-    for s in stmts:
-        if isinstance(s, N.Store) and s.buf is buf and not same(s.indices):
+    for s in N.walk_stmts([region]):
+        if isinstance(s, N.Store) and s.buf is buf and not _same_index(s.indices, indices):
             return False
         if isinstance(s, N.CallStmt) and any(a is buf for a in s.args):
             return False
         for e in N.stmt_exprs(s):
-            if any(isinstance(x, N.Load) and x.buf is buf and not same(x.indices) for x in N.walk_expr(e)):
+            if any(isinstance(x, N.Load) and x.buf is buf and not _same_index(x.indices, indices)
+                   for x in N.walk_expr(e)):
                 return False
     return True
 

@@ -30,6 +30,7 @@ from ..marshal import check_writable
 from ..process import run_child
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
+from ...ir.guards import instrument
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
@@ -40,9 +41,10 @@ MODES = (None, "csim", "csyn", "cosim", "impl")
 
 
 def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-              timeout: float | None = None) -> "HLSModule":
+              timeout: float | None = None, bounds_check: bool = False) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
     `timeout` (seconds, default none) bounds each C simulation run; the binary is killed after it.
+    `bounds_check=True` checks indices at run time (allo.ir.guards; the C++ gets a status array).
 
     Example::
 
@@ -50,7 +52,7 @@ def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None
         out = hls(A, B)        # same conventions as the LLVM module
         print(hls)             # the C++ code
     """
-    return HLSModule(mod, mode=mode, project=project, target=target, timeout=timeout)
+    return HLSModule(mod, mode=mode, project=project, target=target, timeout=timeout, bounds_check=bounds_check)
 
 
 class HLSModule:
@@ -64,10 +66,11 @@ class HLSModule:
     """
 
     def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-                 timeout: float | None = None):
+                 timeout: float | None = None, bounds_check: bool = False):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target, self.timeout = mode, target, timeout
+        self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
         code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
         self.func = mod.func(mod.top)
         self.top = code.top
@@ -115,9 +118,13 @@ class HLSModule:
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
         params = self.func.params
-        if len(args) != len(params):
-            raise AlloTypeError(f"{self.func.name}: expected {len(params)} arguments "
-                                f"({', '.join(p.name for p in params)}), got {len(args)}")
+        visible = len(params) - (1 if self._guard.status else 0)
+        if len(args) != visible:
+            raise AlloTypeError(f"{self.func.name}: expected {visible} arguments "
+                                f"({', '.join(p.name for p in params[:visible])}), got {len(args)}")
+        status = self._guard.new_status() if self._guard.status else None
+        if status is not None:
+            args = args + (status,)
         staged = [_to_storage(a, p, k, self.func.name) for k, (a, p) in enumerate(zip(args, params))]
         for k in self._written:
             check_writable(args[k], f"argument {k} ({params[k].name!r}) of {self.func.name}()")
@@ -134,6 +141,8 @@ class HLSModule:
             for k in self._written:
                 p = params[k]
                 args[k][...] = self._read(tmp, f"arg{k}.bin", p.type)
+        if status is not None:
+            self._guard.raise_if_failed(status)
         if not results:
             return None
         return results[0] if len(results) == 1 else tuple(results)
