@@ -69,6 +69,28 @@ def affine_text(form) -> str:
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
+_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "and": "&", "or": "|",
+            "xor": "^", "shl": "<<", "shr": ">>"}
+
+
+def expr_text(e) -> str:
+    """A short Python-like rendering of an index expression, e.g. `P[j] + 1`."""
+    form = affine(e)
+    if form is not None:
+        return affine_text(form)
+    if isinstance(e, N.Cast):
+        return expr_text(e.value)
+    if isinstance(e, N.Load):
+        return f"{e.buf.name}[{', '.join(expr_text(i) for i in e.indices)}]" if e.indices else e.buf.name
+    if isinstance(e, N.BinOp) and e.op in _SYMBOLS:
+        return f"{expr_text(e.lhs)} {_SYMBOLS[e.op]} {expr_text(e.rhs)}"
+    if isinstance(e, N.BinOp):
+        return f"{e.op}({expr_text(e.lhs)}, {expr_text(e.rhs)})"
+    if isinstance(e, N.Const):
+        return repr(e.value)
+    return type(e).__name__
+
+
 def extremes(form, ranges):
     """((min, witness), (max, witness)) of an affine form over the box `ranges`
     ({id(var): (lo, hi)}, inclusive), or None when a variable has no known range."""
@@ -244,4 +266,4 @@ def _check_access(buf, indices, ranges, f, loc, kind):
                       f"{size} (valid indices 0..{size - 1})", loc)
 
 
-__all__ = ["affine", "affine_text", "extremes", "in_bounds", "loop_range", "guard_ranges", "check_static_bounds"]
+__all__ = ["affine", "affine_text", "expr_text", "extremes", "in_bounds", "loop_range", "guard_ranges", "check_static_bounds"]

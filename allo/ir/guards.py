@@ -141,6 +141,12 @@ def _reads(exprs, buf) -> bool:
     return any(isinstance(x, N.Load) and x.buf is buf for e in exprs for x in N.walk_expr(e))
 
 
+def written_before_read(stmts, buf) -> bool:
+    """Does the first statement of `stmts` that mentions `buf` write all of it before reading
+    it (so the value never flows in from before `stmts`)?"""
+    return _first_use_writes_all(stmts, buf, [])
+
+
 def _first_use_writes_all(stmts, buf, loops, top=False) -> bool:
     """Is the first statement of `stmts` that mentions `buf` one that writes all of it before
     any read? (At the top, a buffer never used again needs no zero either.)"""
@@ -388,4 +394,4 @@ class _Instrumenter:
         return pre + [s]
 
 
-__all__ = ["instrument", "zero_init", "may_run_long", "require_bounds_check", "GuardInfo", "Site", "STATUS_NAME"]
+__all__ = ["instrument", "zero_init", "written_before_read", "may_run_long", "require_bounds_check", "GuardInfo", "Site", "STATUS_NAME"]
