@@ -9,7 +9,7 @@ Example::
 """
 from __future__ import annotations
 
-from .errors import AlloError
+from .errors import AlloError, caller_location, in_library, relocate
 from .ir.bounds import check_static_bounds
 from .ir.builder import ModuleBuilder
 
@@ -48,13 +48,24 @@ def build_ir(fn, instantiate=None):
     return module, kernel, targs
 
 
-def customize(fn, instantiate=None):
-    """Build kernel `fn` (a function, `@allo.kernel`, or template with `instantiate=[...]`) into a Schedule."""
+def customize(fn, instantiate=None, **kwargs):
+    """Build kernel `fn` (a function, `@allo.kernel`, or template with `instantiate=[...]`) into a Schedule.
+
+    Example::
+
+        s = allo.customize(gemm)
+        s = allo.customize(nn.linear, instantiate=[float32, 8, 32, 16])
+    """
     from .schedule.schedule import Schedule
 
+    if kwargs:
+        raise AlloError(f"customize(): unknown keyword(s) {', '.join(kwargs)}; it takes the kernel and instantiate=")
     try:
         module, kernel, targs = build_ir(fn, instantiate)
     except AlloError as e:
+        where = caller_location() if in_library(e) else None
+        if where is not None:  # a library template instantiated with bad arguments: point at the caller
+            e = relocate(e, where, f"customize({getattr(fn, 'name', fn)!s}, instantiate={instantiate!r})")
         raise _clean(e) from None
     return Schedule(module, kernel, targs)
 

@@ -25,7 +25,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from ..errors import AlloError, BackendError
+from ..errors import AlloError, AlloTypeError, BackendError
 from ..ir import nodes as N
 from ..ir.guards import ABORT, SITE, instrument, may_run_long
 from ..ir.passes import LLVM_PIPELINE, run_pipeline
@@ -214,8 +214,12 @@ class LLVMModule:
         func, written = self._signature
         return CallPlan(func, hidden=1 if self._guard.status else 0, written=written)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         plan = self._plan
+        if kwargs:
+            raise AlloTypeError(f"{self.top_func_name}: pass the arguments by position "
+                                f"({', '.join(p.name for p in plan.params[:plan.n_visible])}), "
+                                f"not by keyword ({', '.join(kwargs)})")
         plan.check(args)
         if not self._guard.status:
             with plan.lock:

@@ -15,11 +15,11 @@ import ast
 
 import numpy as np
 
-from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, located
+from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from . import emit
 from .arrays import ArrayOps
 from .calls import CallDispatcher
-from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While
+from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe, user_words
 from .scope import Environment
 from .source import capture
 from .types import AlloType, ArrayType, Index, index
@@ -100,6 +100,10 @@ class ModuleBuilder:
         self.building.append(key)
         try:
             func = FunctionBuilder(self, kernel, targs, name).build()
+        except AlloError as e:
+            if loc is None or not in_library(e):
+                raise
+            raise relocate(e, loc, f"{kernel.name}[{', '.join(map(repr, targs))}]") from None
         finally:
             self.building.pop()
         self.instances[key] = func
@@ -296,7 +300,7 @@ class FunctionBuilder:
                 raise self.error(type(e), str(e), node) from None
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as e:
-            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {e})", node) from None
+            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {user_words(str(e))})", node) from None
         finally:
             self.current = prev
 
@@ -416,7 +420,7 @@ class FunctionBuilder:
                 if isinstance(value, Buffer) or emit.is_number(value) or isinstance(value, Expr):
                     self.arrays.copy_into(cur, value if isinstance(value, Buffer) else self.scalar(value), loc)
                     return
-                raise self.error(AlloTypeError, f"cannot assign {type(value).__name__} to array {name!r}", node)
+                raise self.error(AlloTypeError, f"cannot assign {describe(value)} to array {name!r}", node)
             self.emit(Store(cur, [], emit.cast(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc), loc))
             return
         if isinstance(value, Buffer):
@@ -440,7 +444,7 @@ class FunctionBuilder:
             self.emit(Alloc(buf, emit.cast(e, t, loc), loc))
             self.locals[name] = buf
             return
-        raise self.error(AlloTypeError, f"cannot assign a {type(value).__name__} to {name!r} in a kernel", node)
+        raise self.error(AlloTypeError, f"cannot assign {describe(value)} to {name!r} in a kernel", node)
 
     @staticmethod
     def index_as_int():
@@ -559,7 +563,7 @@ class FunctionBuilder:
                         self.arrays.copy_into(buf, self.scalar(v), loc)
                         v = buf
                     else:
-                        raise self.error(AlloTypeError, f"expected an array {t!r} to return, got {type(v).__name__}", node)
+                        raise self.error(AlloTypeError, f"expected an array {t!r} to return, got {describe(v)}", node)
                 if tuple(v.shape) != tuple(t.shape):
                     raise self.error(AlloTypeError, f"returned array has shape {list(v.shape)} but the kernel declares {t!r}", node)
                 if v.dtype != t.dtype:
@@ -710,13 +714,17 @@ class FunctionBuilder:
         base = self.visit(node.value)
         if isinstance(base, Buffer):
             return Load(base, self.indices(node, base), loc=self.loc(node))
+        if isinstance(base, Expr):
+            raise self.error(AlloTypeError, f"{ast.unparse(node.value)!r} cannot be indexed: it is a {describe(base)}, "
+                             "not an array", node)
         key = self.visit(node.slice)
         try:
             return base[key]
         except AlloError:
             raise
         except Exception as e:
-            raise self.error(AlloTypeError, f"cannot index {ast.unparse(node.value)!r} with {ast.unparse(node.slice)!r}: {e}", node) from None
+            raise self.error(AlloTypeError, f"cannot index {ast.unparse(node.value)!r} with {ast.unparse(node.slice)!r}: "
+                             f"{user_words(str(e))}", node) from None
 
     def visit_Slice(self, node):
         raise self.error(AlloSyntaxError, "slices are not supported in kernel indexing; write a loop over the range", node)

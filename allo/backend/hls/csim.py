@@ -113,7 +113,10 @@ class HLSModule:
         return d.resolve()
 
     # --- C simulation -------------------------------------------------------------------
-    def __call__(self, *args, timeout=None):
+    def __call__(self, *args, timeout=None, **kwargs):
+        if kwargs:
+            raise AlloTypeError(f"{self.func.name}: pass the arguments by position, not by keyword "
+                                f"({', '.join(kwargs)}); the only keyword is timeout=")
         if self.mode != "csim":
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
