@@ -9,14 +9,19 @@ an interruptible (Ctrl-C-able) LLVM call.
    Each configuration runs in its own process.
 2. Median time per call of a small `while`-loop kernel with and without the interrupt guard.
 """
-from __future__ import annotations
-
+import gc
 import json
 import os
 import statistics
 import subprocess
 import sys
 import time
+
+import numpy as np
+
+import allo
+import allo.backend.llvm as llvm
+from allo.ir.types import float32, int32
 
 
 def _rss_mb() -> float:
@@ -30,14 +35,6 @@ def _threads() -> int:
 
 def builds(n: int, cache_size: int) -> dict:
     """RSS/thread growth over `n` distinct builds with the strong engine cache set to `cache_size`."""
-    import gc
-
-    import numpy as np
-
-    import allo
-    import allo.backend.llvm as llvm
-    from allo.ir.types import float32
-
     llvm._CACHE_SIZE = cache_size
 
     def one(k):
@@ -64,11 +61,6 @@ def builds(n: int, cache_size: int) -> dict:
 
 def call_overhead(calls: int = 20000) -> dict:
     """Median seconds per call of a `while` kernel, interruptible vs plain (same module)."""
-    import numpy as np
-
-    import allo
-    from allo.ir.types import int32
-
     def spin(n: int32, A: int32[4]) -> int32:
         x: int32 = 0
         while x < n:

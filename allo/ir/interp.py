@@ -61,7 +61,8 @@ def _wrap_int(v: int, bits: int, signed: bool) -> int:
 
 
 def _odd(t) -> bool:
-    return isinstance(t, (Int, UInt)) and t.bits not in (1, 8, 16, 32, 64)
+    """An integer type narrower than its container (int1 included; bool is UInt(1))."""
+    return isinstance(t, (Int, UInt)) and t.bits not in (8, 16, 32, 64) and not (isinstance(t, UInt) and t.bits == 1)
 
 
 def _npwrap(x, t):
