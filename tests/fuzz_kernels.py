@@ -354,6 +354,10 @@ def check(prog: Program, seed: int, directory: str, csim: bool = True) -> str:
         assert same_bits(want, got), f"schedule changed the results of {where}:\n{want}\nvs\n{got}"
     llvm = s.build()(*[_copy(a) for a in args])
     assert same_bits(llvm, got), f"LLVM != interpreter for {where}:\nLLVM {llvm}\ninterp {got}"
+    variant = {0: {"bounds_check": True}, 1: {"optimize": False}}.get(seed % 3)
+    if variant:  # the run-time checks and the CPU optimiser must not change results either
+        other = s.build(**variant)(*[_copy(a) for a in args])
+        assert same_bits(other, got), f"LLVM {variant} != interpreter for {where}:\n{other}\ninterp {got}"
     if csim:
         hls = s.build(target="vhls", mode="csim", timeout=120)(*[_copy(a) for a in args])
         assert same_bits(hls, got), f"csim != interpreter for {where}:\ncsim {hls}\ninterp {got}"

@@ -70,6 +70,9 @@ class HLSModule:
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target, self.timeout = mode, target, timeout
+        if mode != "csim":  # functions that always check (e.g. embeddings) do so in simulation, not in hardware
+            for f in mod.funcs:
+                f.attrs.pop("_bounds_check", None)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
         code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
         self.func = mod.func(mod.top)

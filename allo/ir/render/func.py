@@ -113,7 +113,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             part = {p.name: p.attrs["partition"] for p in f.params if p.attrs.get("partition")}
             if part:
                 attrs.append(("partition", part))
-            attrs += [(k, v) for k, v in f.attrs.items()]
+            attrs += [(k, v) for k, v in f.attrs.items() if not k.startswith("_")]
         head = f"  func.func @{f.name}({', '.join(args)}){ret} attributes {_attr_dict(attrs)} {{"
         self.prologue()
         self.block(f.body)
