@@ -16,6 +16,7 @@ Example::
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import signal
 import threading
@@ -98,11 +99,20 @@ def _install() -> bool:
             if sigaction(signal.SIGINT, ctypes.byref(ours), None) != 0:
                 _state["installed"] = False
                 return False
-            _state.update(keep=(ctx, engine), installed=True)
+            _state.update(keep=(ctx, engine), installed=True, previous=current, sigaction=sigaction)
+            atexit.register(_uninstall)
             return True
         except Exception:  # pragma: no cover - no libc sigaction or no JIT: not interruptible
             _state["installed"] = False
             return False
+
+
+def _uninstall():
+    """Give SIGINT back to the handler we chained to (before the JIT'd handler is freed at exit)."""
+    ours = _SigAction()
+    sigaction = _state["sigaction"]
+    if sigaction(signal.SIGINT, None, ctypes.byref(ours)) == 0 and ours.handler == _handler_of(_state["keep"][1]):
+        sigaction(signal.SIGINT, ctypes.byref(_state["previous"]), None)
 
 
 def call(fn, packed_address: int, abort_address: int, status: np.ndarray, abort_slot: int) -> None:

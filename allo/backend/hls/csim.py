@@ -73,6 +73,10 @@ class HLSModule:
         if mode != "csim":  # functions that always check (e.g. embeddings) do so in simulation, not in hardware
             for f in mod.funcs:
                 f.attrs.pop("_bounds_check", None)
+        else:
+            from ..llvm import check_allocation_sizes
+
+            check_allocation_sizes(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
         code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
         self.func = mod.func(mod.top)
