@@ -107,6 +107,7 @@ class Generator:
         self.r, self.name = rng, name
         self.aliases = {}  # type source -> module-level alias (T0 = Int(5)), usable as T0[4] and T0(x)
         self.floats = False
+        self.gather = []  # (array, kind, extent of dim 0, remaining index text) for X[(e) % extent, ...]
 
     def tname(self, t) -> str:
         src = type_src(t)
@@ -142,6 +143,13 @@ class Generator:
     def expr(self, env, depth, want=None):
         """A random expression over `env` leaves; `want` restricts the kind family ("int" only)."""
         pool = [(n, k) for n, k in env if want is None or k == want]
+        if self.gather and depth > 0 and self.r.random() < 0.08:  # a data-dependent index
+            ints = [(n, k) for n, k in env if k == "int"]
+            if ints:
+                name, k, extent, rest = self.r.choice(self.gather)
+                if want is None or k == want:
+                    e, _ = self.expr(ints, depth - 1, "int")
+                    return f"{name}[({e}) % {extent}{rest}]", k
         if depth <= 0 or not pool or self.r.random() < 0.25:
             if pool and self.r.random() < 0.85:
                 return self.r.choice(pool)
@@ -198,6 +206,7 @@ class Generator:
         if r.random() < 0.5:
             args.append(("s", r.choice(types), ()))
         helper = r.random() < 0.3
+        self.gather = [(n, kind(t), sh[0], ", j" if two_d else "") for n, t, sh in args if sh]
         lines = []
         shp = ", ".join(map(str, shape))
         if helper:
