@@ -176,6 +176,8 @@ class Generator:
             return f"(-{a})", ka
         if choice < 0.9 and ka != "float":  # a cast (never float -> int/fixed: out of range is UB in C++)
             t = self.scalar_type(allow_float=self.floats)
+            while want is not None and kind(t) != want:
+                t = self.scalar_type(allow_float=self.floats)
             return f"{self.tname(t)}({a})", kind(t)
         if ka != "float":
             return f"({a} ** {self.r.choice([0, 1, 2, 3])})", ka
@@ -206,7 +208,7 @@ class Generator:
         if r.random() < 0.5:
             args.append(("s", r.choice(types), ()))
         helper = r.random() < 0.3
-        self.gather = [(n, kind(t), sh[0], ", j" if two_d else "") for n, t, sh in args if sh]
+        gather = [(n, kind(t), sh[0], ", j" if two_d else "") for n, t, sh in args if sh]
         lines = []
         shp = ", ".join(map(str, shape))
         if helper:
@@ -216,6 +218,7 @@ class Generator:
             hexpr, _ = self.expr([("X[" + hidx + "]", kind(ht))], 2)
             lines += [f"def h_{self.name}(X: {self.tname(ht)}[{shp}]) -> {self.tname(ht)}[{shp}]:",
                       f"    Y: {self.tname(ht)}[{shp}] = 0", f"    {loop}", f"        Y[{hidx}] = {hexpr}", "    return Y", ""]
+        self.gather = gather  # the main kernel may index its arrays with data
         sig = ", ".join(f"{n}: {self.tname(t)}[{', '.join(map(str, s))}]" if s else f"{n}: {self.tname(t)}" for n, t, s in args)
         lines.append(f"def {self.name}({sig}) -> {self.tname(out_t)}[{shp}]:")
         lines.append(f"    C: {self.tname(out_t)}[{shp}] = 0")
