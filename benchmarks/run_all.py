@@ -19,9 +19,11 @@ import bench_bert  # noqa: E402
 import bench_conv2d  # noqa: E402
 import bench_gemm  # noqa: E402
 import bench_norms  # noqa: E402
+import bench_qor  # noqa: E402
 from common import machine  # noqa: E402
 
-BENCHES = {"gemm": bench_gemm.run, "conv2d": bench_conv2d.run, "norms": bench_norms.run, "bert": bench_bert.run}
+BENCHES = {"gemm": bench_gemm.run, "conv2d": bench_conv2d.run, "norms": bench_norms.run, "bert": bench_bert.run,
+           "qor": bench_qor.run}
 
 
 def main(names):

@@ -73,6 +73,15 @@ def _verify_context():
     return _VERIFY_CONTEXT
 
 
+def _stream_to(module, func_name, target, dst, depth=-1):
+    from .streams import to
+
+    return to(module, func_name, target, dst, depth)
+
+
+MODULE_PRIMITIVES = {"to": _stream_to}  # primitives that rewrite several functions at once
+
+
 class Partition:
     """Partition kinds for `s.partition(..., partition_type=...)`."""
 
@@ -130,7 +139,8 @@ class Schedule:
         """Build for `target` ("llvm", "vhls", "vitis_hls", "mlir").
 
         LLVM options: `threads`, `opt_level`, `optimize`, `fast_math`, `bounds_check`; HLS options:
-        `mode` ("csim" runs under g++), `project`, `timeout` (seconds per C simulation run).
+        `mode` ("csim" runs under g++), `project`, `timeout` (seconds per C simulation run),
+        `bounds_check`, `bundle`, `part`, `clock_ns`.
         An unknown option is an AlloError listing the valid ones.
 
         Example::
@@ -142,8 +152,10 @@ class Schedule:
             if target == "llvm":
                 from ..backend.llvm import build_llvm
 
+                from ..ir.streams import lower_streams
+
                 _check_options(build_llvm, target, kw, mode=mode, project=project)
-                return build_llvm(self.ir.clone(), threads=threads, **kw)
+                return build_llvm(lower_streams(self.ir.clone()), threads=threads, **kw)
             if target in ("vhls", "vitis_hls"):
                 from ..backend.hls import build_hls
 
@@ -158,13 +170,14 @@ class Schedule:
         raise AlloError(f"unknown build target {target!r}; use 'llvm', 'vhls', 'vitis_hls' or 'mlir'")
 
     # ------------------------------------------------------------------ primitive plumbing
-    def _apply(self, primitive, func_name, args, kwargs, fn):
+    def _apply(self, primitive, func_name, args, kwargs, fn, whole_module=False):
         """Run `fn()` atomically and record the step.
 
-        Primitives only rewrite their target function, so the snapshot is that function alone
-        (cheap even for models with many instances and large weights)."""
+        Most primitives only rewrite their target function, so the snapshot is that function alone
+        (cheap even for models with many instances and large weights); `whole_module` primitives
+        (streams between kernels) snapshot the module."""
         names = self._func_names()
-        pos = names.index(func_name) if func_name in names else None
+        pos = names.index(func_name) if func_name in names and not whole_module else None
         snapshot = self.ir.funcs[pos].clone() if pos is not None else self.ir.clone()
 
         def restore():
@@ -263,6 +276,11 @@ class Schedule:
         from . import primitives as P
 
         kwargs = dict(kwargs or {})
+        if primitive in MODULE_PRIMITIVES:
+            impl = MODULE_PRIMITIVES[primitive]
+            self._func(func_name, primitive)
+            return self._apply(primitive, func_name, args, kwargs,
+                               lambda: impl(self.ir, func_name, *args, **kwargs), whole_module=True)
         impl = getattr(P, primitive)
 
         def do():
@@ -356,6 +374,30 @@ class Schedule:
         if f1 != f2:
             raise ScheduleError(f"compute_at: loops must belong to one function, got {f1!r} and {f2!r}")
         self._run("compute_at", f1, (self._addr(a1), self._addr(a2)))
+        return self
+
+    def to(self, target, dst, axis=None, depth=-1):
+        """Stream array `target` from the kernel that writes it to kernel `dst` (an HLS FIFO).
+
+        Upstream Allo's form: `target` is a local array of the calling function passed to two
+        kernel calls; both kernels' parameters become `hls::stream` FIFOs of `depth` elements
+        (-1 = all elements) and the caller becomes a dataflow region. Both kernels must access the
+        array once per element in row-major order (a consumer load nested in loops that do not
+        index it is hoisted out of them first).
+
+        Example::
+
+            s.to(s.out_AB, "mm2")            # mm1 -> mm2 through a FIFO
+            s.to("top:tmp", "stage_N", depth=390)
+        """
+        if axis is not None:
+            raise ScheduleError("to: argument 'axis': space-time streams (axis=) are not supported; "
+                                "stream a whole array between two kernels")
+        dst_name = dst if isinstance(dst, str) else getattr(dst, "__name__", None)
+        if not isinstance(dst_name, str):
+            raise ScheduleError(f"to: argument 'dst': expected the name of the consumer kernel, got {dst!r}")
+        func_name, addr = self._split_func(target)
+        self._run("to", func_name, (self._addr(addr), dst_name), {"depth": depth})
         return self
 
     def dataflow(self, func_or_axis=None):

@@ -12,8 +12,9 @@ Files: `types.py` (allo type -> C++ type), `exprs.py` (expressions, casts, helpe
 `include/allo_ap.h` (ap_int/ap_fixed for csim when the Xilinx headers are absent).
 
 Targets: "vhls" emits no interface pragmas (Vitis HLS then infers ap_memory ports for arrays
-and ap_none for scalars); "vitis_hls" makes the top `extern "C"` with one `m_axi` bundle per
-array (gmem0, gmem1, ...) and `s_axilite` for scalars and the return.
+and ap_none for scalars); "vitis_hls" makes the top `extern "C"` with `m_axi` ports for arrays
+(one shared bundle `gmem` by default, as Vitis does; build option `bundle="separate"` gives one
+per array, a name or an {argument: bundle} dict choose) and `s_axilite` for scalars and the return.
 """
 from .csim import HLSModule, build_hls
 from .emit import emit_module

@@ -41,7 +41,8 @@ MODES = (None, "csim", "csyn", "cosim", "impl")
 
 
 def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-              timeout: float | None = None, bounds_check: bool = False) -> "HLSModule":
+              timeout: float | None = None, bounds_check: bool = False, bundle=None,
+              part: str | None = None, clock_ns: float | None = None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
     `timeout` (seconds, default none) bounds each C simulation run; the binary is killed after it.
     `bounds_check=True` checks indices at run time (allo.ir.guards; the C++ gets a status array).
@@ -52,7 +53,8 @@ def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None
         out = hls(A, B)        # same conventions as the LLVM module
         print(hls)             # the C++ code
     """
-    return HLSModule(mod, mode=mode, project=project, target=target, timeout=timeout, bounds_check=bounds_check)
+    return HLSModule(mod, mode=mode, project=project, target=target, timeout=timeout, bounds_check=bounds_check,
+                     bundle=bundle, part=part, clock_ns=clock_ns)
 
 
 class HLSModule:
@@ -66,10 +68,16 @@ class HLSModule:
     """
 
     def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-                 timeout: float | None = None, bounds_check: bool = False):
+                 timeout: float | None = None, bounds_check: bool = False, bundle=None, part: str | None = None,
+                 clock_ns: float | None = None):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target, self.timeout = mode, target, timeout
+        from .vitis import check_clock, resolve_part
+
+        self.part, self.clock_ns = resolve_part(part), check_clock(clock_ns)
+        if bounds_check and mode in ("csyn", "cosim", "impl"):
+            raise BackendError(f"bounds_check checks indices in C simulation (mode='csim'), not in mode={mode!r}")
         if mode != "csim":  # functions that always check (e.g. embeddings) do so in simulation, not in hardware
             for f in mod.funcs:
                 f.attrs.pop("_bounds_check", None)
@@ -78,7 +86,8 @@ class HLSModule:
 
             check_allocation_sizes(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
-        code: ModuleCode = emit_module(mod, target=target)  # validates the module (top, calls) first
+        code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
+        self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
         self.func = mod.func(mod.top)
         self.top = code.top
         self.signature = code.signatures[mod.top]
@@ -119,11 +128,45 @@ class HLSModule:
             raise BackendError(f"cannot write the HLS project to {d}: {e}") from None
         return d.resolve()
 
+    # --- QoR ------------------------------------------------------------------------------
+    def report(self, clock_ns: float | None = None, part: str | None = None, source: str | None = None):
+        """Latency/II/resources of this design (an `allo.qor.QoRReport`).
+
+        source: "vitis" (the csynth.xml a Vitis run wrote into the project), "estimate" (allo's
+        model, no vendor tools), or None: Vitis's report when there is one, else the estimate.
+        clock_ns/part default to this module's build options (3.33 ns, xcu280).
+
+        Example::
+
+            r = s.build(target="vhls").report(clock_ns=3.33, part="xcu280")
+            print(r.latency_cycles, r.ii, r.resources["DSP"])
+        """
+        from ...qor import estimate
+        from ...qor.vitis import find_csynth_xml, parse_csynth_xml
+
+        if source not in (None, "vitis", "estimate"):
+            raise BackendError(f"report: source must be 'vitis', 'estimate' or None, got {source!r}")
+        if source != "estimate":
+            xml = find_csynth_xml(self.project, self.top)
+            if xml is not None:
+                r = parse_csynth_xml(xml)
+                r.target = self.target
+                return r
+            if source == "vitis":
+                raise BackendError(f"report(source='vitis'): no csynth.xml in {self.project}; build with "
+                                   "mode='csyn' and call the module to run Vitis HLS first")
+        return estimate(self, clock_ns=self.clock_ns if clock_ns is None else clock_ns,
+                        part=self.part if part is None else part)
+
     # --- C simulation -------------------------------------------------------------------
     def __call__(self, *args, timeout=None, **kwargs):
         if kwargs:
             raise AlloTypeError(f"{self.func.name}: pass the arguments by position, not by keyword "
                                 f"({', '.join(kwargs)}); the only keyword is timeout=")
+        if self.mode in ("csyn", "impl", "cosim"):
+            from .vitis_run import run_mode
+
+            return run_mode(self, args)
         if self.mode != "csim":
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
@@ -385,21 +428,9 @@ def _host_text(hls: HLSModule) -> str:
 
 
 def _tcl_text(hls: HLSModule) -> str:
-    flow = " -flow_target vitis" if hls.target == "vitis_hls" else ""
-    return f"""\
-# Generated by allo. Run with: vitis_hls -f run.tcl
-open_project -reset out.prj
-set_top {hls.top}
-add_files kernel.cpp -cflags "-std=c++14 -fwrapv"
-add_files -tb host.cpp -cflags "-std=c++14 -fwrapv"
-open_solution -reset "solution1"{flow}
-set_part {{xcu280-fsvh2892-2L-e}}
-create_clock -period 3.33 -name default
-csim_design -argv "[file normalize data]"
-csynth_design
-cosim_design -argv "[file normalize data]"
-exit
-"""
+    from .vitis import tcl_text
+
+    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns)
 
 
 def cache_dir() -> Path:

@@ -21,6 +21,7 @@ import numpy as np
 from ...errors import BackendError
 from ...ir import nodes as N
 from ...ir.types import ArrayType, Float, is_fixed
+from .bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
 from .types import cpp_type
 
@@ -73,10 +74,11 @@ class Param:
     type: object  # ArrayType for arrays, AlloType for scalars
     role: str
     index: int
+    stream: bool = False  # an hls::stream<T> & parameter (s.to)
 
     @property
     def is_array(self) -> bool:
-        return isinstance(self.type, ArrayType) and self.type.rank > 0
+        return isinstance(self.type, ArrayType) and self.type.rank > 0 and not self.stream
 
 
 @dataclass
@@ -98,6 +100,8 @@ def array_decl(ctype: str, name: str, shape) -> str:
 
 
 def param_decl(p: Param) -> str:
+    if p.stream:
+        return f"hls::stream<{cpp_type(p.type.dtype)}> &{p.name}"
     if p.is_array:
         return array_decl(cpp_type(p.type.dtype), p.name, p.type.shape)
     t = p.type.dtype if isinstance(p.type, ArrayType) else p.type
@@ -123,7 +127,7 @@ class ModuleCode:
     helpers: list = field(default_factory=list)
 
 
-def emit_module(mod: N.Module, target: str = "vhls") -> ModuleCode:
+def emit_module(mod: N.Module, target: str = "vhls", bundle=None) -> ModuleCode:
     """Render every function of `mod` as C++ (sub-kernels first, callees before callers).
 
     Example::
@@ -132,7 +136,7 @@ def emit_module(mod: N.Module, target: str = "vhls") -> ModuleCode:
     """
     if target not in ("vhls", "vitis_hls"):
         raise BackendError(f"unknown HLS target {target!r}; expected 'vhls' or 'vitis_hls'")
-    ctx = _ModuleContext(mod, target)
+    ctx = _ModuleContext(mod, target, bundle)
     return ctx.run()
 
 
@@ -165,9 +169,10 @@ def call_order(mod: N.Module) -> list:
 
 
 class _ModuleContext:
-    def __init__(self, mod: N.Module, target: str):
+    def __init__(self, mod: N.Module, target: str, bundle=None):
         self.mod = mod
         self.target = target
+        self.bundle = bundle  # m_axi bundle: one name for every array, {argument: name}, or None (one each)
         self.order = call_order(mod)
         self.file_names = Namer(FILE_SCOPE_TAKEN)
         self.func_names = {f.name: self.file_names.fresh(f.name) for f in self.order}
@@ -198,8 +203,13 @@ class _ModuleContext:
         """Argument params in order, then one output param per result (a single scalar result
         is returned by value instead). Output names are settled by the FuncEmitter."""
         params = [Param(p.name, p.type if _is_array_type(p.type) else p.dtype,
-                        "arg" if _is_array_type(p.type) else "scalar_arg", k)
+                        "arg" if _is_array_type(p.type) else "scalar_arg", k, bool(p.attrs.get("stream")))
                   for k, p in enumerate(f.params)]
+        if any(p.stream for p in params) and f.name == self.mod.top:
+            raise BackendError(f"top function {f.name!r} cannot take stream parameters (stream a local array "
+                               "between two kernels with s.to)")
+        if any(p.stream for p in params) or any(b.attrs.get("stream") for b in N.iter_buffers(f)):
+            self.need("allo_stream")
         rts = list(f.result_types)
         ret = None
         if len(rts) == 1 and not _is_array_type(rts[0]):
@@ -317,6 +327,11 @@ class FuncEmitter(ExprEmitter):
 
     def declare(self, buf: N.Buffer):
         name, ctype = self.bname(buf), cpp_type(buf.dtype)
+        if buf.attrs.get("stream") and buf.shape:
+            self.line(f"hls::stream<{ctype}> {name};")
+            self.line(f"#pragma HLS stream variable={name} depth={int(buf.attrs['stream'])}")
+            self.declared.add(id(buf))
+            return
         if buf.shape:
             self.line(array_decl(ctype, name, buf.shape) + ";")
             self.partition(buf)
@@ -365,7 +380,7 @@ class FuncEmitter(ExprEmitter):
             self.line("#pragma HLS dataflow")
         if sig.extern_c:
             for k, p in enumerate(q for q in sig.params if q.is_array):
-                self.line(f"#pragma HLS interface m_axi port={p.name} offset=slave bundle=gmem{k}")
+                self.line(f"#pragma HLS interface m_axi port={p.name} offset=slave bundle={self._bundle(p, k)}")
             for p in sig.params:
                 if not p.is_array:
                     self.line(f"#pragma HLS interface s_axilite port={p.name} bundle=control")
@@ -375,6 +390,10 @@ class FuncEmitter(ExprEmitter):
         for bid, p in self.aliased.items():
             buf = next(b for b in N.iter_buffers(f) if id(b) == bid)
             self.partition(buf)
+
+    def _bundle(self, p: Param, k: int) -> str:
+        arg = self.func.params[p.index].name if p.role == "arg" else f"out{p.index}"
+        return bundle_name(self.ctx.bundle, arg, k)
 
     def partition(self, buf: N.Buffer):
         if not buf.shape:
@@ -490,6 +509,9 @@ class FuncEmitter(ExprEmitter):
     def s_store(self, s: N.Store):
         if s.buf.kind == "global":
             raise BackendError(f"cannot store into global constant {s.buf.name!r}")
+        if s.buf.attrs.get("stream"):  # a FIFO (s.to): written in row-major order
+            self.line(f"{self.bname(s.buf)}.write({self.value_as(s.value, s.buf.dtype).text});")
+            return
         target = self.bname(s.buf) + "".join(f"[{self.expr(i).text}]" for i in s.indices)
         self.line(f"{target} = {self.value_as(s.value, s.buf.dtype).text};")
 

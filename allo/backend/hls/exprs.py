@@ -77,6 +77,39 @@ static inline int64_t allo_div(int64_t a, int64_t b) {
   if (b == -1) return (int64_t)(0 - (uint64_t)a);
   return a / b;
 }""",
+    "allo_stream": """\
+// hls::stream for C simulation (the Xilinx header when present, else a FIFO on std::deque).
+#if defined(ALLO_XILINX_AP) && __has_include(<hls_stream.h>)
+#include <hls_stream.h>
+#else
+#include <deque>
+#include <cstdio>
+#include <cstdlib>
+namespace hls {
+template <class T> class stream {
+ public:
+  stream() {}
+  explicit stream(const char *) {}
+  T read() {
+    if (q_.empty()) {
+      std::fprintf(stderr, "allo csim: read from an empty hls::stream\\n");
+      std::exit(5);
+    }
+    T v = q_.front();
+    q_.pop_front();
+    return v;
+  }
+  void read(T &v) { v = read(); }
+  void write(const T &v) { q_.push_back(v); }
+  bool empty() const { return q_.empty(); }
+  bool full() const { return false; }
+  size_t size() const { return q_.size(); }
+
+ private:
+  std::deque<T> q_;
+};
+}  // namespace hls
+#endif""",
     "allo_divu": """\
 static inline uint64_t allo_divu(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }""",
     "allo_modu": """\
@@ -236,6 +269,8 @@ class ExprEmitter:
         name = self.bname(e.buf)
         if len(e.indices) != len(e.buf.shape):
             raise BackendError(f"load of {e.buf.name!r} with {len(e.indices)} indices, rank {len(e.buf.shape)}")
+        if e.buf.attrs.get("stream"):  # a FIFO (s.to): elements arrive in row-major order
+            return Code(f"{name}.read()", ATOM)
         return Code(name + "".join(f"[{self.expr(i).text}]" for i in e.indices), ATOM)
 
     def e_binop(self, e: N.BinOp) -> Code:

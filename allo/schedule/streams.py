@@ -1,0 +1,204 @@
+"""`s.to(buffer, "consumer", depth=...)`: turn an array passed between two kernels into a FIFO.
+
+Upstream Allo's form: `s.to(s.out_AB, "mm2")` where `out_AB` is a local array of the calling
+function, written by one called kernel (the producer) and read by the kernel `mm2` (the
+consumer). Afterwards the array, and the producer's and consumer's parameters bound to it, carry
+`Buffer.attrs["stream"] = depth`; the HLS backend emits `hls::stream<T>` with `.write()` /
+`.read()` and marks the caller as a dataflow region; the LLVM backend gives them FIFO semantics
+(allo.ir.streams). A FIFO delivers elements in the order they were written, so the primitive
+checks that both kernels touch every element exactly once in row-major order:
+
+    producer: for i: for j: ... out[i, j] = v        (one store, loops in dimension order)
+    consumer: for i: for k: x = out[i, k] ...        (one load, loops in dimension order)
+
+A consumer load nested in further loops that do not index it (`for k: for j: ... out[i, k]`,
+common after reorder/buffer_at) is hoisted out of them into a scalar first, as an HLS engineer
+would write it (one `.read()` per element).
+"""
+from __future__ import annotations
+
+from ..errors import ScheduleError
+from ..ir import nodes as N
+from . import rewrite as R
+from ..ir.types import ArrayType
+from .loops import find_buffer, parent_list
+
+
+def _err(arg, msg):
+    return ScheduleError(f"to: argument '{arg}': {msg}")
+
+
+def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N.Buffer:
+    """Stream `target` (a local array of `func_name`) from its producer call to kernel `dst`.
+
+    Example: `to(mod, "kernel_2mm", "out_AB", "mm2", depth=-1)` (depth -1 = number of elements).
+    Returns the streamed buffer of `func_name`."""
+    func = module.func(func_name)
+    buf = find_buffer(func, target, "to", "target")
+    if buf.kind != "local" or not buf.shape:
+        raise _err("target", f"{buf.name!r} must be a local array of {func_name!r} passed between two kernels "
+                             f"(it is {'a scalar' if not buf.shape else 'an argument' if buf.kind == 'arg' else buf.kind})")
+    if buf.attrs.get("partition"):
+        raise _err("target", f"{buf.name!r} is partitioned; a stream cannot be partitioned")
+    names = [f.name for f in module.funcs]
+    if dst not in names:
+        raise _err("dst", f"no kernel named {dst!r}; kernels: {', '.join(names)}")
+    depth = _check_depth(depth, buf)
+    for st in N.walk_stmts(func.body):
+        if isinstance(st, N.Alloc) and st.buf is buf and st.init is not None:
+            raise _err("target", f"{buf.name!r} has an initial value; a FIFO starts empty (declare it without one, "
+                                 f"e.g. `{buf.name}: T[...]`)")
+    producer, consumer = _producer_consumer(module, func, buf, dst)
+    p_param = _param_for(module, producer, buf)
+    c_param = _param_for(module, consumer, buf)
+    p_func, c_func = module.func(producer.callee), module.func(consumer.callee)
+    _check_called_once(module, p_func.name)
+    _check_called_once(module, c_func.name)
+    reason = _order_error(p_func, p_param, "write")
+    if reason:
+        raise _err("target", f"producer {p_func.name!r} cannot write {p_param.name!r} as a FIFO: {reason}")
+    hoists = _plan_hoists(c_func, c_param)
+    reason = _order_error(c_func, c_param, "read", hoists)
+    if reason:
+        raise _err("dst", f"consumer {c_func.name!r} cannot read {c_param.name!r} as a FIFO: {reason}")
+    for plan in hoists:  # every check passed: rewrite
+        _hoist(c_func, c_param, plan)
+    for b in (buf, p_param, c_param):
+        b.attrs["stream"] = depth
+    func.attrs["dataflow"] = True
+    return buf
+
+
+def _check_depth(depth, buf) -> int:
+    n = 1
+    for d in buf.shape:
+        n *= int(d)
+    if isinstance(depth, bool) or not isinstance(depth, int) or (depth < 1 and depth != -1):
+        raise _err("depth", f"expected a positive FIFO depth or -1 (= {n}, the number of elements), got {depth!r}")
+    return n if depth == -1 else depth
+
+
+def _producer_consumer(module, func, buf, dst):
+    loads, stores, calls = R.accesses(func.body, buf)
+    if loads or stores:
+        raise _err("target", f"{func.name!r} reads or writes {buf.name!r} itself; only the kernels it is passed to "
+                             "may use a stream")
+    consumers = [c for c in calls if isinstance(c, N.CallStmt) and c.callee == dst]
+    if len(consumers) != 1:
+        raise _err("dst", f"{func.name!r} passes {buf.name!r} to {dst!r} {len(consumers)} times; expected exactly once")
+    others = [c for c in calls if c is not consumers[0]]
+    producers = [c for c in others if isinstance(c, N.CallStmt)]
+    if len(others) != 1 or len(producers) != 1:
+        users = ", ".join(getattr(c, "callee", "return") for c in others) or "nothing"
+        raise _err("target", f"{buf.name!r} must be written by exactly one other kernel call before {dst!r} "
+                             f"(it is used by: {users})")
+    body_order = [s for s in N.walk_stmts(func.body) if isinstance(s, N.CallStmt)]
+    if body_order.index(producers[0]) > body_order.index(consumers[0]):
+        raise _err("dst", f"{dst!r} is called before the producer {producers[0].callee!r}")
+    return producers[0], consumers[0]
+
+
+def _param_for(module, call, buf) -> N.Buffer:
+    callee = module.func(call.callee)
+    hits = [k for k, a in enumerate(call.args) if a is buf]
+    if len(hits) != 1:
+        raise _err("target", f"{buf.name!r} is passed {len(hits)} times to {call.callee!r}")
+    return callee.params[hits[0]]
+
+
+def _check_called_once(module, name):
+    n = sum(1 for f in module.funcs for s in N.walk_stmts(f.body) if isinstance(s, N.CallStmt) and s.callee == name)
+    if n != 1:
+        raise _err("dst", f"kernel {name!r} is called {n} times; a stream parameter needs a kernel called once "
+                          "(instantiate a separate copy with a template id)")
+
+
+# ----------------------------------------------------------------------------- access order
+def _sites(func, param, mode):
+    """[(access node, enclosing statements outermost first)] of `param` in `func`."""
+    out = []
+
+    def visit(body, path):
+        for s in body:
+            here = path + [s]
+            for e in N.stmt_exprs(s):
+                for x in N.walk_expr(e):
+                    if isinstance(x, N.Load) and x.buf is param:
+                        out.append(("read", x, path))
+            if isinstance(s, N.Store) and s.buf is param:
+                out.append(("write", s, path))
+            if isinstance(s, N.CallStmt) and any(a is param for a in s.args):
+                out.append(("call", s, path))
+            if isinstance(s, (N.For, N.While)):
+                visit(s.body, here)
+            elif isinstance(s, N.If):
+                visit(s.then, here)
+                visit(s.orelse, here)
+
+    visit(func.body, [])
+    return out
+
+
+def _order_error(func, param, mode, hoists=()):
+    """Why `param` is not accessed once per element in row-major order (None if it is)."""
+    sites = _sites(func, param, mode)
+    other = "write" if mode == "read" else "read"
+    if any(k == "call" for k, _, _ in sites):
+        return "it is passed on to another kernel"
+    if any(k == other for k, _, _ in sites):
+        return f"it is also {'written' if other == 'write' else 'read'} there"
+    if len(sites) != 1:
+        return f"it is {'written' if mode == 'write' else 'read'} at {len(sites)} places; a FIFO needs exactly one"
+    _, node, path = sites[0]
+    dropped = {id(lp) for plan in hoists for lp in plan[1]}
+    loops = [s for s in path if isinstance(s, N.For) and id(s) not in dropped]
+    if any(isinstance(s, (N.If, N.While)) for s in path):
+        return "the access is conditional (inside an if/while)"
+    idx = node.indices
+    if len(idx) != len(loops):
+        return (f"{len(loops)} loop(s) enclose the access but it has {len(idx)} indices: every enclosing loop must "
+                "index exactly one dimension, outermost loop first")
+    for d, (e, lp) in enumerate(zip(idx, loops)):
+        if not (isinstance(e, N.IterVar) and e is lp.var):
+            return f"index {d} is not the variable of the enclosing loop {lp.name!r} (row-major order required)"
+        if R.as_int(lp.lb) != 0 or lp.step != 1 or R.as_int(lp.ub) != int(param.shape[d]):
+            return f"loop {lp.name!r} must run 0..{param.shape[d]} with step 1 to visit dimension {d} in order"
+    return None
+
+
+def _plan_hoists(func, param):
+    """For the single load of `param`: the loops inside its last indexing loop that do not index
+    it. Returns [(load, [those loops, outermost first])] (empty when nothing to hoist)."""
+    sites = _sites(func, param, "read")
+    if len(sites) != 1 or sites[0][0] != "read":
+        return []
+    _, load, path = sites[0]
+    used = {id(v) for e in load.indices for v in [e] if isinstance(e, N.IterVar)}
+    loops = [s for s in path if isinstance(s, N.For)]
+    last = max((k for k, lp in enumerate(loops) if id(lp.var) in used), default=-1)
+    inner = loops[last + 1:]
+    if not inner or any(id(lp.var) in used for lp in inner):
+        return []
+    if any(isinstance(s, (N.If, N.While)) for s in path):
+        return []
+    for lp in inner:  # hoisting needs the load to run at least once per element
+        n = R.trip_count(lp)
+        if n is None or n < 1:
+            return []
+    if not all(isinstance(e, N.IterVar) for e in load.indices):
+        return []
+    return [(load, inner)]
+
+
+def _hoist(func, param, plan):
+    """Read the element once into a scalar just before the outermost non-indexing loop."""
+    load, inner = plan
+    body, pos = parent_list(func, inner[0])
+    names = {b.name for b in N.iter_buffers(func)}
+    tmp = N.Buffer(R.fresh_name(names, f"{param.name}_rd"), ArrayType(param.dtype, ()), "local", loc=load.loc)
+    read = N.Load(param, list(load.indices), param.dtype, load.loc)
+    body[pos:pos] = [N.Alloc(tmp, None, load.loc), N.Store(tmp, [], read, load.loc)]
+    load.buf, load.indices = tmp, []
+
+
+__all__ = ["to"]

@@ -1,0 +1,194 @@
+"""The unscheduled PolyBench kernels of the artifact's Vitis baseline (plain C, every array an
+m_axi port on one shared bundle `gmem`): build with
+`s.build(target="vitis_hls")` / `allo.qor.estimate(s, target="vitis_hls")` (gmem is the default bundle).
+
+Each factory takes the problem sizes and returns (kernel, numpy reference). The reference takes
+the same arguments and returns the arrays the kernel updates in place, as a tuple.
+"""
+import numpy as np
+
+import allo
+from allo.ir.types import float32
+
+TARGET, BUNDLE = "vitis_hls", None  # None: the default shared m_axi bundle `gmem`, as in the published baselines
+
+
+def gemm(P, R, Q):
+    NI, NJ, NK = P, R, Q
+
+    def kernel(alpha: float32, beta: float32, C: float32[NI, NJ], A: float32[NI, NK], B: float32[NK, NJ]):
+        for i in range(NI):
+            for j in range(NJ):
+                C[i, j] *= beta
+            for k in range(NK):
+                for j in range(NJ):
+                    C[i, j] += alpha * A[i, k] * B[k, j]
+
+    def ref(alpha, beta, C, A, B):
+        return (beta * C + alpha * (A @ B),)
+
+    return kernel, ref
+
+
+def k2mm(P, R, Q, S):
+    NI, NJ, NK, NL = P, R, Q, S
+
+    def kernel(alpha: float32, beta: float32, tmp: float32[NI, NJ], A: float32[NI, NK], B: float32[NK, NJ],
+               C: float32[NJ, NL], D: float32[NI, NL]):
+        for i in range(NI):
+            for j in range(NJ):
+                tmp[i, j] = 0.0
+                for k in range(NK):
+                    tmp[i, j] += alpha * A[i, k] * B[k, j]
+        for i in range(NI):
+            for j in range(NL):
+                D[i, j] *= beta
+                for k in range(NJ):
+                    D[i, j] += tmp[i, k] * C[k, j]
+
+    def ref(alpha, beta, tmp, A, B, C, D):
+        t = alpha * (A @ B)
+        return t, beta * D + t @ C
+
+    return kernel, ref
+
+
+def atax(M, N):
+    def kernel(A: float32[M, N], x: float32[N], y: float32[N], tmp: float32[M]):
+        for i in range(N):
+            y[i] = 0.0
+        for i in range(M):
+            tmp[i] = 0.0
+            for j in range(N):
+                tmp[i] = tmp[i] + A[i, j] * x[j]
+            for j in range(N):
+                y[j] = y[j] + A[i, j] * tmp[i]
+
+    def ref(A, x, y, tmp):
+        t = A @ x
+        return A.T @ t, t
+
+    return kernel, ref
+
+
+def correlation(M, N):
+    def kernel(float_n: float32, data: float32[N, M], corr: float32[M, M], mean: float32[M], stddev: float32[M]):
+        eps: float32 = 0.1
+        for j in range(M):
+            mean[j] = 0.0
+            for i in range(N):
+                mean[j] += data[i, j]
+            mean[j] /= float_n
+        for j in range(M):
+            stddev[j] = 0.0
+            for i in range(N):
+                stddev[j] += (data[i, j] - mean[j]) * (data[i, j] - mean[j])
+            stddev[j] /= float_n
+            stddev[j] = allo.sqrt(stddev[j])
+            stddev[j] = 1.0 if stddev[j] <= eps else stddev[j]
+        for i in range(N):
+            for j in range(M):
+                data[i, j] -= mean[j]
+                data[i, j] /= allo.sqrt(float_n) * stddev[j]
+        for i in range(M - 1):
+            corr[i, i] = 1.0
+            for j in range(i + 1, M):
+                corr[i, j] = 0.0
+                for k in range(N):
+                    corr[i, j] += data[k, i] * data[k, j]
+                corr[j, i] = corr[i, j]
+        corr[M - 1, M - 1] = 1.0
+
+    def ref(float_n, data, corr, mean, stddev):
+        mu = data.mean(axis=0)
+        sd = np.sqrt(((data - mu) ** 2).mean(axis=0))
+        sd = np.where(sd <= 0.1, 1.0, sd)
+        z = (data - mu) / (np.sqrt(float_n) * sd)
+        return (z.T @ z,)
+
+    return kernel, ref
+
+
+def jacobi_2d(TSTEPS, N):
+    def kernel(A: float32[N, N], B: float32[N, N]):
+        for t in range(TSTEPS):
+            for i in range(1, N - 1):
+                for j in range(1, N - 1):
+                    B[i, j] = 0.2 * (A[i, j] + A[i, j - 1] + A[i, j + 1] + A[i + 1, j] + A[i - 1, j])
+            for i in range(1, N - 1):
+                for j in range(1, N - 1):
+                    A[i, j] = 0.2 * (B[i, j] + B[i, j - 1] + B[i, j + 1] + B[i + 1, j] + B[i - 1, j])
+
+    def ref(A, B):
+        A, B = A.astype(np.float64), B.astype(np.float64)
+        for _ in range(TSTEPS):
+            B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+            A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+        return A, B
+
+    return kernel, ref
+
+
+def symm(M, N):
+    def kernel(alpha: float32, beta: float32, C: float32[M, N], A: float32[M, M], B: float32[M, N]):
+        for i in range(M):
+            for j in range(N):
+                temp2: float32 = 0.0
+                for k in range(i):
+                    C[k, j] += alpha * B[i, j] * A[i, k]
+                    temp2 += B[k, j] * A[i, k]
+                C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+
+    def ref(alpha, beta, C, A, B):
+        C = C.astype(np.float64).copy()
+        for i in range(M):
+            for j in range(N):
+                temp2 = 0.0
+                for k in range(i):
+                    C[k, j] += alpha * B[i, j] * A[i, k]
+                    temp2 += B[k, j] * A[i, k]
+                C[i, j] = beta * C[i, j] + alpha * B[i, j] * A[i, i] + alpha * temp2
+        return (C,)
+
+    return kernel, ref
+
+
+def syr2k(M, N):
+    def kernel(alpha: float32, beta: float32, C: float32[N, N], A: float32[N, M], B: float32[N, M]):
+        for i in range(N):
+            for j in range(i + 1):
+                C[i, j] *= beta
+            for k in range(M):
+                for j in range(i + 1):
+                    C[i, j] += A[j, k] * alpha * B[i, k] + B[j, k] * alpha * A[i, k]
+
+    def ref(alpha, beta, C, A, B):
+        full = beta * C + alpha * (A @ B.T) + alpha * (B @ A.T)
+        return (np.where(np.tril(np.ones_like(C)) > 0, full, C),)
+
+    return kernel, ref
+
+
+def trmm(M, N):
+    def kernel(alpha: float32, A: float32[M, M], B: float32[M, N]):
+        for i in range(M):
+            for j in range(N):
+                for k in range(M):
+                    if k >= i + 1:
+                        B[i, j] += A[k, i] * B[k, j]
+                B[i, j] = alpha * B[i, j]
+
+    def ref(alpha, A, B):
+        return (alpha * ((np.eye(M) + np.tril(A, -1).T) @ B),)
+
+    return kernel, ref
+
+
+FACTORIES = {"2mm": k2mm, "atax": atax, "correlation": correlation, "gemm": gemm, "jacobi-2d": jacobi_2d,
+             "symm": symm, "syr2k": syr2k, "trmm": trmm}
+
+
+def build(name, sizes):
+    """(schedule, target, bundle) of the baseline of kernel `name` at `sizes` (no primitives)."""
+    kernel, _ = FACTORIES[name](**sizes)
+    return allo.customize(kernel), TARGET, BUNDLE
