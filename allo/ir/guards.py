@@ -1,7 +1,8 @@
 """Build-time safety rewrites of the loop IR (applied to the clone a backend compiles).
 
 1. `zero_init`: a local declared without initialiser (`B: int32[4]`) starts at zero, in every
-   backend, unless every element is provably written before it is read (then nothing is added).
+   backend, unless every element is provably written before it is read (then nothing is added;
+   streams, which are FIFOs, are never filled).
 2. Run-time bounds checks (`s.build(..., bounds_check=True)`, or always in functions whose
    `attrs["_bounds_check"]` is set, see `require_bounds_check`): every access whose index is not
    proven in range by the loop bounds is checked. A bad index is recorded in a hidden status
@@ -93,7 +94,7 @@ def zero_init(module: N.Module) -> None:
 
 def _zero_block(body, shared):
     for k, s in enumerate(body):
-        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared:
+        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get("stream"):
             if not _first_use_writes_all(body[k + 1:], s.buf, [], top=True):
                 s.init = N.Const(0.0 if isinstance(s.buf.dtype, (Float, Fixed, UFixed)) else 0, s.buf.dtype, s.loc)
         for child in _children(s):
@@ -303,8 +304,8 @@ class _Instrumenter:
         return len(self.info.sites) - 1
 
     def unproven(self, buf, indices, ranges):
-        if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape:
-            return []
+        if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape or buf.attrs.get("stream"):
+            return []  # (a stream is a FIFO: its indices only order the elements)
         return [d for d, (i, n) in enumerate(zip(indices, buf.shape)) if not in_bounds(i, n, ranges)]
 
     # --- expressions: returns the rewritten expression, appends checks to `pre`
