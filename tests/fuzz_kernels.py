@@ -216,10 +216,11 @@ class Generator:
             hidx = "i, j" if two_d else "i"
             loop = f"for i, j in allo.grid({M}, {N}):" if two_d else f"for i in range({N}):"
             hexpr, _ = self.expr([("X[" + hidx + "]", kind(ht))], 2)
-            lines += [f"def h_{self.name}(X: {self.tname(ht)}[{shp}]) -> {self.tname(ht)}[{shp}]:",
-                      f"    Y: {self.tname(ht)}[{shp}] = 0", f"    {loop}", f"        Y[{hidx}] = {hexpr}", "    return Y", ""]
+            ht = self.tname(ht)
+            lines += [f"def h_{self.name}(X: {ht}[{shp}]) -> {ht}[{shp}]:", f"    Y: {ht}[{shp}] = 0", f"    {loop}",
+                      f"        Y[{hidx}] = {hexpr}", "    return Y", ""]
         self.gather = gather  # the main kernel may index its arrays with data
-        sig = ", ".join(f"{n}: {self.tname(t)}[{', '.join(map(str, s))}]" if s else f"{n}: {self.tname(t)}" for n, t, s in args)
+        sig = ", ".join(f"{n}: {self.tname(t)}" + (f"[{', '.join(map(str, s))}]" if s else "") for n, t, s in args)
         lines.append(f"def {self.name}({sig}) -> {self.tname(out_t)}[{shp}]:")
         lines.append(f"    C: {self.tname(out_t)}[{shp}] = 0")
         idx = "i, j" if two_d else "i"
@@ -246,7 +247,8 @@ class Generator:
             loops = ["i", "j"] if two_d else ["i"]
             nests = [["i", "j"]] if two_d else []
         else:
-            head = [f"    for i in range({M}):", f"        for j in range({N}):"] if two_d else [f"    for i in range({N}):"]
+            head = [f"    for i in range({M}):", f"        for j in range({N}):"] if two_d else \
+                [f"    for i in range({N}):"]
             ind = "            " if two_d else "        "
             lines += head
             if r.random() < 0.5:
@@ -341,7 +343,8 @@ def same_bits(a, b) -> bool:
         a64, b64 = a.astype(np.float64), b.astype(np.float64)
         nan = np.isnan(a64) & np.isnan(b64)
         return bool(np.all(nan | ((a64 == b64) & (np.signbit(a64) == np.signbit(b64)))))
-    return bool(np.array_equal(a.astype(np.int64) if a.dtype.kind == "b" else a, b.astype(np.int64) if b.dtype.kind == "b" else b))
+    as_int = lambda x: x.astype(np.int64) if x.dtype.kind == "b" else x  # noqa: E731
+    return bool(np.array_equal(as_int(a), as_int(b)))
 
 
 def check(prog: Program, seed: int, directory: str, csim: bool = True) -> str:

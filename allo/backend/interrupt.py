@@ -83,7 +83,8 @@ def _install() -> bool:
             sigaction = libc.sigaction
             sigaction.argtypes = [ctypes.c_int, ctypes.POINTER(_SigAction), ctypes.POINTER(_SigAction)]
             current = _SigAction()
-            if sigaction(signal.SIGINT, None, ctypes.byref(current)) != 0 or current.handler in (None, _SIG_DFL, _SIG_IGN):
+            failed = sigaction(signal.SIGINT, None, ctypes.byref(current)) != 0
+            if failed or current.handler in (None, _SIG_DFL, _SIG_IGN):
                 _state["installed"] = False
                 return False
             from mlir import ir

@@ -33,7 +33,8 @@ def affine(e):
         if isinstance(e.type, (Index, Int, UInt)) and isinstance(v, int) and not isinstance(v, bool):
             return {}, int(v)
         return None
-    if isinstance(e, N.Cast) and isinstance(e.type, (Index, Int, UInt)) and isinstance(e.value.type, (Index, Int, UInt)):
+    ints = (Index, Int, UInt)
+    if isinstance(e, N.Cast) and isinstance(e.type, ints) and isinstance(e.value.type, ints):
         return affine(e.value)
     if isinstance(e, N.UnaryOp) and e.op == "neg":
         a = affine(e.operand)
@@ -266,4 +267,5 @@ def _check_access(buf, indices, ranges, f, loc, kind):
                       f"{size} (valid indices 0..{size - 1})", loc)
 
 
-__all__ = ["affine", "affine_text", "expr_text", "extremes", "in_bounds", "loop_range", "guard_ranges", "check_static_bounds"]
+__all__ = ["affine", "affine_text", "expr_text", "extremes", "in_bounds", "loop_range", "guard_ranges",
+           "check_static_bounds"]

@@ -80,7 +80,8 @@ class GuardInfo:
         which = f"dimension {dim} of " if len(site.shape) > 1 else ""
         raise located(BoundsError, f"index {value} is out of bounds for {which}{site.buf!r} (shape "
                       f"{list(site.shape)}, valid indices 0..{site.shape[dim] - 1}) on a {site.kind} in "
-                      f"{site.func!r} (found at run time by bounds_check: out-of-range accesses were skipped, the results discarded)", site.loc)
+                      f"{site.func!r} (found at run time by bounds_check: out-of-range accesses were skipped, "
+                      "the results discarded)", site.loc)
 
 
 # ----------------------------------------------------------------------------- 1. zero initialisation
@@ -331,7 +332,8 @@ class _Instrumenter:
             rhs = self.expr(e.rhs, pre, ranges, _and(path, taken))
             return N.BinOp(e.op, lhs, rhs, e.type, e.loc)
         if isinstance(e, N.BinOp):
-            return N.BinOp(e.op, self.expr(e.lhs, pre, ranges, path), self.expr(e.rhs, pre, ranges, path), e.type, e.loc)
+            lhs, rhs = self.expr(e.lhs, pre, ranges, path), self.expr(e.rhs, pre, ranges, path)
+            return N.BinOp(e.op, lhs, rhs, e.type, e.loc)
         if isinstance(e, N.UnaryOp):
             return N.UnaryOp(e.op, self.expr(e.operand, pre, ranges, path), e.type, e.loc)
         if isinstance(e, N.Cast):
@@ -395,4 +397,5 @@ class _Instrumenter:
         return pre + [s]
 
 
-__all__ = ["instrument", "zero_init", "written_before_read", "may_run_long", "require_bounds_check", "GuardInfo", "Site", "STATUS_NAME"]
+__all__ = ["instrument", "zero_init", "written_before_read", "may_run_long", "require_bounds_check", "GuardInfo",
+           "Site", "STATUS_NAME"]

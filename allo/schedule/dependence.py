@@ -114,8 +114,8 @@ def _is_reduction(buf, body) -> bool:
             if not (isinstance(v, N.BinOp) and v.op in _REDUCTION_OPS):
                 return False
             sides = [_strip(v.lhs), _strip(v.rhs)]
-            acc = next((x for x in sides if isinstance(x, N.Load) and x.buf is buf and _identical(x.indices, s.indices)),
-                       None)
+            own = [x for x in sides if isinstance(x, N.Load) and x.buf is buf and _identical(x.indices, s.indices)]
+            acc = own[0] if own else None
             other = sides[1] if acc is sides[0] else sides[0]
             if acc is None or any(isinstance(x, N.Load) and x.buf is buf for x in N.walk_expr(other)):
                 return False
