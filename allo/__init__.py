@@ -18,6 +18,9 @@ Example::
 from .errors import AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError, BoundsError
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16)
+from .ir.types import (int2, int3, int4, int5, int6, int7, int9, int10, int11, int12, int13, int14, int15, int128,  # noqa: E501
+                       int256, int512, uint2, uint3, uint4, uint5, uint6, uint7, uint9, uint10, uint11, uint12, uint13,
+                       uint14, uint15, uint128, uint256, uint512, INT_NAMES as _INT_NAMES, UINT_NAMES as _UINT_NAMES)
 from .dsl import (grid, reduction, exp, log, log2, sqrt, rsqrt, tanh, sin, cos, erf, abs, pow, floor, ceil, min, max,
                   matmul, transpose)
 from .kernel import kernel, AlloKernel, KernelInstance
@@ -34,7 +37,7 @@ from .qor.api import report  # noqa: E402
 __all__ = [
     "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError",
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
-    "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool", "index",
+    *_INT_NAMES, *_UINT_NAMES, "bool", "index",
     "float16", "float32", "float64", "bfloat16",
     "grid", "reduction", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
     "floor", "ceil", "min", "max", "matmul", "transpose",

@@ -163,7 +163,7 @@ def test_max_reduction_and_widening_int8():
     def maxprod(A: int8[M, K], B: int8[K, N]) -> int32[M, N]:
         C: int32[M, N] = -100000
         for i, j, k in allo.grid(M, N, K):
-            C[i, j] = max(C[i, j], int32(A[i, k]) * int32(B[k, j]))
+            C[i, j] = max(C[i, j], A[i, k] * B[k, j])  # int8 * int8 is an exact int16
         return C
 
     s = allo.customize(maxprod)

@@ -59,9 +59,9 @@ def test_template_kernel_without_arguments():
 
 
 def test_bad_type_widths():
-    with pytest.raises(allo.AlloError, match="1..64"):
+    with pytest.raises(allo.AlloError, match="1..1024"):
         allo.Int(0)
-    with pytest.raises(allo.AlloError, match="1..64"):
-        allo.UInt(65)
+    with pytest.raises(allo.AlloError, match="1..1024"):
+        allo.UInt(1025)
     with pytest.raises(allo.AlloError, match="positive integer"):
         float32[0, 3]

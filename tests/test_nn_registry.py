@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import allo
-from allo.ir.types import Fixed, float32
+from allo.ir.types import Fixed, float32, int8, int32
 from allo.library import nn
 from allo.library.registry import KERNELS, reference_table, schedule_for
 
@@ -23,6 +23,9 @@ SAMPLES = {
     "slice": [f, (4, 6, 8), 1, 1, 5, 2], "select": [f, (4, 6, 8), 1, 2], "expand": [f, (1, 6, 1), (4, 6, 8)],
     "sum": [f, (4, 6, 8), 1], "mean": [f, (4, 6, 8), 2], "amax": [f, (4, 6), 0], "pow_int": [f, 4, 8, 3],
     "cast": [f, Fixed(8, 4), 4, 8],
+    "qlinear": [int8, int8, int32, int32, 4, 6, 8], "qmatmul": [int8, int8, int32, int32, 4, 8, 6],
+    "qbmm": [int8, int8, int32, int32, 2, 4, 8, 6],
+    "qconv2d": [int8, int8, int32, int32, 1, 4, 6, 8, 8, 3, 3, 4, 4, 2, 2, 1, 1, 1, 1, 2],
 }
 
 

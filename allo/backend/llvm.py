@@ -17,6 +17,7 @@ Example::
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import functools
 import hashlib
 import os
@@ -70,7 +71,25 @@ def runtime_libraries() -> tuple:
             p = os.path.join(d, n)
             if os.path.exists(p) and p not in out:
                 out.append(p)
+    gcc_s = _libgcc_path()
+    if gcc_s:  # 128-bit division and int <-> float conversions are compiler-rt calls (__divti3, ...)
+        out.append(gcc_s)
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=None)
+def _libgcc_path() -> str | None:
+    """Full path of libgcc_s (loaded with libstdc++ by the MLIR libraries), or None."""
+    try:
+        ctypes.CDLL(ctypes.util.find_library("gcc_s") or "libgcc_s.so.1")
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split()[-1]
+                if os.path.basename(path).startswith("libgcc_s.so") and os.path.exists(path):
+                    return path
+    except OSError:
+        pass
+    return None
 
 
 def openmp_library() -> str | None:

@@ -201,12 +201,24 @@ def written_params(func: N.Func) -> set:
     return out
 
 
+def check_io_widths(func: N.Func):
+    """Arguments and results cross numpy, whose integers stop at 64 bits: refuse wider ones."""
+    items = [(f"argument {p.name!r}", p.dtype) for p in func.params]
+    items += [(f"result {k}", getattr(t, "dtype", t)) for k, t in enumerate(func.result_types)]
+    for what, t in items:
+        if isinstance(t, (Int, UInt, Fixed, UFixed)) and t.bits > 64:
+            raise AlloTypeError(f"{func.name}: {what} is {t!r}, wider than 64 bits: kernel arguments and results "
+                                "must fit numpy's 64-bit integers. Keep wide values inside the kernel (locals and "
+                                "intermediates may be up to 1024 bits) and pass them in 64-bit pieces, e.g. x[0:64]")
+
+
 class CallPlan:
     """Everything needed to call one JIT'd entry: specs, pre-built descriptors, the packed array."""
 
     def __init__(self, func: N.Func, hidden: int = 0, written: set | None = None):
         """`hidden`: trailing parameters the module passes itself (not counted in `check`);
         `written`: indices of the parameters the function writes (default: from its body)."""
+        check_io_widths(func)
         self.fname = func.name
         if written is None:
             written = written_params(func)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..errors import AlloTypeError
 from . import emit
 from .nodes import Alloc, Buffer, Const, For, IterVar, Load, Store
-from .types import ArrayType, index
+from .types import MAX_BITS, ArrayType, Fixed, Int, UFixed, UInt, index
 
 
 class ArrayOps:
@@ -75,6 +75,7 @@ class ArrayOps:
         m, k = a.shape
         n = b.shape[1]
         dtype = emit.binary("mul", Load(a, [Const(0, index)] * 2), Load(b, [Const(0, index)] * 2)).type
+        dtype = sum_type(dtype, k)
         out = self.new_temp(dtype, (m, n), loc, "matmul")
         out_init = Const(0.0 if hasattr(dtype, "frac") or dtype.__class__.__name__ == "Float" else 0, dtype)
         names = [self.fb.fresh_loop_name(x) for x in ("i", "j", "k")]
@@ -103,6 +104,17 @@ class ArrayOps:
 
         self.loop_nest(shape, body, loc)
         return out
+
+
+def sum_type(t, n: int):
+    """A type holding the sum of n values of integer/fixed type t exactly (log2(n) more integer
+    bits, as an HLS accumulator); floats and index stay."""
+    if not isinstance(t, (Int, UInt, Fixed, UFixed)) or n <= 1:
+        return t
+    extra = (n - 1).bit_length()
+    if isinstance(t, (Fixed, UFixed)):
+        return type(t)(min(MAX_BITS, t.bits + extra), t.frac)
+    return type(t)(min(MAX_BITS, t.bits + extra))
 
 
 def broadcast_shapes(shapes, loc=None, target=None):

@@ -16,7 +16,7 @@ import ast
 import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
-from . import emit
+from . import bits, emit
 from .arrays import ArrayOps
 from .calls import CallDispatcher
 from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe, user_words
@@ -179,6 +179,8 @@ class FunctionBuilder:
         self.arrays = ArrayOps(self)
         self.calls = CallDispatcher(self)
         self.result_calls = {}  # id(result Buffer) -> the CallStmt producing it
+        self.scope = ()  # tokens of the blocks being visited (outermost first)
+        self.decl_scope = {}  # id(local Buffer declared by an annotation) -> self.scope at the declaration
 
     # ---------------------------------------------------------------- naming helpers
     def fresh_loop_name(self, hint):
@@ -311,8 +313,9 @@ class FunctionBuilder:
             self.visit(s)
 
     def nested(self, stmts):
-        """Visit statements into a fresh list and return it."""
+        """Visit statements into a fresh list (a new block scope) and return it."""
         saved, self.block = self.block, []
+        saved_scope, self.scope = self.scope, self.scope + (object(),)
         try:
             self.visit_body(stmts)
             if any(isinstance(s, Return) for s in self.block):
@@ -320,6 +323,7 @@ class FunctionBuilder:
             return self.block
         finally:
             self.block = saved
+            self.scope = saved_scope
 
     # ---------------------------------------------------------------- statements
     def visit_Expr(self, node):
@@ -353,11 +357,20 @@ class FunctionBuilder:
             self.mb.adopt_global_name(value, name)
             self.locals[name] = value
             return
+        live = self.live_declaration(name, dtype, shape, node)
+        if live is not None:  # the same variable (e.g. declared in both branches of an if)
+            if isinstance(value, np.ndarray):
+                value = self.mb.global_buffer(value, name + "_init")
+            if value is not None:
+                self.assign(node.target, value, node)
+            return
         if isinstance(value, Buffer) and value.attrs.get("temp") and tuple(value.shape) == tuple(shape) and value.dtype == dtype:
             self.bind_temp(name, value)
+            self.decl_scope[id(value)] = self.scope
             return
         buf = Buffer(self.fresh_buffer_name(name), ArrayType(dtype, tuple(shape)), "local", loc=loc)
         self.locals[name] = buf
+        self.decl_scope[id(buf)] = self.scope
         if value is None:
             self.emit(Alloc(buf, None, loc))
         elif isinstance(value, Buffer) and value.shape:
@@ -370,6 +383,48 @@ class FunctionBuilder:
         else:
             self.emit(Alloc(buf, emit.cast(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
         buf.name = name if buf.name == name else buf.name
+
+    def live_declaration(self, name, dtype, shape, node):
+        """The local `name` declared in this block or an enclosing one (then a new annotation of
+        it is the same variable), or None. A different type inside a nested block is an error:
+        after the block the variable's type would depend on the path taken."""
+        cur = self.locals.get(name)
+        if not isinstance(cur, Buffer) or not self.is_live(cur):
+            return None  # not declared, or in a block that has ended (e.g. a sibling loop): a new variable
+        where = self.decl_scope[id(cur)]
+        if cur.dtype == dtype and tuple(cur.shape) == tuple(shape):
+            return cur
+        if where == self.scope:
+            return None  # redeclared with another type in the same block: a new variable
+        declared = f"{cur.dtype!r}{list(cur.shape) if cur.shape else ''}"
+        raise self.error(AlloTypeError, f"{name!r} is already declared as {declared} (line "
+                         f"{getattr(cur.loc, 'lineno', '?')}); declaring it again with another type inside an "
+                         "if/for block would make its type depend on the path taken: use a new name", node)
+
+    def is_live(self, buf) -> bool:
+        """Was local `buf` declared in the current block or one that encloses it?"""
+        where = self.decl_scope.get(id(buf))
+        return buf.kind == "local" and where is not None and self.scope[:len(where)] == where
+
+    def hoist_branch_declarations(self, node):
+        """Names declared in both branches of an if/else are one variable, declared before the if."""
+        both = _declared_names(node.body) & _declared_names(node.orelse)
+        for name in sorted(both):
+            cur = self.locals.get(name)
+            if isinstance(cur, Buffer) and self.is_live(cur):
+                continue  # already a live variable: the branches assign it
+            then_t = self.eval_type(_declaration(node.body, name).annotation)
+            else_t = self.eval_type(_declaration(node.orelse, name).annotation)
+            self.current = node
+            if then_t != else_t:
+                raise self.error(AlloTypeError, f"{name!r} is declared as {then_t!r} in the if branch and as "
+                                 f"{else_t!r} in the else branch; declare it once with one type before the if", node)
+            shape = then_t.shape if isinstance(then_t, ArrayType) else ()
+            dtype = then_t.dtype if isinstance(then_t, ArrayType) else then_t
+            buf = Buffer(self.fresh_buffer_name(name), ArrayType(dtype, tuple(shape)), "local", loc=self.loc(node))
+            self.emit(Alloc(buf, None, self.loc(node)))
+            self.locals[name] = buf
+            self.decl_scope[id(buf)] = self.scope
 
     def bind_temp(self, name, buf):
         buf.attrs.pop("temp", None)
@@ -400,6 +455,8 @@ class FunctionBuilder:
             return
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
+            if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:
+                return self.assign_bits(buf, target, value, node)
             if not isinstance(buf, Buffer):
                 raise self.error(AlloTypeError, f"cannot assign into {ast.unparse(target.value)!r}: it is not an array", node)
             if buf.kind in ("global", "scalar_arg"):
@@ -445,6 +502,30 @@ class FunctionBuilder:
             self.locals[name] = buf
             return
         raise self.error(AlloTypeError, f"cannot assign {describe(value)} to {name!r} in a kernel", node)
+
+    def assign_bits(self, base, target, value, node):
+        """`x[i] = b` / `x[lo:hi] = v` on an integer scalar variable or array element."""
+        loc = self.loc(node)
+        buf, idx = (base, []) if isinstance(base, Buffer) else (base.buf, base.indices)
+        if buf.kind in ("global", "scalar_arg"):
+            raise self.error(AlloTypeError, f"{buf.name!r} is read-only", node)
+        old = Load(buf, idx, loc=loc)
+        sl = target.slice
+        if isinstance(sl, ast.Slice):
+            lo, hi, step = (self.scalar(self.visit(x)) if x is not None else None for x in (sl.lower, sl.upper, sl.step))
+            new = bits.slice_set(old, lo, hi, step, self.scalar(value), loc)
+        else:
+            new = bits.bit_set(old, self.scalar(self.visit(sl)), self.scalar(value), loc)
+        self.emit(Store(buf, idx, new, loc))
+
+    def bit_read(self, x, node):
+        """`x[i]` / `x[lo:hi]` on an integer scalar."""
+        loc = self.loc(node)
+        sl = node.slice
+        if isinstance(sl, ast.Slice):
+            lo, hi, step = (self.scalar(self.visit(v)) if v is not None else None for v in (sl.lower, sl.upper, sl.step))
+            return bits.bit_slice(x, lo, hi, step, loc)
+        return bits.bit_get(x, self.scalar(self.visit(sl)), loc)
 
     @staticmethod
     def index_as_int():
@@ -528,6 +609,7 @@ class FunctionBuilder:
                 self.emit(s)
             return
         cond = emit.to_bool(self.scalar(cond), loc)
+        self.hoist_branch_declarations(node)
         then = self.nested(node.body)
         orelse = self.nested(node.orelse)
         self.emit(If(cond, then, orelse, loc))
@@ -712,11 +794,10 @@ class FunctionBuilder:
 
     def visit_Subscript(self, node):
         base = self.visit(node.value)
+        if isinstance(base, Buffer) and not base.shape or isinstance(base, Expr):
+            return self.bit_read(self.scalar(base), node)
         if isinstance(base, Buffer):
             return Load(base, self.indices(node, base), loc=self.loc(node))
-        if isinstance(base, Expr):
-            raise self.error(AlloTypeError, f"{ast.unparse(node.value)!r} cannot be indexed: it is a {describe(base)}, "
-                             "not an array", node)
         key = self.visit(node.slice)
         try:
             return base[key]
@@ -750,6 +831,15 @@ class FunctionBuilder:
         return out
 
     def visit_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("reverse", "bitcast"):
+            base = self.visit(node.func.value)
+            if isinstance(base, Expr) or isinstance(base, Buffer) and not base.shape:
+                if node.args or node.keywords:
+                    raise self.error(AlloTypeError, f"x.{node.func.attr}() takes no arguments", node)
+                fn = bits.bit_reverse if node.func.attr == "reverse" else bits.bitcast
+                return fn(self.scalar(base), self.loc(node))
+            raise self.error(AlloTypeError, f".{node.func.attr}() applies to integer/float scalars, "
+                             f"not to {ast.unparse(node.func.value)!r}", node)
         return self.calls.call(node)
 
 
@@ -764,6 +854,29 @@ def _has_load(e):
     from .nodes import walk_expr
 
     return isinstance(e, Expr) and any(isinstance(x, Load) for x in walk_expr(e))
+
+
+def _declared_names(stmts) -> set:
+    """Names declared by annotations directly in `stmts` or in its if/else blocks (not loops)."""
+    names = set()
+    for st in stmts:
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+            names.add(st.target.id)
+        elif isinstance(st, ast.If):
+            names |= _declared_names(st.body) | _declared_names(st.orelse)
+    return names
+
+
+def _declaration(stmts, name):
+    """The first annotation of `name` found by `_declared_names`."""
+    for st in stmts:
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == name:
+            return st
+        if isinstance(st, ast.If):
+            found = _declaration(st.body, name) or _declaration(st.orelse, name)
+            if found is not None:
+                return found
+    return None
 
 
 def _assigned_names(tree) -> set:

@@ -4,9 +4,10 @@ It translates each `Func` to a Python function (loops become Python loops over n
 runs it. Used to prove that schedule rewrites keep results bit-identical.
 
 Value model: index -> Python int; floats/ints/bool -> numpy scalars of the type's container
-dtype (odd-width ints are wrapped at their width after each operation); Fixed/UFixed -> Python
-int holding value * 2**frac (arrays of them hold the raw container integers; the I/O boundary
-converts from/to float64 like the LLVM module does).
+dtype (odd-width ints are wrapped at their width after each operation); ints wider than 64 bits
+-> Python ints (object arrays); Fixed/UFixed -> Python int holding value * 2**frac (arrays of
+them hold the raw container integers; the I/O boundary converts from/to float64 like the LLVM
+module does).
 
 Example::
 
@@ -21,6 +22,7 @@ import numpy as np
 
 from ..errors import AlloError
 from . import nodes as N
+from .bits import BIT_FUNCS
 from .fixed import from_raw, to_raw
 from .types import Fixed, Float, Index, Int, UFixed, UInt, container_bits
 
@@ -42,6 +44,8 @@ def _kind(t) -> str:
 
 def storage_dtype(t) -> np.dtype:
     """numpy dtype of memory holding elements of type `t`."""
+    if isinstance(t, (Int, UInt, Fixed, UFixed)) and container_bits(t.bits) > 64:
+        return np.dtype(object)  # Python ints
     if isinstance(t, (Fixed, UFixed)):
         return np.dtype(f"{'int' if isinstance(t, Fixed) else 'uint'}{container_bits(t.bits)}")
     if isinstance(t, Float) and t.brain:
@@ -122,6 +126,26 @@ def _shr(a, b):
     return dt.type(int(a) >> n)
 
 
+def _wide(t) -> bool:
+    return isinstance(t, (Int, UInt)) and t.bits > 64
+
+
+def _wshl(a, n, bits, signed):
+    n = int(n)
+    return 0 if n >= bits or n < 0 else _wrap_int(int(a) << n, bits, signed)
+
+
+def _wshr(a, n, bits, signed):
+    n, a = int(n), int(a)
+    if n >= bits or n < 0:
+        return -1 if signed and a < 0 else 0
+    return a >> n
+
+
+def _wpow(a, b, bits, signed):
+    return _wrap_int(pow(int(a), int(b), 1 << bits), bits, signed) if int(b) >= 0 else 0
+
+
 def _fptoi(x, bits, signed, dt):
     x = float(x)
     if not math.isfinite(x):
@@ -136,10 +160,55 @@ def _to_fixed(x, t):
     return _wrap_int(int(math.floor(x * 2.0 ** t.frac)), t.bits, isinstance(t, Fixed))
 
 
+def _unsigned_bits(x, t) -> int:
+    return int(x) & ((1 << t.bits) - 1)
+
+
+def _from_unsigned(v: int, t):
+    """Raw bits v of integer type t in the interpreter's value model."""
+    if isinstance(t, UInt) and t.bits == 1:
+        return np.bool_(v & 1)
+    return storage_dtype(t).type(_wrap_int(v, t.bits, isinstance(t, Int)))
+
+
+def _bit_get(x, i, t, rt):
+    i = int(i)
+    return np.bool_(0 <= i < t.bits and (_unsigned_bits(x, t) >> i) & 1)
+
+
+def _bit_slice(x, lo, hi, t, rt):
+    return _from_unsigned(_unsigned_bits(x, t) >> int(lo), rt)
+
+
+def _bit_reverse(x, t, rt):
+    v = _unsigned_bits(x, t)
+    return _from_unsigned(sum(((v >> k) & 1) << (t.bits - 1 - k) for k in range(t.bits)), rt)
+
+
+def _bitcast(x, t, rt):
+    return np.array(x, dtype=storage_dtype(t)).view(storage_dtype(rt))[()]
+
+
+def _bit_set(x, i, b, t, rt):
+    i = int(i)
+    if not 0 <= i < t.bits:
+        return x
+    v = (_unsigned_bits(x, t) & ~(1 << i)) | (int(bool(b)) << i)
+    return _from_unsigned(v, rt)
+
+
+def _bit_setslice(x, lo, hi, v, t, rt):
+    lo, hi = int(lo), int(hi)
+    mask = ((1 << (hi - lo)) - 1) << lo
+    return _from_unsigned((_unsigned_bits(x, t) & ~mask) | ((int(v) << lo) & mask), rt)
+
+
 HELPERS = {
     "np": np, "math": math, "_cdiv": _cdiv, "_fdiv": _fdiv, "_fmod": _fmod, "_ipow": _ipow,
     "_shl": _shl, "_shr": _shr, "_wrap_int": _wrap_int, "_npwrap": _npwrap, "_fptoi": _fptoi,
-    "_to_fixed": _to_fixed,
+    "_to_fixed": _to_fixed, "_wshl": _wshl, "_wshr": _wshr, "_wpow": _wpow,
+    "_bit_get": _bit_get, "_bit_slice": _bit_slice, "_bit_reverse": _bit_reverse, "_bitcast": _bitcast,
+    "_bit_set": _bit_set, "_bit_setslice": _bit_setslice,
 }
 
 # Binary operators by operand kind: format strings over {a}, {b}.
@@ -161,6 +230,8 @@ INDEX_OPS = {
 }
 CMP_OPS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 BOOL_OPS = {"and": "np.bool_({a} & {b})", "or": "np.bool_({a} | {b})", "xor": "np.bool_({a} ^ {b})",
+            "add": "np.bool_({a} ^ {b})", "sub": "np.bool_({a} ^ {b})", "mul": "np.bool_({a} & {b})",
+            "div": "np.bool_({a} & {b})", "floordiv": "np.bool_({a} & {b})", "mod": "np.bool_(False)",
             "land": "np.bool_(bool({a}) and bool({b}))", "lor": "np.bool_(bool({a}) or bool({b}))",
             "min": "np.bool_({a} & {b})", "max": "np.bool_({a} | {b})"}
 MATH = {"exp": "np.exp", "log": "np.log", "log2": "np.log2", "sqrt": "np.sqrt", "tanh": "np.tanh",
@@ -227,6 +298,8 @@ class _FuncGen:
             return INDEX_OPS[e.op].format(a=a, b=b)
         if k == "fixed":
             return self.fixed_binop(e, a, b)
+        if _wide(t) and e.op in ("shl", "shr", "pow"):
+            return f"_w{e.op}({a}, {b}, {t.bits}, {isinstance(t, Int)})"
         if e.op in ("shl", "shr") and e.rhs.type != t:
             b = f"{self.constant(storage_dtype(t).type)}({b})"
         code = INT_OPS[e.op].format(a=a, b=b)
@@ -291,6 +364,9 @@ class _FuncGen:
 
     def e_MathCall(self, e):
         args = [self.expr(a) for a in e.args]
+        if e.fn in BIT_FUNCS:
+            x = e.args[0].type
+            return f"_{e.fn}({', '.join(args)}, {self.constant(x)}, {self.constant(e.type)})"
         if _kind(e.type) != "float":
             if e.fn == "abs":
                 code = f"abs({args[0]})"

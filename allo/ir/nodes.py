@@ -108,8 +108,11 @@ class Cast(Expr):
     loc: Any = None
 
 
-# Math functions: exp log log2 sqrt rsqrt tanh sin cos erf abs pow (2 args) floor ceil
-MATH_FUNCS = ("exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow", "floor", "ceil", "sigmoid")
+# Math functions: exp log log2 sqrt rsqrt tanh sin cos erf abs pow (2 args) floor ceil; and the
+# bit-level operations of allo.ir.bits on integers (bit_get, bit_slice, bit_reverse, bitcast,
+# bit_set, bit_setslice).
+MATH_FUNCS = ("exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow", "floor", "ceil", "sigmoid",
+              "bit_get", "bit_slice", "bit_reverse", "bitcast", "bit_set", "bit_setslice")
 
 
 @dataclass(eq=False)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from ..errors import BackendError
 
-# Scalar CPU lowering (see /work/shared/MLIR-NOTES.md). `arith-expand` turns floordivsi/ceildivsi
-# and friends into basic arith; math ops without an LLVM intrinsic (erf, tanh, ...) become libm calls.
+# Scalar CPU lowering: the pass order that takes affine/scf/memref/arith to LLVM. `arith-expand` turns
+# floordivsi/ceildivsi and friends into basic arith; math ops without an LLVM intrinsic (erf, tanh, ...)
+# become libm calls.
 LLVM_PIPELINE = ", ".join([
     "arith-expand",
     "lower-affine",

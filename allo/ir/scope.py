@@ -1,7 +1,7 @@
 """Name resolution for kernel bodies, done once per kernel instance.
 
-Order (SPEC section 3): locals, template parameters, closure variables, module globals,
-then Python builtins. Never the caller's locals.
+Order (docs/language.md, "Names"): locals, template parameters, closure variables, module
+globals, then Python builtins. Never the caller's locals.
 
 Example::
 

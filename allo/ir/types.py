@@ -6,6 +6,11 @@ Example::
     float32[8, 16]            # ArrayType(float32, (8, 16)) -> memref<8x16xf32>
     Fixed(16, 8).mlir         # 'i16'  (fixed point is a scaled integer)
     Int(5).np_dtype           # numpy.int8 (next power-of-two container)
+    int4, uint12, int128      # named widths, as upstream Allo's allo.ir.types
+
+Widths go up to MAX_BITS (1024, the ap_int default limit). Values wider than 64 bits live inside
+kernels (locals, intermediates of bit growth); kernel arguments and results need a numpy dtype,
+so they are at most 64 bits wide.
 """
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import AlloTypeError
+
+MAX_BITS = 1024  # widest Int/UInt/Fixed (Xilinx AP_INT_MAX_W's default)
 
 
 class AlloType:
@@ -69,7 +76,7 @@ class AlloType:
 
 @dataclass(frozen=True, repr=False)
 class Int(AlloType):
-    """Signed integer of any width 1..64 (two's complement, wraps at its width)."""
+    """Signed integer of any width 1..MAX_BITS (two's complement, wraps at its width)."""
 
     bits: int
 
@@ -89,12 +96,12 @@ class Int(AlloType):
 
     @property
     def np_dtype(self):
-        return np.dtype(f"int{container_bits(self.bits)}")
+        return np.dtype(f"int{_numpy_bits(self)}")
 
 
 @dataclass(frozen=True, repr=False)
 class UInt(AlloType):
-    """Unsigned integer of any width 1..64. `UInt(1)` is `bool`."""
+    """Unsigned integer of any width 1..MAX_BITS. `UInt(1)` is `bool`."""
 
     bits: int
 
@@ -116,7 +123,7 @@ class UInt(AlloType):
     def np_dtype(self):
         if self.bits == 1:
             return np.dtype(np.bool_)
-        return np.dtype(f"uint{container_bits(self.bits)}")
+        return np.dtype(f"uint{_numpy_bits(self)}")
 
 
 @dataclass(frozen=True, repr=False)
@@ -243,16 +250,24 @@ class ArrayType:
 
 
 def _check_bits(bits, what):
-    if isinstance(bits, builtins.bool) or not isinstance(bits, (int, np.integer)) or not 1 <= int(bits) <= 64:
-        raise AlloTypeError(f"{what} width must be an integer in 1..64, got {bits!r}")
+    if isinstance(bits, builtins.bool) or not isinstance(bits, (int, np.integer)) or not 1 <= int(bits) <= MAX_BITS:
+        raise AlloTypeError(f"{what} width must be an integer in 1..{MAX_BITS}, got {bits!r}")
 
 
 def container_bits(bits: int) -> int:
-    """Smallest power-of-two width >= 8 that holds `bits` bits."""
+    """Width of the memory word holding `bits` bits: 8, 16, 32, 64, then multiples of 64."""
     for c in (8, 16, 32, 64):
         if bits <= c:
             return c
-    raise AlloTypeError(f"width {bits} exceeds 64 bits")
+    return -(-bits // 64) * 64
+
+
+def _numpy_bits(t) -> int:
+    bits = container_bits(t.bits)
+    if bits > 64:
+        raise AlloTypeError(f"{t!r} is wider than 64 bits and has no numpy dtype: use it inside kernels only "
+                            "(kernel arguments and results are at most 64 bits wide)")
+    return bits
 
 
 def is_int(t) -> bool:
@@ -277,13 +292,21 @@ def is_bool(t) -> builtins.bool:
 
 int1, int8, int16, int32, int64 = Int(1), Int(8), Int(16), Int(32), Int(64)
 uint1, uint8, uint16, uint32, uint64 = UInt(1), UInt(8), UInt(16), UInt(32), UInt(64)
+int2, int3, int4, int5, int6, int7 = (Int(b) for b in range(2, 8))
+int9, int10, int11, int12, int13, int14, int15 = (Int(b) for b in range(9, 16))
+uint2, uint3, uint4, uint5, uint6, uint7 = (UInt(b) for b in range(2, 8))
+uint9, uint10, uint11, uint12, uint13, uint14, uint15 = (UInt(b) for b in range(9, 16))
+int128, int256, int512 = Int(128), Int(256), Int(512)
+uint128, uint256, uint512 = UInt(128), UInt(256), UInt(512)
 bool = UInt(1)  # noqa: A001 - the DSL's name for UInt(1)
 index = Index()
 float16, float32, float64 = Float(16), Float(32), Float(64)
 bfloat16 = Float(16, brain=True)
 
+INT_NAMES = tuple(f"int{b}" for b in (*range(1, 17), 32, 64, 128, 256, 512))
+UINT_NAMES = tuple(f"uint{b}" for b in (*range(1, 17), 32, 64, 128, 256, 512))
+
 __all__ = [
-    "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
-    "int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64",
-    "bool", "index", "float16", "float32", "float64", "bfloat16",
+    "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType", "MAX_BITS",
+    *INT_NAMES, *UINT_NAMES, "bool", "index", "float16", "float32", "float64", "bfloat16",
 ]

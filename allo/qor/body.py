@@ -39,6 +39,17 @@ def _bits(t) -> int:
     return int(b) if isinstance(b, int) and b > 0 else 32
 
 
+def _source_bits(e) -> int:
+    """Width of an operand before the exact widening casts of bit growth (int8 * int8 is an 8x8
+    multiplier even though the IR computes it in the int16 result type)."""
+    from ..ir.promote import common
+
+    while isinstance(e, N.Cast) and _tname(e.value.type) in ("Int", "UInt", "Fixed", "UFixed") \
+            and _tname(e.type) in ("Int", "UInt", "Fixed", "UFixed") and common(e.value.type, e.type) == e.type:
+        e = e.value
+    return _bits(getattr(e, "type", None))
+
+
 def op_cost(e, tables) -> OpCost:
     """The operator an expression node maps to (FREE for wires, address arithmetic, unknown nodes)."""
     if isinstance(e, N.BinOp):
@@ -54,7 +65,7 @@ def op_cost(e, tables) -> OpCost:
         if e.op in ("add", "sub"):
             return tables.int_op("add", bits)
         if e.op == "mul":
-            return tables.int_op("mul", bits, _bits(operand), _bits(getattr(e.rhs, "type", operand)))
+            return tables.int_op("mul", bits, _source_bits(e.lhs), _source_bits(e.rhs))
         if e.op in ("div", "floordiv", "mod"):
             return tables.int_op("div", max(bits, _bits(operand)))
         if e.op in ("shl", "shr"):

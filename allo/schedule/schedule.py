@@ -410,7 +410,7 @@ class Schedule:
         return self
 
     # ------------------------------------------------------------------ composition
-    def compose(self, sched_or_kernel, id=None, instantiate=None):  # noqa: A002 - SPEC name
+    def compose(self, sched_or_kernel, id=None, instantiate=None):  # noqa: A002 - upstream Allo's keyword
         """Replay another schedule's steps on the matching instance of this schedule.
 
         `sched_or_kernel` is a Schedule, or a kernel (its predefined schedule, if registered,

@@ -6,20 +6,24 @@ module {
       affine.store %c0_i32, %alloc[%arg2] {to = "B"} : memref<4xi32>
     }
     affine.for %arg2 = 0 to 4 {
-      %alloc_0 = memref.alloc() {name = "sel"} : memref<i32>
+      %alloc_0 = memref.alloc() {name = "sel"} : memref<i64>
       %0 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi32>
       %c0_i32_1 = arith.constant 0 : i32
       %1 = arith.cmpi sgt, %0, %c0_i32_1 : i32
       scf.if %1 {
-        %3 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi32>
-        %4 = arith.muli %3, %arg1 : i32
-        affine.store %4, %alloc_0[] {to = "sel"} : memref<i32>
+        %4 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi32>
+        %5 = arith.extsi %4 : i32 to i64
+        %6 = arith.extsi %arg1 : i32 to i64
+        %7 = arith.muli %5, %6 : i64
+        affine.store %7, %alloc_0[] {to = "sel"} : memref<i64>
       } else {
-        %3 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi32>
-        affine.store %3, %alloc_0[] {to = "sel"} : memref<i32>
+        %4 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi32>
+        %5 = arith.extsi %4 : i32 to i64
+        affine.store %5, %alloc_0[] {to = "sel"} : memref<i64>
       }
-      %2 = affine.load %alloc_0[] {from = "sel"} : memref<i32>
-      affine.store %2, %alloc[%arg2] {to = "B"} : memref<4xi32>
+      %2 = affine.load %alloc_0[] {from = "sel"} : memref<i64>
+      %3 = arith.trunci %2 : i64 to i32
+      affine.store %3, %alloc[%arg2] {to = "B"} : memref<4xi32>
     } {loop_name = "i", op_name = "S_i_0"}
     return %alloc : memref<4xi32>
   }
@@ -31,27 +35,31 @@ module {
       affine.store %0, %alloc[%arg2] {to = "B"} : memref<4xi8>
     }
     affine.for %arg2 = 0 to 4 {
-      %alloc_0 = memref.alloc() {name = "sel"} : memref<i8>
+      %alloc_0 = memref.alloc() {name = "sel"} : memref<i16>
       %1 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi8>
       %2 = arith.trunci %1 : i8 to i5
       %c0_i5_1 = arith.constant 0 : i5
       %3 = arith.cmpi sgt, %2, %c0_i5_1 : i5
       scf.if %3 {
-        %7 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi8>
-        %8 = arith.trunci %7 : i8 to i5
-        %9 = arith.muli %8, %arg1 : i5
-        %10 = arith.extsi %9 : i5 to i8
-        affine.store %10, %alloc_0[] {to = "sel"} : memref<i8>
+        %8 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi8>
+        %9 = arith.trunci %8 : i8 to i5
+        %10 = arith.extsi %9 : i5 to i10
+        %11 = arith.extsi %arg1 : i5 to i10
+        %12 = arith.muli %10, %11 : i10
+        %13 = arith.extsi %12 : i10 to i16
+        affine.store %13, %alloc_0[] {to = "sel"} : memref<i16>
       } else {
-        %7 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi8>
-        %8 = arith.trunci %7 : i8 to i5
-        %9 = arith.extsi %8 : i5 to i8
-        affine.store %9, %alloc_0[] {to = "sel"} : memref<i8>
+        %8 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi8>
+        %9 = arith.trunci %8 : i8 to i5
+        %10 = arith.extsi %9 : i5 to i10
+        %11 = arith.extsi %10 : i10 to i16
+        affine.store %11, %alloc_0[] {to = "sel"} : memref<i16>
       }
-      %4 = affine.load %alloc_0[] {from = "sel"} : memref<i8>
-      %5 = arith.trunci %4 : i8 to i5
-      %6 = arith.extsi %5 : i5 to i8
-      affine.store %6, %alloc[%arg2] {to = "B"} : memref<4xi8>
+      %4 = affine.load %alloc_0[] {from = "sel"} : memref<i16>
+      %5 = arith.trunci %4 : i16 to i10
+      %6 = arith.trunci %5 : i10 to i5
+      %7 = arith.extsi %6 : i5 to i8
+      affine.store %7, %alloc[%arg2] {to = "B"} : memref<4xi8>
     } {loop_name = "i", op_name = "S_i_0"}
     return %alloc : memref<4xi8>
   }

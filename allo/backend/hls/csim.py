@@ -32,6 +32,7 @@ from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
 from ...ir.guards import instrument
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
+from ..marshal import check_io_widths
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
 
@@ -87,6 +88,8 @@ class HLSModule:
             check_allocation_sizes(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
         code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
+        if mode == "csim":
+            check_io_widths(mod.func(mod.top))
         self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
         self.func = mod.func(mod.top)
         self.top = code.top

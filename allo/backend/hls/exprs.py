@@ -18,6 +18,8 @@ import numpy as np
 
 from ...errors import BackendError
 from ...ir import nodes as N
+from ...ir.bits import BIT_FUNCS
+from ...ir.promote import common
 from ...ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_fixed
 from .types import cpp_type, is_ap, is_native
 
@@ -169,6 +171,85 @@ template <class T> static inline T allo_fmax(T a, T b) {
 }""",
     "allo_abs": """\
 template <class T> static inline T allo_abs(T x) { return x < T(0) ? (T)(-x) : x; }""",
+    "allo_get_bit": """\
+// Bit i of x (0 outside the width), through ap_uint's operator[].
+template <int W, class T> static inline bool allo_get_bit(T x, long long i) {
+  ap_uint<W> r = x;
+  return i >= 0 && i < W && r[(int)i];
+}""",
+    "allo_set_bit": """\
+// x with bit i set to b (unchanged outside the width).
+template <int W, class T> static inline T allo_set_bit(T x, long long i, bool b) {
+  if (i < 0 || i >= W) return x;
+  ap_uint<W> r = x;
+  r[(int)i] = b;
+  return (T)r;
+}""",
+    "allo_set_range": """\
+// x with bits hi..lo replaced by v, through ap_uint's range().
+template <int W, class T, class V> static inline T allo_set_range(T x, int hi, int lo, V v) {
+  ap_uint<W> r = x;
+  r.range(hi, lo) = v;
+  return (T)r;
+}""",
+    "allo_reverse": """\
+template <int W, class T> static inline T allo_reverse(T x) {
+  ap_uint<W> r = x;
+  r.reverse();
+  return (T)r;
+}""",
+    "allo_bitcast": """\
+// The same bits as another type of the same size (int32 <-> float, ...).
+#include <cstring>
+template <class To, class From> static inline To allo_bitcast(From x) {
+  static_assert(sizeof(To) == sizeof(From), "bitcast needs types of one size");
+  To r;
+  std::memcpy(&r, &x, sizeof r);
+  return r;
+}""",
+    "allo_words": """\
+// An integer constant wider than 64 bits, from its 64-bit words (most significant first).
+template <class T> static inline T allo_words(T r) { return r; }
+template <class T, class... R> static inline T allo_words(T r, unsigned long long w, R... rest) {
+  return allo_words<T>((T)((T)(r << 64) | (T)w), rest...);
+}""",
+    "allo_wdiv": """\
+// Division, floor division and modulo of integers wider than 64 bits (same rules as allo_div & co).
+template <class T> static inline T allo_wdiv(T a, T b) {
+  if (b == 0) return (T)0;
+  if (b == -1) return (T)(-a);
+  return (T)(a / b);
+}""",
+    "allo_wdivu": """\
+template <class T> static inline T allo_wdivu(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); }""",
+    "allo_wmodu": """\
+template <class T> static inline T allo_wmodu(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }""",
+    "allo_wfloordiv": """\
+template <class T> static inline T allo_wfloordiv(T a, T b) {
+  if (b == 0) return (T)0;
+  if (b == -1) return (T)(-a);
+  T q = (T)(a / b);
+  return ((T)(a % b) != 0 && ((a < 0) != (b < 0))) ? (T)(q - 1) : q;
+}""",
+    "allo_wmod": """\
+template <class T> static inline T allo_wmod(T a, T b) {
+  if (b == 0 || b == -1) return (T)0;
+  T r = (T)(a % b);
+  return (r != 0 && ((r < 0) != (b < 0))) ? (T)(r + b) : r;
+}""",
+    "allo_wshl": """\
+// Shifts of integers wider than 64 bits by amounts of their own type (out of range: 0 / the sign).
+template <class T> static inline T allo_wshl(T a, T n, int bits) {
+  return (n < 0 || n >= bits) ? (T)0 : (T)(a << (int)n.to_int64());
+}""",
+    "allo_wshr": """\
+template <class T> static inline T allo_wshr(T a, T n, int bits) {
+  return (T)(a >> ((n < 0 || n >= bits) ? bits - 1 : (int)n.to_int64()));
+}""",
+    "allo_wshru": """\
+template <class T> static inline T allo_wshru(T a, T n, int bits) {
+  return (n >= bits) ? (T)0 : (T)(a >> (int)n.to_int64());
+}""",
 }
 
 # ----------------------------------------------------------------------------- literals
@@ -205,7 +286,21 @@ def int_literal(v: int, t) -> str:
     return f"{v}ULL" if v >= 2**63 else f"{v}LL"
 
 
-def const_text(value, t, typed: bool = False) -> Code:
+def wide_int_text(v: int, t, need) -> Code:
+    """A constant of ap type t whose value needs more than 64 bits: allo_words<T>(0, w_hi, ..., w_lo)."""
+    ctype = cpp_type(t)
+    bits = max(t.bits, 64)
+    raw = int(v) & ((1 << bits) - 1)
+    words = [(raw >> (64 * k)) & (2 ** 64 - 1) for k in reversed(range(-(-bits // 64)))]
+    args = ", ".join(f"0x{w:X}ULL" for w in words)
+    return Code(f"{need('allo_words')}<{ctype}>(({ctype})0, {args})", ATOM)
+
+
+def _fits_64(v: int) -> bool:
+    return -(2 ** 63) <= v < 2 ** 64
+
+
+def const_text(value, t, typed: bool = False, need=None) -> Code:
     """A literal of allo type `t`. `typed` forces the exact C++ type (e.g. in `c ? x : 1`)."""
     if isinstance(t, Float):
         text = float_literal(value, t)
@@ -214,10 +309,15 @@ def const_text(value, t, typed: bool = False) -> Code:
         return Code(text, UNARY if text.startswith(("-", "(")) else ATOM)
     if is_fixed(t):  # an int is exact at any width; a float is floored by the conversion
         if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+            if not -(2 ** 63) <= int(value) < 2 ** 63:
+                k = max(int(value).bit_length() + 1, 65)
+                return cast(cpp_type(t), wide_int_text(int(value), Int(k), need))
             return Code(f"({cpp_type(t)}){int_literal(int(value), Int(64))}", UNARY)
         return Code(f"({cpp_type(t)}){float(value)!r}", UNARY)
     if isinstance(value, float) and not float(value).is_integer():
         raise BackendError(f"integer constant of type {t!r} holds a non-integer {value!r}")
+    if not _fits_64(int(value)) or (int(value) >= 2 ** 63 and isinstance(t, Int)):
+        return wide_int_text(int(value), t, need)
     text = int_literal(value, t)
     if is_ap(t) or (typed and not is_native(t) and not (isinstance(t, UInt) and t.bits == 1)):
         return Code(f"({cpp_type(t)}){text}", UNARY)
@@ -258,7 +358,7 @@ class ExprEmitter:
         return cast(cpp_type(t), c)
 
     def e_const(self, e: N.Const) -> Code:
-        return const_text(e.value, e.type)
+        return const_text(e.value, e.type, need=self.ctx.need)
 
     def e_var(self, e: N.IterVar) -> Code:
         if id(e) not in self.var_names:
@@ -296,7 +396,11 @@ class ExprEmitter:
         if op not in _INFIX:
             raise BackendError(f"HLS backend: unsupported binary operator {op!r}")
         sym, prec, nl, nr = _INFIX[op]
-        a, b = self.operand(e.lhs, t), self.operand(e.rhs, t)
+        src = _same_fixed_sources(e) if op in ("add", "sub", "mul") else None
+        if src is not None:  # ap_fixed grows exactly: `x * h` instead of widening both first
+            a, b = self.expr(src[0]), self.expr(src[1])
+        else:
+            a, b = self.operand(e.lhs, t), self.operand(e.rhs, t)
         return self.finish(Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec), t, op)
 
     def helper(self, name: str, args, t, returns: str) -> Code:
@@ -304,9 +408,15 @@ class ExprEmitter:
         c = Code(f"{self.ctx.need(name)}({', '.join(a.text for a in args)})", ATOM)
         return self.finish(c, t) if cpp_type(t) == returns or not is_native(t) else cast(cpp_type(t), c)
 
+    def wide(self, name: str, args, t) -> Code:
+        """Helper `name` for integers wider than 64 bits (templated on the ap type)."""
+        return Code(f"{self.ctx.need(name)}<{cpp_type(t)}>({', '.join(a.text for a in args)})", ATOM)
+
     def b_div(self, e, a: Code, b: Code, t) -> Code:
         if isinstance(t, Float) or is_fixed(t) or self._plain_divisor(e.rhs, t):
             return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), t)
+        if _is_wide(t):
+            return self.wide("allo_wdivu" if _is_unsigned(t) else "allo_wdiv", [a, b], t)
         if _is_unsigned(t):
             return self.helper("allo_divu", [a, b], t, "uint64_t")
         return self.helper("allo_div", [a, b], t, "int64_t")
@@ -316,6 +426,8 @@ class ExprEmitter:
             return self.finish(Code(f"std::floor({a.text} / {par(b, UNARY)})", ATOM), t)
         if self._plain_divisor(e.rhs, t) and (_is_unsigned(t) or self.nonneg(e.lhs) and self.nonneg(e.rhs)):
             return self.finish(Code(f"{par(a, MUL)} / {par(b, UNARY)}", MUL), t)
+        if _is_wide(t):
+            return self.wide("allo_wdivu" if _is_unsigned(t) else "allo_wfloordiv", [a, b], t)
         if _is_unsigned(t):
             return self.helper("allo_divu", [a, b], t, "uint64_t")
         return self.helper("allo_floordiv", [a, b], t, "int64_t")
@@ -325,6 +437,8 @@ class ExprEmitter:
             return self.finish(Code(f"{self.ctx.need('allo_fmod')}({a.text}, {b.text})", ATOM), t)
         if self._plain_divisor(e.rhs, t) and (_is_unsigned(t) or self.nonneg(e.lhs) and self.nonneg(e.rhs)):
             return self.finish(Code(f"{par(a, MUL)} % {par(b, UNARY)}", MUL), t)
+        if _is_wide(t):
+            return self.wide("allo_wmodu" if _is_unsigned(t) else "allo_wmod", [a, b], t)
         if _is_unsigned(t):
             return self.helper("allo_modu", [a, b], t, "uint64_t")
         return self.helper("allo_mod", [a, b], t, "int64_t")
@@ -333,7 +447,10 @@ class ExprEmitter:
         bits = t.bits
         if isinstance(e.rhs, N.Const) and 0 <= int(e.rhs.value) < bits:
             sym = "<<" if e.op == "shl" else ">>"
-            return self.finish(Code(f"{par(a, UNARY)} {sym} {par(b, UNARY)}", SHIFT), t, e.op)
+            return self.finish(Code(f"{par(a, UNARY)} {sym} {int(e.rhs.value)}", SHIFT), t, e.op)
+        if _is_wide(t):
+            name = "allo_wshl" if e.op == "shl" else "allo_wshru" if _is_unsigned(t) else "allo_wshr"
+            return self.wide(name, [a, b, Code(str(bits), ATOM)], t)
         if e.op == "shl":
             return self.helper("allo_shl", [a, b, Code(str(bits), ATOM)], t, "uint64_t")
         name, ret = ("allo_shru", "uint64_t") if _is_unsigned(t) else ("allo_shr", "int64_t")
@@ -390,11 +507,13 @@ class ExprEmitter:
 
     def _typed(self, e, t) -> Code:
         if isinstance(e, N.Const):
-            return const_text(e.value, t, typed=True)
+            return const_text(e.value, t, typed=True, need=self.ctx.need)
         return self.value_as(e, t)
 
     def e_math(self, e: N.MathCall) -> Code:
         t, fn = e.type, e.fn
+        if fn in BIT_FUNCS:
+            return self.bit_op(e)
         if fn not in _MATH:
             raise BackendError(f"HLS backend: unsupported math function {fn!r}")
         if fn == "abs" and not isinstance(t, Float):
@@ -410,6 +529,34 @@ class ExprEmitter:
         one = "1.0" if t.bits == 64 else "1.0f"
         text = _MATH[fn].format(*[a.text for a in args], one=one, neg0=negate(args[0]).text)
         return self.finish(Code(text, MUL if fn in ("rsqrt", "sigmoid") else ATOM), t)
+
+    def bit_op(self, e: N.MathCall) -> Code:
+        """Bit-level operations through ap_uint's `[]`, `range(hi, lo)` and `reverse()`."""
+        x = e.args[0]
+        w, xt = x.type.bits, self.expr(x).text
+        bits = f"((ap_uint<{w}>)({xt}))"
+        if e.fn == "bit_get":
+            i = e.args[1]
+            if isinstance(i, N.Const):
+                return cast("bool", Code(f"{bits}[{int(i.value)}]", ATOM))
+            return Code(f"{self.ctx.need('allo_get_bit')}<{w}>({xt}, {self.expr(i).text})", ATOM)
+        if e.fn == "bit_slice":
+            lo, hi = int(e.args[1].value), int(e.args[2].value)
+            if hi - lo == 1:
+                return cast("bool", Code(f"{bits}[{lo}]", ATOM))
+            k = f"ap_uint<{hi - lo}>"
+            c = cast(k, Code(f"{bits}.range({hi - 1}, {lo})", ATOM))
+            return c if cpp_type(e.type) == k else cast(cpp_type(e.type), c)
+        if e.fn == "bit_reverse":
+            return Code(f"{self.ctx.need('allo_reverse')}<{w}>({xt})", ATOM)
+        if e.fn == "bitcast":
+            return Code(f"{self.ctx.need('allo_bitcast')}<{cpp_type(e.type)}>({xt})", ATOM)
+        if e.fn == "bit_set":
+            i, b = (self.expr(a).text for a in e.args[1:])
+            return Code(f"{self.ctx.need('allo_set_bit')}<{w}>({xt}, {i}, {b})", ATOM)
+        lo, hi = int(e.args[1].value), int(e.args[2].value)
+        v = self.expr(e.args[3]).text
+        return Code(f"{self.ctx.need('allo_set_range')}<{w}>({xt}, {hi - 1}, {lo}, {v})", ATOM)
 
     def e_cast(self, e: N.Cast) -> Code:
         src, dst = e.value.type, e.type
@@ -452,6 +599,23 @@ def _is_unsigned(t) -> bool:
     return isinstance(t, (UInt, UFixed))
 
 
+def _same_fixed_sources(e):
+    """(x, y) when both operands of fixed-point `e` are exact conversions of values of one
+    ap_fixed type: the C++ operator on x and y is exact, so its cast to e's type is e."""
+    t = e.type
+    if not is_fixed(t) or not all(isinstance(x, N.Cast) for x in (e.lhs, e.rhs)):
+        return None
+    s = e.lhs.value.type
+    if not is_fixed(s) or e.rhs.value.type != s or common(s, t) != t:
+        return None
+    return e.lhs.value, e.rhs.value
+
+
+def _is_wide(t) -> bool:
+    """An integer wider than 64 bits (computed by ap_int operators, not through long long)."""
+    return isinstance(t, (Int, UInt)) and t.bits > 64
+
+
 # ----------------------------------------------------------------------------- casts
 # Rules keyed by (source kind, target kind); each gets the rendered value and both types.
 def _kind(t) -> str:
@@ -480,6 +644,8 @@ def _c_fixed_to_int(c, src, dst):
     # where the Xilinx to_int64() would round toward zero.
     i = max(src.bits - src.frac, 1)
     kind, conv = ("ap_fixed", "to_int64") if isinstance(src, Fixed) else ("ap_ufixed", "to_uint64")
+    if _is_wide(dst):
+        return cast(cpp_type(dst), Code(f"{kind}<{i}, {i}>({c.text})", ATOM))
     return cast(cpp_type(dst), Code(f"{kind}<{i}, {i}>({c.text}).{conv}()", ATOM))
 
 
@@ -490,6 +656,8 @@ def _c_fixed_to_float(c, src, dst):
 
 def _c_float_to_int(c, src, dst):
     # fptosi to 64 bits, then wrap to the target width (fptoui for uint64), as on LLVM
+    if _is_wide(dst):  # truncation toward zero at the target's width (fptosi to iN)
+        return cast(cpp_type(dst), c)
     if isinstance(dst, UInt) and dst.bits == 64:
         return cast("uint64_t", c)
     wide = cast("int64_t", c)
@@ -497,12 +665,20 @@ def _c_float_to_int(c, src, dst):
 
 
 def _c_int_to_half(c, src, dst):
-    return cast("half", cast("float", c))
+    return cast("half", _c_int_to_float(c, src, Float(32)))
+
+
+def _c_int_to_float(c, src, dst):
+    if _is_wide(src):  # ap_int's own to_double() is wrong beyond 64 bits in the Xilinx headers
+        kind = "ap_fixed" if isinstance(src, Int) else "ap_ufixed"
+        d = Code(f"{kind}<{src.bits}, {src.bits}>({c.text}).to_double()", ATOM)
+        return d if dst.bits == 64 else cast(cpp_type(dst), d)
+    return cast(cpp_type(dst), c)
 
 
 _CASTS = {
     ("float", "float"): _c_plain, ("half", "float"): _c_plain, ("float", "half"): _c_plain,
-    ("int", "float"): _c_plain, ("bool", "float"): _c_plain,
+    ("int", "float"): _c_int_to_float, ("bool", "float"): _c_plain,
     ("int", "half"): _c_int_to_half, ("bool", "half"): _c_int_to_half,
     ("float", "int"): _c_float_to_int, ("half", "int"): _c_from_half(_c_float_to_int),
     ("int", "int"): _c_plain, ("bool", "int"): _c_plain,

@@ -90,11 +90,21 @@ class ArithMixin:
             rb = self.op(f"arith.addi {r}, {bs} : {ty}")
             return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
         table = _SINT_OPS if signed else _UINT_OPS
-        q = self.op(f"{table[op]} {a}, {bs} : {ty}")
+        if op == "floordiv" and signed and ty != "index" and int(ty[1:]) > 64:
+            q = self.wide_floordiv(a, bs, zero, ty)  # arith.floordivsi lowers wrongly beyond 64 bits
+        else:
+            q = self.op(f"{table[op]} {a}, {bs} : {ty}")
         if signed:
             neg = self.op(f"arith.subi {zero}, {a} : {ty}")
             q = self.op(f"arith.select {m1}, {neg}, {q} : {ty}")
         return self.op(f"arith.select {is0}, {zero}, {q} : {ty}")
+
+    def wide_floordiv(self, a, b, zero, ty) -> str:
+        """floor(a / b) as a truncating division and a remainder fix-up (b != 0)."""
+        q = self.op(f"arith.divsi {a}, {b} : {ty}")
+        r = self.op(f"arith.remsi {a}, {b} : {ty}")
+        fix = self.sign_fix(r, b, zero, lambda p, x, y: self.op(f"arith.cmpi {p}, {x}, {y} : {ty}"), "s")
+        return self.op(f"arith.subi {q}, {self.op(f'arith.extui {fix} : i1 to {ty}')} : {ty}")
 
     def shift(self, op, a, b, ty, bits, signed) -> str:
         """Shifts by amounts outside [0, bits) give 0 (shl, unsigned shr) or the sign fill (signed

@@ -58,10 +58,15 @@ class CastMixin:
         return self.op(f"arith.{kind} {v} : {s.mlir} to {d.mlir}")
 
     def _float_to_int(self, v, s, d, cs, cd) -> str:
-        i = self.op(f"arith.{'fptoui' if cd == 'u' and d.bits == 64 else 'fptosi'} {v} : {s.mlir} to i64")
-        return self.resize(i, 64, d.bits, True)
+        # through a signed 64-bit integer (wider targets: one of their width) and a wrap to d
+        wide = max(64, d.bits)
+        i = self.op(f"arith.{'fptoui' if cd == 'u' and d.bits == 64 else 'fptosi'} {v} : {s.mlir} to i{wide}")
+        return self.resize(i, wide, d.bits, True)
 
     def _int_to_float(self, v, s, d, cs, cd) -> str:
+        if s.bits > 64 and d.bits < 64:  # wide ints round through f64 (as the csim code and numpy)
+            f = self.op(f"arith.{'sitofp' if cs == 's' else 'uitofp'} {v} : {s.mlir} to f64")
+            return self.cast(f, Float(64), d)
         return self.op(f"arith.{'sitofp' if cs == 's' else 'uitofp'} {v} : {s.mlir} to {d.mlir}")
 
     def _int_to_int(self, v, s, d, cs, cd) -> str:
@@ -78,8 +83,9 @@ class CastMixin:
         if d.frac:
             x = self.op(f"arith.mulf {x}, {self.const(2.0 ** d.frac, Float(64))} : f64")
         x = self.op(f"math.floor {x} : f64")
-        i = self.op(f"arith.fptosi {x} : f64 to i64")
-        return self.resize(i, 64, d.bits, True)
+        wide = max(64, d.bits)
+        i = self.op(f"arith.fptosi {x} : f64 to i{wide}")
+        return self.resize(i, wide, d.bits, True)
 
     def _int_to_fixed(self, v, s, d, cs, cd) -> str:
         r = self.resize(v, s.bits, d.bits, cs == "s")

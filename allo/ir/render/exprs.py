@@ -7,10 +7,15 @@ Example::
 """
 from __future__ import annotations
 
+import math
+
 from .. import nodes as N
-from ..types import Float, UInt
+from ..promote import common
+from ..types import Fixed, Float, Int, UFixed, UInt, is_fixed
+from ..bits import BIT_FUNCS
 from .arith import _CMP
-from .scalars import _cat
+from .bitops import render_bit_op
+from .scalars import _cat, _int_literal
 
 _MATH = {"exp": "math.exp", "log": "math.log", "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
          "tanh": "math.tanh", "sin": "math.sin", "cos": "math.cos", "erf": "math.erf", "floor": "math.floor",
@@ -61,8 +66,38 @@ class ExprMixin:
             a, b = self.expr(e.lhs), self.expr_as(e.rhs, t)
             return self.compare(op, a, b, t)
         t = e.type
+        if op == "mul" and is_fixed(t) and t.frac:
+            v = self.fixed_product(e)
+            if v is not None:
+                return v
         a, b = self.expr_as(e.lhs, t), self.expr_as(e.rhs, t)
         return self.arith(op, a, b, t)
+
+    def fixed_product(self, e):
+        """`a * b` in fixed type t when both operands are exact conversions of values whose
+        fraction bits add up to t's (bit growth makes every product like that): the raw product
+        is then the result, at t's width, without the double-width multiply and shift."""
+        t = e.type
+        srcs = [_exact_source(x, t) for x in (e.lhs, e.rhs)]
+        fracs = [f for _, f in srcs]
+        if None in fracs:
+            known = [f for f in fracs if f is not None]
+            if not known or known[0] > t.frac:
+                return None
+            fracs = [f if f is not None else t.frac - known[0] for f in fracs]
+        if sum(fracs) != t.frac:
+            return None
+        raws = []
+        for (x, _), f in zip(srcs, fracs):
+            if isinstance(x, N.Const):
+                scaled = x.value * 2 ** f
+                if scaled != math.floor(scaled):
+                    return None
+                raws.append(self.op(f"arith.constant {_int_literal(int(scaled), t.bits)} : {t.mlir}"))
+            else:
+                signed = isinstance(x.type, (Int, Fixed))
+                raws.append(self.resize(self.expr(x), x.type.bits, t.bits, signed))
+        return self.op(f"arith.muli {raws[0]}, {raws[1]} : {t.mlir}")
 
     def e_unary(self, e: N.UnaryOp):
         t = e.type
@@ -90,6 +125,8 @@ class ExprMixin:
 
     def e_math(self, e: N.MathCall):
         t, fn = e.type, e.fn
+        if fn in BIT_FUNCS:
+            return render_bit_op(self, e)
         if fn == "abs":
             x = self.expr_as(e.args[0], t)
             c = _cat(t)
@@ -120,3 +157,13 @@ class ExprMixin:
 
     _EXPRS = {N.Const: e_const, N.IterVar: e_itervar, N.Load: e_load, N.BinOp: e_binop, N.UnaryOp: e_unary,
               N.Cast: e_cast, N.Select: e_select, N.MathCall: e_math}
+
+
+def _exact_source(x, t):
+    """(value, its fraction bits) under an exact conversion to fixed type t; a constant's fraction
+    bits are free (None); anything else is taken as it is in t."""
+    if isinstance(x, N.Const) and isinstance(x.value, (int, float)) and not isinstance(x.value, bool):
+        return x, None
+    if isinstance(x, N.Cast) and isinstance(x.value.type, (Int, UInt, Fixed, UFixed)) and common(x.value.type, t) == t:
+        return x.value, getattr(x.value.type, "frac", 0)
+    return x, t.frac

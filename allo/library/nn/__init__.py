@@ -26,6 +26,7 @@ from .elementwise import (abs, add, add_mid, add_outer, add_scalar, cast, clamp,
 from .linear import bmm, linear, linear3d, matmul
 from .norms import batch_norm2d, layer_norm, log_softmax, rms_norm, softmax
 from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
+from .quant import qbmm, qconv2d, qlinear, qmatmul
 from .reduce import amax, mean, sum
 from .shape import concat, expand, permute, reshape, select, slice, transpose
 
@@ -47,8 +48,12 @@ CONVENTIONS = """
   1-4, non-negative axes. Reductions keep the reduced axis (keepdim=True).
 - **conv2d / pools** take the output size as template arguments (`Oh, Ow`), computed as torch
   does: `(H + 2*Ph - Dh*(Kh-1) - 1) // Sh + 1`. The weight of conv2d is `[Cout, Cin // G, Kh, Kw]`.
-- **Integer and fixed-point types** compute in `T`: products and sums wrap at T's width, fixed
-  point follows allo's rules (truncating multiply). Transcendental kernels need a float `T`.
+- **Integer and fixed-point types** follow allo's bit-growth rules inside a kernel (an int8
+  product is an exact int16, a Fixed(16, 8) product an exact Fixed(32, 16)); every store into a
+  `T` array converts to T (integers wrap, fixed point floors and wraps), so accumulating in `T`
+  wraps at T's width. The `q*` kernels (`qlinear`, `qmatmul`, `qbmm`, `qconv2d`) take separate
+  input, weight, accumulator and output types `TI, TW, TA, TO` (e.g. int8 in, int32 accumulator
+  and out). Transcendental kernels need a float `T`.
 - **Schedules** are registered with `@schedule_for(kernel)` right after each kernel and are
   applied with `s.compose(nn.<kernel>, id=..., instantiate=[...])` or `kernel.schedule_fn(s)`.
 """
@@ -56,7 +61,7 @@ CONVENTIONS = """
 __all__ = [
     "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "leaky_relu",
     "softmax", "log_softmax", "layer_norm", "rms_norm", "batch_norm2d",
-    "linear", "linear3d", "matmul", "bmm",
+    "linear", "linear3d", "matmul", "bmm", "qlinear", "qmatmul", "qbmm", "qconv2d",
     "conv2d", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
     "embedding", "scaled_dot_product_attention", "rope",
     "add", "sub", "mul", "div", "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "rdiv_scalar",

@@ -1,7 +1,7 @@
 """Dense layers and matrix products: linear, linear3d, matmul, bmm.
 
-Every product accumulates in the element type T (integers wrap at T's width, fixed point follows
-allo's fixed-point multiply). Schedules follow the seed's HLS recipe: move the reduction loop `k`
+Products are exact (bit growth) and accumulate in the element type T (integers wrap at T's width,
+fixed point floors and wraps into T); nn.quant has variants with a separate accumulator type. Schedules follow the seed's HLS recipe: move the reduction loop `k`
 outside the output-column loop `j`, accumulate one output row in a local buffer (`buffer_at`),
 and pipeline `j` with II=1, giving `i -> [j_init, k -> j, j_back]`.
 

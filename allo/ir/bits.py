@@ -1,0 +1,104 @@
+"""Bit-level operations on integer scalars (upstream Allo's spellings), as `MathCall` nodes.
+
+| kernel code       | node                                   | type                        |
+|-------------------|----------------------------------------|-----------------------------|
+| `x[i]`            | bit_get(x, i)                          | bool (0 when i is outside x) |
+| `x[lo:hi]`        | bit_slice(x, lo, hi)                   | UInt(hi - lo), hi excluded  |
+| `x.reverse()`     | bit_reverse(x)                         | x's type                    |
+| `x.bitcast()`     | bitcast(x)                             | intN/uintN <-> floatN       |
+| `x[i] = b`        | x = bit_set(x, i, b)                   | x's type (no-op outside x)  |
+| `x[lo:hi] = v`    | x = bit_setslice(x, lo, hi, v)         | x's type                    |
+
+`lo`/`hi` of a slice are compile-time integers with 0 <= lo < hi <= width; a bit index may be
+computed at run time. The HLS C++ uses ap_int's `[]`, `range(hi, lo)` and `reverse()`.
+
+Example::
+
+    bit_slice(Load(X, [i]), 4, 8)    # MathCall("bit_slice", [X[i], 4, 8], UInt(4))
+"""
+from __future__ import annotations
+
+from ..errors import AlloTypeError
+from . import emit
+from .nodes import Const, Expr, MathCall
+from .types import Float, Index, Int, UInt, index, int16, int32, int64, float16, float32, float64
+
+BIT_FUNCS = ("bit_get", "bit_slice", "bit_reverse", "bitcast", "bit_set", "bit_setslice")
+_FLOAT_OF = {16: float16, 32: float32, 64: float64}
+_INT_OF = {16: int16, 32: int32, 64: int64}
+
+
+def _integer(x, what: str) -> Expr:
+    x = emit.to_expr(x)
+    if not isinstance(x.type, (Int, UInt)) or isinstance(x.type, Index):
+        raise AlloTypeError(f"{what} needs an integer scalar (intN / uintN), got {x.type!r}")
+    return x
+
+
+def _bit_index(i, x, loc) -> Expr:
+    if emit.is_number(i):
+        if isinstance(i, float) or not 0 <= int(i) < x.type.bits:
+            raise AlloTypeError(f"bit index {i!r} is outside {x.type!r} (bits 0..{x.type.bits - 1})")
+        return Const(int(i), index, loc)
+    if not isinstance(i.type, (Int, UInt, Index)):
+        raise AlloTypeError(f"a bit index must be an integer, got {i.type!r}")
+    return emit.cast(i, index, loc)
+
+
+def slice_bounds(lo, hi, step, x) -> tuple:
+    """Validated compile-time (lo, hi) of `x[lo:hi]` (None bounds mean 0 and the width)."""
+    width = x.type.bits
+    lo = 0 if lo is None else lo
+    hi = width if hi is None else hi
+    if step is not None:
+        raise AlloTypeError("bit slices take no step: write x[lo:hi]")
+    if not (emit.is_number(lo) and emit.is_number(hi)) or isinstance(lo, float) or isinstance(hi, float):
+        raise AlloTypeError("bit slice bounds must be compile-time integers, e.g. x[0:4]")
+    lo, hi = int(lo), int(hi)
+    if not 0 <= lo < hi <= width:
+        raise AlloTypeError(f"bit slice [{lo}:{hi}] is outside {x.type!r}: need 0 <= lo < hi <= {width}")
+    return lo, hi
+
+
+def bit_get(x, i, loc=None) -> Expr:
+    x = _integer(x, "x[i]")
+    return MathCall("bit_get", [x, _bit_index(i, x, loc)], UInt(1), loc)
+
+
+def bit_slice(x, lo, hi, step=None, loc=None) -> Expr:
+    x = _integer(x, "x[lo:hi]")
+    lo, hi = slice_bounds(lo, hi, step, x)
+    return MathCall("bit_slice", [x, Const(lo, index, loc), Const(hi, index, loc)], UInt(hi - lo), loc)
+
+
+def bit_reverse(x, loc=None) -> Expr:
+    x = _integer(x, "x.reverse()")
+    return MathCall("bit_reverse", [x], x.type, loc)
+
+
+def bitcast(x, loc=None) -> Expr:
+    """Same bits, other type: intN/uintN -> floatN, floatN -> intN (N in 16, 32, 64)."""
+    x = emit.to_expr(x)
+    t = x.type
+    if isinstance(t, Float) and not t.brain and t.bits in _INT_OF:
+        return MathCall("bitcast", [x], _INT_OF[t.bits], loc)
+    if isinstance(t, (Int, UInt)) and t.bits in _FLOAT_OF:
+        return MathCall("bitcast", [x], _FLOAT_OF[t.bits], loc)
+    raise AlloTypeError(f"x.bitcast() needs int16/32/64, uint16/32/64 or float16/32/64, got {t!r}")
+
+
+def bit_set(x, i, b, loc=None) -> Expr:
+    """x with bit i replaced by the truth value of b."""
+    x = _integer(x, "x[i] = b")
+    return MathCall("bit_set", [x, _bit_index(i, x, loc), emit.to_bool(b, loc)], x.type, loc)
+
+
+def slice_set(x, lo, hi, step, v, loc=None) -> Expr:
+    """x with bits lo..hi-1 replaced by the low bits of v."""
+    x = _integer(x, "x[lo:hi] = v")
+    lo, hi = slice_bounds(lo, hi, step, x)
+    v = emit.to_expr(v, UInt(hi - lo), loc)
+    if not isinstance(v.type, (Int, UInt, Index)):
+        raise AlloTypeError(f"x[{lo}:{hi}] = v needs an integer v, got {v.type!r}")
+    v = emit.cast(v, UInt(hi - lo), loc)
+    return MathCall("bit_setslice", [x, Const(lo, index, loc), Const(hi, index, loc), v], x.type, loc)
