@@ -22,7 +22,7 @@ from .calls import CallDispatcher
 from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe, user_words
 from .scope import Environment
 from .source import capture
-from .types import AlloType, ArrayType, Index, index
+from .types import AlloType, ArrayType, Index, Int, UInt, index
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
@@ -795,7 +795,11 @@ class FunctionBuilder:
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         if isinstance(base, Buffer) and not base.shape or isinstance(base, Expr):
-            return self.bit_read(self.scalar(base), node)
+            x = self.scalar(base)
+            if not isinstance(x.type, (Int, UInt)) or isinstance(x.type, Index):
+                raise self.error(AlloTypeError, f"{ast.unparse(node.value)!r} cannot be indexed: it is a "
+                                 f"{describe(base)}, not an array, and bit access x[i] needs an integer scalar (intN / uintN)", node)
+            return self.bit_read(x, node)
         if isinstance(base, Buffer):
             return Load(base, self.indices(node, base), loc=self.loc(node))
         key = self.visit(node.slice)
