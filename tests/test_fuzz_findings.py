@@ -1,0 +1,62 @@
+"""Regressions for what the differential fuzzer (tests/test_fuzz_differential.py) found: each kernel is
+the fuzzer's program cut down to the construct that failed, checked LLVM == csim == interpreter."""
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+import allo
+from allo.ir.interp import run
+from allo.ir.types import Int, UFixed, int32
+
+from .fuzz_kernels import same_bits
+
+HAVE_CXX = subprocess.run(["which", os.environ.get("CXX", "g++")], capture_output=True).returncode == 0
+needs_cxx = pytest.mark.skipif(not HAVE_CXX, reason="needs g++")
+
+
+def agree(fn, *args, csim=True):
+    """Results of LLVM, the interpreter and (if `csim`) the C simulation, after checking they agree."""
+    s = allo.customize(fn)
+    copy = lambda: [a.copy() if isinstance(a, np.ndarray) else a for a in args]  # noqa: E731
+    want = run(s.ir, *copy())
+    llvm = s.build()(*copy())
+    assert same_bits(llvm, want), f"LLVM {llvm} != interpreter {want}"
+    if csim:
+        hls = s.build(target="vhls", mode="csim")(*copy())
+        assert same_bits(hls, want), f"csim {hls} != interpreter {want}"
+    return want
+
+
+UF4_2, I1 = UFixed(4, 2), Int(1)
+
+
+def bool_into_ufixed(A: UF4_2[6], s: I1) -> UF4_2[6]:
+    C: UF4_2[6] = 0
+    for i in range(6):
+        C[i] = max(A[i], (s ** 0))
+    return C
+
+
+@needs_cxx
+def test_a_one_bit_value_converts_to_unsigned_fixed_in_csim():
+    """allo_ap.h compared a bool with 0 when building a fixed value from it (-Werror=bool-compare)."""
+    A = np.array([0, 0.25, 0.5, 1.0, 3.75, 2.0])
+    np.testing.assert_array_equal(agree(bool_into_ufixed, A, -1), [1, 1, 1, 1, 3.75, 2])
+
+
+def unused_local_reads_a_local(A: int32[4]) -> int32[4]:
+    B: int32[4] = 0
+    for i in range(4):
+        sel: int32 = A[i] * 2
+        unused: int32 = sel + 1
+        B[i] = A[i] + 1
+    return B
+
+
+@needs_cxx
+def test_a_local_read_only_by_an_unused_local_compiles_in_csim():
+    """The C++ of a local used only to initialise an unused local failed with -Werror (set but not used)."""
+    A = np.arange(4, dtype=np.int32)
+    np.testing.assert_array_equal(agree(unused_local_reads_a_local, A), A + 1)
