@@ -30,6 +30,7 @@ _FIXED_OPS = ["+", "-", "*", "min", "max"]
 _FLOAT_OPS = ["+", "-", "*", "/", "min", "max"]
 _CMPS = ["<", "<=", ">", ">=", "==", "!="]
 _KIND_RANK = {"int": 0, "fixed": 1, "float": 2}
+ODD_LITERALS = [-1, -2, -5, 127, 128, -129, 255, 256, 300, 1000, 40000, -40000, 2**31, 2**32 + 3, -(2**40)]
 
 
 def kind(t) -> str:
@@ -137,6 +138,8 @@ class Generator:
             return repr(self.r.choice([0.5, 1.0, 2.0, -1.5, 3.25])), "float"
         if k == "fixed":
             return repr(self.r.choice([0.0, 0.5, 1.0, 0.25])), "fixed"
+        if self.r.random() < 0.12:  # a literal that need not fit the other operand's type (typed exactly)
+            return str(self.r.choice(ODD_LITERALS)), "int"
         lo, hi = self.lit_range
         return str(self.r.randint(lo, hi)), "int"
 
@@ -225,6 +228,7 @@ class Generator:
         lines.append(f"    C: {self.tname(out_t)}[{shp}] = 0")
         idx = "i, j" if two_d else "i"
         env = [(f"{n}[{idx}]" if s else n, kind(t)) for n, t, s in args]
+        env += self.bit_reads(args, idx)
         if helper:
             lines.append(f"    D = h_{self.name}(A)")
             env.append((f"D[{idx}]", kind(types[0])))
@@ -264,6 +268,20 @@ class Generator:
         head += [f"{alias} = {src}" for src, alias in self.aliases.items()] + ["", ""]
         return Program("\n".join(head + lines), self.name, args, loops, nests, ["A", "B", "C"], exact=not floats)
 
+    def bit_reads(self, args, idx) -> list:
+        """Bits of integer arguments as extra leaves: `A[i][k]` (a bit) and `A[i][lo:hi]` (a field)."""
+        leaves = []
+        for n, t, shape in args:
+            if kind(t) != "int" or self.r.random() < 0.6:
+                continue
+            x = f"{n}[{idx}]" if shape else n
+            if self.r.random() < 0.5:
+                leaves.append((f"{x}[{self.r.randrange(t.bits)}]", "int"))
+            else:
+                lo = self.r.randrange(t.bits)
+                leaves.append((f"{x}[{lo}:{self.r.randint(lo + 1, t.bits)}]", "int"))
+        return leaves
+
     def body_expr(self, env, out_t):
         e, k = self.expr(env, self.r.randint(1, 3))
         if _KIND_RANK[k] > _KIND_RANK[kind(out_t)]:  # never store a float into an int/fixed
@@ -277,35 +295,46 @@ def generate(seed: int, name: str | None = None) -> Program:
 
 
 # ----------------------------------------------------------------------------- schedules
-def random_schedule(s, prog: Program, r: random.Random, steps: int = 3):
+def random_schedule(s, prog: Program, r: random.Random, steps: int = 3, illegal: float = 0.1):
     """Apply up to `steps` random primitives to Schedule `s`. Each call either applies or raises
-    ScheduleError; a refused call must leave the schedule unchanged (checked here). Returns the
-    (primitive, args, applied) log."""
+    ScheduleError; a refused call must leave the schedule unchanged: the same printed MLIR and the
+    same step log (checked here). A fraction `illegal` of the calls are ones that must be refused.
+    Returns the (primitive, args, applied) log."""
     log = []
     for _ in range(steps):
-        prim, args = _random_call(s, prog, r)
-        before = (str(s.module), len(s.steps))
+        must_fail = r.random() < illegal
+        prim, args = _illegal_call(s, r) if must_fail else _random_call(s, prog, r)
+        before = (str(s.module), str(s))
         try:
             getattr(s, prim)(*args)
             log.append((prim, args, True))
         except allo.ScheduleError:
-            after = (str(s.module), len(s.steps))
+            after = (str(s.module), str(s))
             assert after == before, f"refused {prim}{args} changed the schedule"
             log.append((prim, args, False))
+            continue
+        assert not must_fail, f"{prim}{args} is illegal but was applied"
     return log
 
 
+def _illegal_call(s, r):
+    """A primitive call that must raise ScheduleError: unknown names, bad factors and dimensions."""
+    lp = r.choice(_current_loops(s))
+    return r.choice([("split", ("nope", 2)), ("split", (lp, 0)), ("split", (lp, -3)), ("split", (lp, 1.5)),
+                     ("split", (lp, 2**40)), ("unroll", (lp, -1)), ("unroll", (lp, "x")), ("unroll", (lp, 2**63)),
+                     ("pipeline", (lp, 0)), ("pipeline", (lp, -2)), ("pipeline", (lp, 2**63)), ("reorder", (lp, lp)),
+                     ("reorder", (lp, "nope")), ("fuse", (lp, lp)), ("parallel", ("nope",)),
+                     ("partition", ("C", "zigzag")), ("partition", ("nope", "complete")),
+                     ("partition", ("A", "cyclic", 9, 2)), ("partition", ("A", "block", -1, 2)),
+                     ("partition", ("A", "cyclic", 0, 0))])
+
+
 def _random_call(s, prog, r):
+    """A random primitive call on the current loops and arrays: legal or refused, never anything else."""
     loops = _current_loops(s)
     choice = r.random()
-    if choice < 0.1:  # deliberately illegal calls
-        return r.choice([("split", ("nope", 2)), ("split", (r.choice(loops), 0)), ("split", (r.choice(loops), 2**40)),
-                         ("unroll", (r.choice(loops), -1)), ("pipeline", (r.choice(loops), 0)),
-                         ("reorder", (loops[0], loops[0])), ("partition", ("C", "zigzag")),
-                         ("partition", ("A", "cyclic", 9, 2)), ("fuse", (loops[-1], loops[0])),
-                         ("split", (r.choice(loops), 1.5))])
     lp = r.choice(loops)
-    if choice < 0.35:
+    if choice < 0.3:
         return "split", (lp, r.randint(1, 9))
     if choice < 0.55 and len(loops) >= 2:
         a, b = r.sample(loops, 2)

@@ -66,7 +66,7 @@ def test_random_schedule_calls_apply_or_refuse_atomically(seed, workdir):
     prog = generate(_offset(seed) + 13)
     fn = prog.load(workdir)
     s = allo.customize(fn)
-    log = random_schedule(s, prog, random.Random(seed), steps=8)
+    log = random_schedule(s, prog, random.Random(seed), steps=8, illegal=0.3)
     assert len(s.steps) == sum(1 for *_, applied in log if applied)
 
 
@@ -74,7 +74,7 @@ def test_the_generator_covers_the_language():
     """The default budget still sees every type family and construct."""
     sources = "\n".join(generate(seed).source for seed in range(60))
     for feature in ("Int(", "UInt(", "Fixed(", "UFixed(", "float32", " if ", "else:", "min(", "max(", "allo.grid",
-                    "+=", "h_fz", " << ", " // ", " % ", "t: "):
+                    "+=", "h_fz", " << ", " // ", " % ", "t: ", "40000", "]["):
         assert feature in sources, feature
     widths = {int(w) for w in __import__("re").findall(r"Int\((\d+)\)", sources)}
     assert min(widths) == 1 and max(widths) == 64
