@@ -8,7 +8,7 @@ import pytest
 
 import allo
 from allo.ir.interp import run
-from allo.ir.types import Int, UFixed, int32
+from allo.ir.types import Int, UFixed, UInt, int8, int32
 
 from .fuzz_kernels import same_bits
 
@@ -60,3 +60,38 @@ def test_a_local_read_only_by_an_unused_local_compiles_in_csim():
     """The C++ of a local used only to initialise an unused local failed with -Werror (set but not used)."""
     A = np.arange(4, dtype=np.int32)
     np.testing.assert_array_equal(agree(unused_local_reads_a_local, A), A + 1)
+
+
+U1 = UInt(1)
+
+
+def one_bit_ops(A: int8[16], N: int8[16]) -> (U1[16], U1[16], U1[16], U1[16], U1[16], U1[16], U1[16]):
+    R0: U1[16] = 0
+    R1: U1[16] = 0
+    R2: U1[16] = 0
+    R3: U1[16] = 0
+    R4: U1[16] = 0
+    R5: U1[16] = 0
+    R6: U1[16] = 0
+    for i in range(16):
+        x: U1 = A[i][0]
+        y: U1 = A[i][1]
+        R0[i] = x << N[i]
+        R1[i] = x >> N[i]
+        R2[i] = x ** N[i]
+        R3[i] = -x
+        R4[i] = ~x
+        R5[i] = x << y
+        R6[i] = x ** 0
+    return R0, R1, R2, R3, R4, R5, R6
+
+
+@needs_cxx
+def test_shifts_powers_and_negation_of_one_bit_values():
+    """The interpreter had no shift or power for 1-bit values (KeyError 'shr') and negated np.bool_."""
+    A = np.repeat(np.arange(4, dtype=np.int8), 4)
+    N = np.tile(np.array([0, 1, -1, 3], np.int8), 4)
+    x, y, n = A & 1, (A >> 1) & 1, N.astype(int)
+    want = [x * (n == 0), x * (n == 0), x | (n == 0), x, 1 - x, x * (y == 0), np.ones(16)]
+    for k, (got, w) in enumerate(zip(agree(one_bit_ops, A, N), want)):
+        np.testing.assert_array_equal(got.astype(int), w, err_msg=f"R{k}")

@@ -233,7 +233,10 @@ BOOL_OPS = {"and": "np.bool_({a} & {b})", "or": "np.bool_({a} | {b})", "xor": "n
             "add": "np.bool_({a} ^ {b})", "sub": "np.bool_({a} ^ {b})", "mul": "np.bool_({a} & {b})",
             "div": "np.bool_({a} & {b})", "floordiv": "np.bool_({a} & {b})", "mod": "np.bool_(False)",
             "land": "np.bool_(bool({a}) and bool({b}))", "lor": "np.bool_(bool({a}) or bool({b}))",
-            "min": "np.bool_({a} & {b})", "max": "np.bool_({a} | {b})"}
+            "min": "np.bool_({a} & {b})", "max": "np.bool_({a} | {b})",
+            # one bit: any shift but 0 leaves the width (0, also for negative amounts); x ** 0 is 1, x ** n is x
+            "shl": "np.bool_(bool({a}) and int({b}) == 0)", "shr": "np.bool_(bool({a}) and int({b}) == 0)",
+            "pow": "np.bool_(bool({a}) or int({b}) == 0)"}
 MATH = {"exp": "np.exp", "log": "np.log", "log2": "np.log2", "sqrt": "np.sqrt", "tanh": "np.tanh",
         "sin": "np.sin", "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs"}
 
@@ -325,6 +328,8 @@ class _FuncGen:
         if k == "fixed":
             return f"_wrap_int(-{a}, {e.type.bits}, {isinstance(e.type, Fixed)})" if e.op == "neg" else \
                 f"_wrap_int(~{a}, {e.type.bits}, {isinstance(e.type, Fixed)})"
+        if k == "bool":  # one bit: -x == x (mod 2), ~x flips it
+            return a if e.op == "neg" else f"np.logical_not({a})"
         code = f"(-{a})" if e.op == "neg" else f"(~{a})"
         return f"_npwrap({code}, {self.constant(e.type)})" if _odd(e.type) else code
 
