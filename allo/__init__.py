@@ -33,6 +33,7 @@ _calls.register_allo_builtins(__import__(__name__))
 from . import library, frontend  # noqa: E402
 from . import qor  # noqa: E402
 from .qor.api import report  # noqa: E402
+from . import dse  # noqa: E402
 
 __all__ = [
     "AlloError", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError",
@@ -42,5 +43,5 @@ __all__ = [
     "grid", "reduction", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
     "floor", "ceil", "min", "max", "matmul", "transpose",
     "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
-    "qor", "report",
+    "qor", "report", "dse",
 ]

@@ -53,6 +53,10 @@ class BoundsError(AlloError, IndexError):
     indices) or at run time with `s.build(..., bounds_check=True)`."""
 
 
+class DSEError(AlloError):
+    """A design-space exploration that cannot run: a bad space, budget, objective or executor."""
+
+
 def format_location(filename: str, lineno: int, col: int | None = None, source_line: str | None = None) -> str:
     """Render `file:line` plus the quoted source line and a caret (when known)."""
     if source_line is None and filename and lineno:

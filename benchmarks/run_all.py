@@ -1,6 +1,6 @@
 """Run every CPU benchmark and print machine facts and one line per measurement.
 
-    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/run_all.py [gemm conv2d norms bert]
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/run_all.py [gemm conv2d norms bert qor dse]
 
 Medians of interleaved repetitions (wall clock); "speed vs X" is X's time / allo's time (above 1:
 allo is faster). "CPU time" lines count only the CPU time of the calling thread (robust on a
@@ -17,13 +17,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import bench_bert  # noqa: E402
 import bench_conv2d  # noqa: E402
+import bench_dse  # noqa: E402
 import bench_gemm  # noqa: E402
 import bench_norms  # noqa: E402
 import bench_qor  # noqa: E402
 from common import machine  # noqa: E402
 
 BENCHES = {"gemm": bench_gemm.run, "conv2d": bench_conv2d.run, "norms": bench_norms.run, "bert": bench_bert.run,
-           "qor": bench_qor.run}
+           "qor": bench_qor.run, "dse": bench_dse.run}
 
 
 def main(names):

@@ -100,6 +100,7 @@ class Schedule:
         self.top_func_name = ir_module.top
         self.steps = []
         self._mlir_cache = None
+        self._unchecked = False  # set only while `replay(..., checked=False)` runs
 
     # ------------------------------------------------------------------ views
     @property
@@ -176,6 +177,8 @@ class Schedule:
         Most primitives only rewrite their target function, so the snapshot is that function alone
         (cheap even for models with many instances and large weights); `whole_module` primitives
         (streams between kernels) snapshot the module."""
+        if getattr(self, "_unchecked", False):
+            return self._apply_unchecked(primitive, func_name, args, kwargs, fn)
         names = self._func_names()
         pos = names.index(func_name) if func_name in names and not whole_module else None
         snapshot = self.ir.funcs[pos].clone() if pos is not None else self.ir.clone()
@@ -203,6 +206,58 @@ class Schedule:
         self._mlir_cache = None
         self.steps.append(Step(primitive, func_name, tuple(args), tuple(sorted(kwargs.items()))))
         return result
+
+    def _apply_unchecked(self, primitive, func_name, args, kwargs, fn):
+        """`_apply` without the snapshot and the MLIR verifier (the Python structure check stays)."""
+        from .verify import verify_func
+
+        result = fn()
+        if func_name in self._func_names():
+            verify_func(self.ir.func(func_name))
+        self._mlir_cache = None
+        self.steps.append(Step(primitive, func_name, tuple(args), tuple(sorted(kwargs.items()))))
+        return result
+
+    def replay(self, steps, checked: bool = True) -> list:
+        """Apply recorded steps in order: `Step`s (`other.steps`) or `(primitive, func, args, kwargs)`
+        tuples, kwargs a dict or (name, value) pairs. Returns each step's result (buffer handles
+        for buffer_at/reuse_at, else None). An argument `"$k"` stands for the name of the buffer
+        step k returned (recipes recorded before the buffer existed).
+
+        `checked=False` skips the per-step snapshot and MLIR verification (a failing step then
+        leaves the schedule half-changed): for throw-away schedules, e.g. allo.dse scoring
+        thousands of candidates, which replays its best ones again with checks before use.
+
+        Example::
+
+            s2 = allo.customize(gemm)
+            s2.replay(s.steps)        # same as s2.compose(s) for a schedule of the same kernel
+        """
+        from ..ir.nodes import Buffer
+
+        results = []
+        self._unchecked = not checked
+        try:
+            for step in steps:
+                if isinstance(step, Step):
+                    prim, func, args, kwargs = step.primitive, step.func, step.args, step.kwargs
+                else:
+                    prim, func, args, kwargs = step
+                args = tuple(self._deref(a, results) for a in args)
+                out = self._run(prim, func, args, dict(kwargs))
+                results.append(BufferHandle(func, out.name) if isinstance(out, Buffer) else None)
+        finally:
+            self._unchecked = False
+        return results
+
+    @staticmethod
+    def _deref(arg, results):
+        if isinstance(arg, str) and arg.startswith("$") and arg[1:].isdigit():
+            k = int(arg[1:])
+            if k >= len(results) or results[k] is None:
+                raise ScheduleError(f"replay: argument {arg!r} refers to step {k}, which returned no buffer")
+            return results[k].name
+        return arg
 
     def _verify(self, func_name):
         """Check the rewritten function: structure in Python, then MLIR's verifier on the function

@@ -6,7 +6,8 @@ with cyclic partitions, hls::stream FIFOs between stages via `s.to`, explicit co
 `DESIGNS[name](**sizes)` returns a `Design`: the schedule, the HLS target to build and estimate
 with, inputs for a numeric check, and a numpy reference of what the design computes (the
 artifact's trmm multiplies by its own running row, and its correlation writes the lower
-triangle only: we model the design that was synthesized).
+triangle only: we model the design that was synthesized). gemm, 2mm and atax also take
+`scheduled=False`: the same kernels without any primitive (where allo.dse starts its search).
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -36,7 +37,7 @@ def _f32(rng, *shape):
 
 
 # ----------------------------------------------------------------------------- gemm
-def gemm(P, R, Q):
+def gemm(P, R, Q, scheduled=True):
     @allo.kernel(template="P, R, Q")
     def mm1(A: "float32[P, Q]", B: "float32[Q, R]", out_AB: "float32[P, R]"):
         for i0 in range(P):
@@ -62,6 +63,10 @@ def gemm(P, R, Q):
         ele_add[P, R, Q](out_AB, Cm, out)
         return out
 
+    make = lambda rng: [_f32(rng, P, Q), _f32(rng, Q, R), _f32(rng, P, R)]  # noqa: E731
+    ref = lambda A, B, Cm: (A @ B + 0.1 * Cm,)  # noqa: E731
+    if not scheduled:
+        return Design(allo.customize(kernel_gemm, instantiate=[P, R, Q]), "vhls", make, ref, lambda out, args: (out,))
     s1 = allo.customize(mm1, instantiate=[P, R, Q])
     s1.unroll("j0_init")
     s1.pipeline("k0", initiation_interval=4)
@@ -78,12 +83,11 @@ def gemm(P, R, Q):
     s.compose(s1)
     s.compose(s2)
     s.dataflow("kernel_gemm")
-    return Design(s, "vhls", lambda rng: [_f32(rng, P, Q), _f32(rng, Q, R), _f32(rng, P, R)],
-                  lambda A, B, Cm: (A @ B + 0.1 * Cm,), lambda out, args: (out,))
+    return Design(s, "vhls", make, ref, lambda out, args: (out,))
 
 
 # ----------------------------------------------------------------------------- 2mm
-def k2mm(P, R, Q, S):
+def k2mm(P, R, Q, S, scheduled=True):
     @allo.kernel(template="P, R, Q, S")
     def mm1(A: "float32[P, Q]", B: "float32[Q, R]", out_AB: "float32[P, R]"):
         for i0 in range(P):
@@ -138,6 +142,11 @@ def k2mm(P, R, Q, S):
             result[r0, r1] = output[r0, r1]
         return result
 
+    make = lambda rng: [_f32(rng, P, Q), _f32(rng, Q, R), _f32(rng, R, S), _f32(rng, P, S)]  # noqa: E731
+    ref = lambda A, B, Cm, D: (0.5 * (A @ B @ Cm) + 0.1 * D,)  # noqa: E731
+    if not scheduled:
+        return Design(allo.customize(kernel_2mm, instantiate=[P, R, Q, S]), "vitis_hls", make, ref,
+                      lambda out, args: (out,))
     s1 = allo.customize(mm1, instantiate=[P, R, Q, S])
     for lp in ("j0_init", "k0", "j0_back"):
         s1.pipeline(lp)
@@ -159,13 +168,11 @@ def k2mm(P, R, Q, S):
     s.to(s.out_AB, "mm2")
     s.to(s.out_ABC, "ele_add")
     s.dataflow("kernel_2mm")
-    return Design(s, "vitis_hls",
-                  lambda rng: [_f32(rng, P, Q), _f32(rng, Q, R), _f32(rng, R, S), _f32(rng, P, S)],
-                  lambda A, B, Cm, D: (0.5 * (A @ B @ Cm) + 0.1 * D,), lambda out, args: (out,))
+    return Design(s, "vitis_hls", make, ref, lambda out, args: (out,))
 
 
 # ----------------------------------------------------------------------------- atax
-def atax(M, N):
+def atax(M, N, scheduled=True):
     @allo.kernel(template="M, N")
     def stage_M(A: "float32[M, N]", x: "float32[N]", out: "float32[M]"):
         v2: float32[M]
@@ -192,6 +199,13 @@ def atax(M, N):
         stage_M[M, N](A, x, tmp)
         stage_N[M, N](A2, tmp, y)
 
+    def make(rng):
+        A = _f32(rng, M, N)
+        return [A, A.copy(), _f32(rng, N), np.zeros(N, np.float32)]
+
+    ref = lambda A, A2, x, y: (A.T @ (A @ x),)  # noqa: E731
+    if not scheduled:
+        return Design(allo.customize(kernel_atax, instantiate=[M, N]), "vhls", make, ref, lambda out, args: (args[3],))
     s1 = allo.customize(stage_M, instantiate=[M, N])
     s1.partition(s1.A, CY, dim=1, factor=39)
     s1.partition(s1.v2, CY, dim=1, factor=39)
@@ -207,12 +221,7 @@ def atax(M, N):
     s.compose(s2)
     s.to(s.tmp, "stage_N", depth=M)
     s.dataflow("kernel_atax")
-
-    def make(rng):
-        A = _f32(rng, M, N)
-        return [A, A.copy(), _f32(rng, N), np.zeros(N, np.float32)]
-
-    return Design(s, "vhls", make, lambda A, A2, x, y: (A.T @ (A @ x),), lambda out, args: (args[3],))
+    return Design(s, "vhls", make, ref, lambda out, args: (args[3],))
 
 
 # ----------------------------------------------------------------------------- correlation
