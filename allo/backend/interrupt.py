@@ -24,7 +24,8 @@ import threading
 import numpy as np
 
 _SIG_DFL, _SIG_IGN = 0, 1
-_SLOT = np.zeros(2, np.uint64)  # [address of the int64 abort flag to set, handler to chain to]
+_SLOT = (ctypes.c_uint64 * 2)()  # [address of the int64 abort flag to set, handler to chain to]
+_SLOT_ADDRESS = ctypes.addressof(_SLOT)  # (a ctypes array: cheaper to store into per call than numpy)
 _SPARE = np.zeros(1, np.int64)  # the flag the slot points to between calls
 _SPARE_ADDRESS = _SPARE.ctypes.data
 _SLOT[0] = _SPARE_ADDRESS
@@ -91,7 +92,7 @@ def _install() -> bool:
             from mlir.execution_engine import ExecutionEngine
 
             ctx = ir.Context()
-            text = _HANDLER.format(slot=_SLOT.ctypes.data, chain=_SLOT.ctypes.data + 8)
+            text = _HANDLER.format(slot=_SLOT_ADDRESS, chain=_SLOT_ADDRESS + 8)
             engine = ExecutionEngine(ir.Module.parse(text, ctx), opt_level=2)
             _SLOT[1] = current.handler
             ours = _SigAction()
@@ -119,7 +120,7 @@ def _uninstall():
 def call(fn, packed_address: int, abort_address: int, status: np.ndarray, abort_slot: int) -> None:
     """`fn(packed_address)`; Ctrl-C sets the int64 at `abort_address` (== status[abort_slot])
     so the kernel stops, then KeyboardInterrupt is raised."""
-    if threading.get_ident() != _MAIN_THREAD or not _install():
+    if threading.get_ident() != _MAIN_THREAD or not (_state.get("installed") or _install()):
         fn(packed_address)
         return
     _SLOT[0] = abort_address
