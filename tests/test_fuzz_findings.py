@@ -8,7 +8,7 @@ import pytest
 
 import allo
 from allo.ir.interp import run
-from allo.ir.types import Int, UFixed, UInt, int8, int32
+from allo.ir.types import Fixed, Int, UFixed, UInt, float32, int8, int32
 
 from .fuzz_kernels import same_bits
 
@@ -95,3 +95,22 @@ def test_shifts_powers_and_negation_of_one_bit_values():
     want = [x * (n == 0), x * (n == 0), x | (n == 0), x, 1 - x, x * (y == 0), np.ones(16)]
     for k, (got, w) in enumerate(zip(agree(one_bit_ops, A, N), want)):
         np.testing.assert_array_equal(got.astype(int), w, err_msg=f"R{k}")
+
+
+I63, FX32_31 = Int(63), Fixed(32, 31)
+
+
+def wide_fixed_to_float(A: I63[3], s: FX32_31) -> float32[3]:
+    C: float32[3] = 0
+    for i in range(3):
+        C[i] = min(s ** 3, A[i])  # a Fixed(156, 93) value converted to float32
+    return C
+
+
+@needs_cxx
+def test_a_wide_fixed_value_converts_to_float_through_f64():
+    """The interpreter converted the raw integer straight to float32 (-inf beyond 3.4e38) before
+    scaling; the LLVM build goes raw -> f64 -> times 2**-frac -> f32."""
+    A = np.array([-3035378300000000000, 5, 2**62 - 1], np.int64)
+    got = agree(wide_fixed_to_float, A, 0.25)
+    np.testing.assert_array_equal(got, np.float32([float(A[0]), 0.015625, 0.015625]))

@@ -126,6 +126,14 @@ def _shr(a, b):
     return dt.type(int(a) >> n)
 
 
+def _fixed_to_f64(raw, scale):
+    """A fixed value's raw integer -> float64 as LLVM's sitofp to f64 (inf beyond its range) times 2**-frac."""
+    try:
+        return np.float64(float(int(raw)) * scale)
+    except OverflowError:
+        return np.float64(np.inf if int(raw) > 0 else -np.inf)
+
+
 def _wide(t) -> bool:
     return isinstance(t, (Int, UInt)) and t.bits > 64
 
@@ -206,7 +214,7 @@ def _bit_setslice(x, lo, hi, v, t, rt):
 HELPERS = {
     "np": np, "math": math, "_cdiv": _cdiv, "_fdiv": _fdiv, "_fmod": _fmod, "_ipow": _ipow,
     "_shl": _shl, "_shr": _shr, "_wrap_int": _wrap_int, "_npwrap": _npwrap, "_fptoi": _fptoi,
-    "_to_fixed": _to_fixed, "_wshl": _wshl, "_wshr": _wshr, "_wpow": _wpow,
+    "_to_fixed": _to_fixed, "_fixed_to_f64": _fixed_to_f64, "_wshl": _wshl, "_wshr": _wshr, "_wpow": _wpow,
     "_bit_get": _bit_get, "_bit_slice": _bit_slice, "_bit_reverse": _bit_reverse, "_bitcast": _bitcast,
     "_bit_set": _bit_set, "_bit_setslice": _bit_setslice,
 }
@@ -346,8 +354,8 @@ class _FuncGen:
             return f"np.bool_({a} != 0)"
         if kd == "float":
             dt = self.constant(storage_dtype(dst).type)
-            if ks == "fixed":
-                return f"({dt}({a}) / {dt}({2.0 ** src.frac}))"
+            if ks == "fixed":  # as the LLVM build: raw -> f64, times 2**-frac, then rounded to dst
+                return f"{dt}(_fixed_to_f64({a}, {2.0 ** -src.frac!r}))"
             return f"{dt}({a})"
         if kd == "int":
             dt = self.constant(storage_dtype(dst))
