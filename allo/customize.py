@@ -9,7 +9,8 @@ Example::
 """
 from __future__ import annotations
 
-from .errors import AlloError
+from .errors import AlloError, caller_location, in_library, relocate
+from .ir.bounds import check_static_bounds
 from .ir.builder import ModuleBuilder
 
 
@@ -48,11 +49,13 @@ def build_ir(fn, instantiate=None, global_vars=None):
         targs = ()
     mb = ModuleBuilder(extra_names=global_vars)
     func = mb.instantiate(kernel, targs, None)
-    return mb.module(func.name), kernel, targs
+    module = mb.module(func.name)
+    check_static_bounds(module)
+    return module, kernel, targs
 
 
 def customize(fn, instantiate=None, verbose=False, global_vars=None, enable_tensor=False, lower_linalg=False,
-              typing_rule_set="default", context=None):
+              typing_rule_set="default", context=None, **kwargs):
     """Build kernel `fn` (a function, `@allo.kernel`, or template with `instantiate=[...]`) into a Schedule.
 
     Upstream Allo's keywords are accepted where they mean something here: `verbose=True` prints
@@ -67,10 +70,16 @@ def customize(fn, instantiate=None, verbose=False, global_vars=None, enable_tens
     """
     from .schedule.schedule import Schedule
 
+    if kwargs:
+        raise AlloError(f"customize(): unknown keyword(s) {', '.join(kwargs)}; it takes the kernel, instantiate=, "
+                        f"verbose=, global_vars=, enable_tensor=, lower_linalg=, typing_rule_set= and context=")
     _check_options(global_vars, enable_tensor, typing_rule_set, context)
     try:
         module, kernel, targs = build_ir(fn, instantiate, global_vars)
     except AlloError as e:
+        where = caller_location() if in_library(e) else None
+        if where is not None:  # a library template instantiated with bad arguments: point at the caller
+            e = relocate(e, where, f"customize({getattr(fn, 'name', fn)!s}, instantiate={instantiate!r})")
         raise _clean(e) from None
     s = Schedule(module, kernel, targs)
     if verbose:

@@ -13,6 +13,11 @@ Example::
 from __future__ import annotations
 
 import linecache
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_LIBRARY_DIR = os.path.join(_PACKAGE_DIR, "library")
 
 
 class AlloError(Exception):
@@ -48,6 +53,11 @@ class AlloWarning(UserWarning):
     converted to the kernel's dtype, an option that has no effect here)."""
 
 
+class BoundsError(AlloError, IndexError):
+    """An array index outside the array: found at build time (constant or loop-bounded affine
+    indices) or at run time with `s.build(..., bounds_check=True)`."""
+
+
 
 class DSEError(AlloError):
     """A design-space exploration that cannot run: a bad space, budget, objective or executor."""
@@ -80,3 +90,43 @@ def located(kind: type[AlloError], message: str, loc) -> AlloError:
     err = kind(f"{head}: {message}" + ("\n" + tail if tail else ""))
     err.filename, err.lineno = loc.filename, loc.lineno
     return err
+
+
+class CallerLoc:
+    """A location in user code outside kernels (a Python frame): `filename`, `lineno`."""
+
+    col = None
+
+    def __init__(self, filename, lineno):
+        self.filename, self.lineno = filename, lineno
+        self.source_line = linecache.getline(filename, lineno).rstrip("\n") or None
+
+
+def caller_location():
+    """The innermost Python frame outside the allo package, if it is a real file (None when
+    allo itself is evaluating user text, e.g. an annotation string: that caller adds its own)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = os.path.abspath(frame.f_code.co_filename)
+        if not name.startswith(_PACKAGE_DIR + os.sep):
+            return CallerLoc(frame.f_code.co_filename, frame.f_lineno) if os.path.isfile(name) else None
+        frame = frame.f_back
+    return None
+
+
+def in_library(err: AlloError) -> bool:
+    """Does `err` point into allo's own library sources (allo/library)?"""
+    name = getattr(err, "filename", None)
+    return bool(name) and os.path.abspath(name).startswith(_LIBRARY_DIR + os.sep)
+
+
+def relocate(err: AlloError, loc, what: str) -> AlloError:
+    """`err`, raised inside allo's library, re-pointed at the user's line `loc` (a kernel call or
+    a Python call); the library line is kept as a note."""
+    first, _, _ = str(err).partition("\n")
+    prefix = f"{err.filename}:{err.lineno}: "
+    message = first[len(prefix):] if first.startswith(prefix) else first
+    lib = f"{os.path.relpath(err.filename, os.path.dirname(_PACKAGE_DIR))}:{err.lineno}"
+    new = located(type(err), f"{what}: {message} (raised in {lib})", loc)
+    new.library_filename, new.library_lineno = err.filename, err.lineno
+    return new

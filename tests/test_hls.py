@@ -598,7 +598,7 @@ def test_argument_errors_are_raised_before_running(tmp_path, monkeypatch):
 
 def test_compiler_failure_is_a_backend_error_naming_the_project(tmp_path):
     mod = build_hls(gemm_module(4), mode="csim", project=str(tmp_path / "broken"))
-    (Path(mod.project) / "kernel.cpp").write_text("this is not C++;\n")
+    mod.hls_code = "this is not C++;\n"  # csim compiles the module's own code, not the folder's
     with pytest.raises(BackendError) as info:
         mod(np.zeros((4, 4), np.float32), np.zeros((4, 4), np.float32))
     msg = str(info.value)

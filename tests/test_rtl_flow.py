@@ -199,8 +199,10 @@ def test_arguments_are_checked_before_simulating(mixed_rtl):
     x, k, u, f = _mixed_args()
     with pytest.raises(allo.AlloError, match="expected shape"):
         rtl(x[:4], k, u, f)
-    with pytest.raises(allo.AlloError, match="expected dtype"):
-        rtl(x.astype(np.int32), k, u, f)
+    with pytest.raises(allo.AlloError, match="expected an integer array"):
+        rtl(x.astype(np.float32), k, u, f)
+    with pytest.raises(allo.AlloError, match="do not fit"):
+        rtl(x.astype(np.int32) * 4, k, u, f)  # int5 holds [-16, 15]: a lossy conversion is refused
     with pytest.raises(allo.AlloError, match="expected 4 arguments"):
         rtl(x, k, u)
 

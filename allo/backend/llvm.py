@@ -6,7 +6,8 @@ Stages (each replaceable on its own):
 3. `optimize_for_cpu(module)`: hook for tiling/vectorisation (currently a no-op).
 4. `apply_parallel(module, threads)`: hook for OpenMP (currently: parallel loops run serially).
 5. `run_pipeline(module, "llvm-lowering", LLVM_PIPELINE)`, then `ExecutionEngine`.
-Compiled engines are cached process-wide by (rendered text, global data, options).
+Compiled engines are cached process-wide by (rendered text, global data, options) while a module
+uses them, plus the last few builds (dropped modules release their engine, threads and memory).
 
 Example::
 
@@ -22,17 +23,21 @@ import hashlib
 import os
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 
-from ..errors import AlloError, BackendError
+from ..errors import AlloError, AlloTypeError, BackendError
 from ..ir import nodes as N
+from ..ir.guards import ABORT, SITE, instrument, may_run_long
 from ..ir.passes import LLVM_PIPELINE, run_pipeline
 from ..ir.render_mlir import ENTRY_PREFIX, parse_with_globals, render_with_globals
-from .marshal import CallPlan
+from . import interrupt
+from .marshal import CallPlan, written_params
 
 DEFAULT_OPT_LEVEL = 2
-_CACHE_SIZE = 128
-_cache: "OrderedDict[str, _Compiled]" = OrderedDict()
+_CACHE_SIZE = 8  # engines kept alive after their modules are gone (see _remember)
+_live: "weakref.WeakValueDictionary[str, _Compiled]" = weakref.WeakValueDictionary()
+_recent: "OrderedDict[str, _Compiled]" = OrderedDict()
 _cache_lock = threading.Lock()
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
@@ -144,6 +149,27 @@ def is_glue(func: N.Func) -> bool:
     return not any(isinstance(s, (N.For, N.While)) for s in N.walk_stmts(func.body))
 
 
+def _cached(key: str):
+    with _cache_lock:
+        compiled = _live.get(key)
+        if compiled is None:
+            compiled = _recent.get(key)
+        if compiled is not None:
+            _remember(key, compiled)
+        return compiled
+
+
+def _remember(key: str, compiled: _Compiled) -> None:
+    """Call with _cache_lock held. Engines stay cached while a module uses them (weakly) and the
+    last few builds stay alive (strongly): each engine owns LLVM worker threads and megabytes,
+    so dropped modules must not be kept (a DSE builds thousands)."""
+    _live[key] = compiled
+    _recent[key] = compiled
+    _recent.move_to_end(key)
+    while len(_recent) > _CACHE_SIZE:
+        _recent.popitem(last=False)
+
+
 def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None, glue_top=False) -> _Compiled:
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
@@ -177,9 +203,14 @@ class LLVMModule:
     """A kernel compiled for the CPU. `mod(*args)` checks the arguments, runs, returns numpy.
 
     Attributes: `top_func_name`, `mlir_text` (the module before lowering to the LLVM dialect),
-    `opt_level`, `threads`, `cpu_report` (what allo.backend.cpu_opt optimised).
+    `opt_level`, `threads`, `cpu_report` (what allo.backend.cpu_opt optimised), `bounds_check`,
+    `interruptible` (Ctrl-C stops a call: chosen for kernels with `while` loops or loops with
+    run-time bounds, see allo.backend.interrupt).
     Options: `optimize=False` compiles the loops as written (serial, scalar); `fast_math=True`
-    allows FMA contraction and reassociation of float reductions (results may change slightly).
+    allows FMA contraction and reassociation of float reductions (results may change slightly);
+    `bounds_check=True` checks every index not proven in range at run time (allo.ir.guards).
+    Modules pickle (the MLIR text is JIT-compiled again when unpickled).
+    `mod` is compiled as given and rewritten on the way (pass a clone).
 
     Example::
 
@@ -188,28 +219,28 @@ class LLVMModule:
     """
 
     def __init__(self, mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL,
-                 optimize: bool = True, fast_math: bool = False):
+                 optimize: bool = True, fast_math: bool = False, bounds_check: bool = False):
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise BackendError(f"threads must be a positive integer or None, got {threads!r}")
         self.top_func_name = mod.top
-        self.threads, self.opt_level = threads, opt_level
+        self.threads, self.opt_level, self.bounds_check = threads, opt_level, bool(bounds_check)
         try:
-            top = mod.func(mod.top)
+            mod.func(mod.top)
         except KeyError:
             raise BackendError(f"top function {mod.top!r} not found in the module") from None
+        check_allocation_sizes(mod)
+        self.interruptible = may_run_long(mod)
+        self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible)
+        top = mod.func(mod.top)
         from .cpu_opt import prepare
 
         prep = prepare(mod, optimize=optimize, fast_math=fast_math, threads=threads)
-        text, big = prep.text, prep.big
         self.cpu_report = prep.report
-        self.key = _cache_key(text, big, (opt_level, threads, prep.options))
-        with _cache_lock:
-            compiled = _cache.get(self.key)
-            if compiled is not None:
-                _cache.move_to_end(self.key)
+        self.key = _cache_key(prep.text, prep.big, (opt_level, threads, prep.options))
+        compiled = _cached(self.key)
         if compiled is None:
             try:
-                compiled = _compile(text, big, mod.top, opt_level, threads, prep, is_glue(top))
+                compiled = _compile(prep.text, prep.big, mod.top, opt_level, threads, prep, is_glue(top))
             except BackendError as e:  # never let the CPU optimiser break a build: retry plain
                 if not optimize:
                     raise
@@ -221,36 +252,123 @@ class LLVMModule:
                 self.key = _cache_key(prep.text, prep.big, (opt_level, threads, prep.options))
                 compiled = _compile(prep.text, prep.big, mod.top, opt_level, threads, prep, is_glue(top))
             with _cache_lock:
-                _cache[self.key] = compiled
-                while len(_cache) > _CACHE_SIZE:
-                    _cache.popitem(last=False)
+                _remember(self.key, compiled)
+        self._prep = prep
+        self._signature = _signature_of(top)
+        self._attach(compiled)
+
+    def _attach(self, compiled: _Compiled):
+        self._status = self._guard.new_status()
+        self._abort_address = self._status.ctypes.data + ABORT * self._status.itemsize
         self._compiled = compiled
         self._fn = compiled.fn
         self.mlir_text = compiled.mlir_text
-        self._plan = CallPlan(top)
-        self._top = top
+        self._plan = self._new_plan()
+        self._top = self._signature[0]
 
-    def __call__(self, *args):
+    def _new_plan(self) -> CallPlan:
+        func, written = self._signature
+        return CallPlan(func, hidden=1 if self._guard.status else 0, written=written)
+
+    def __call__(self, *args, **kwargs):
         plan = self._plan
+        if kwargs:
+            raise AlloTypeError(f"{self.top_func_name}: pass the arguments by position "
+                                f"({', '.join(p.name for p in plan.params[:plan.n_visible])}), "
+                                f"not by keyword ({', '.join(kwargs)})")
         if self._top.attrs.get("_defaults"):
             from ..ir.calls import fill_defaults
 
-            args = fill_defaults(self._top, args)
+            args = tuple(fill_defaults(self._top, args))
         plan.check(args)
-        with plan.lock:
-            keep, writebacks, outs = plan.pack(args)
-            self._fn(ctypes.addressof(plan.packed))
-        del keep
+        if not self._guard.status:
+            with plan.lock:
+                keep, writebacks, outs = plan.pack(args)
+                self._fn(ctypes.addressof(plan.packed))
+            del keep
+        else:
+            with plan.lock:  # the status array is reused: calls are serialised anyway
+                status = self._status
+                status.fill(0)
+                keep, writebacks, outs = plan.pack(args + (status,))
+                if self.interruptible:
+                    interrupt.call(self._fn, ctypes.addressof(plan.packed), self._abort_address, status, ABORT)
+                else:
+                    self._fn(ctypes.addressof(plan.packed))
+                failed = status.copy() if status[SITE] else None
+            del keep
+            if failed is not None:
+                self._guard.raise_if_failed(failed)
         for wb in writebacks:
             wb()
         return plan.unpack(outs, args)
+
+    # --- pickling: the MLIR text is JIT-compiled again in the receiving process
+    def __reduce__(self):
+        p = self._prep
+        state = {"prep": (p.text, p.big, p.pipeline, list(p.shared_libs), p.fast_math, p.threads, p.report),
+                 "key": self.key, "top": self.top_func_name, "threads": self.threads, "opt_level": self.opt_level,
+                 "bounds_check": self.bounds_check, "interruptible": self.interruptible, "guard": self._guard,
+                 "signature": self._signature}
+        return (_unpickle_llvm, (state,))
 
     def __repr__(self):
         return f"<allo LLVMModule {self.top_func_name} opt_level={self.opt_level}>"
 
 
+def _signature_of(top: N.Func):
+    """(a body-less copy of the top function, indices of the parameters it writes): what a
+    CallPlan needs, small enough to pickle (no loop tree, no weights)."""
+    written = {id(b) for b in top.params} & written_params(top)
+    idx = {k for k, p in enumerate(top.params) if id(p) in written}
+    attrs = {"_defaults": top.attrs["_defaults"]} if top.attrs.get("_defaults") else {}  # scalar defaults
+    return N.Func(top.name, list(top.params), list(top.result_types), [], attrs, top.loc), idx
+
+
+def _unpickle_llvm(state) -> LLVMModule:
+    from .cpu_opt import Prepared
+
+    for lib in state["prep"][3]:
+        if not os.path.exists(lib):
+            raise BackendError(f"cannot load the pickled LLVM module here: runtime library {lib} is missing")
+    self = LLVMModule.__new__(LLVMModule)
+    self.top_func_name, self.threads, self.opt_level = state["top"], state["threads"], state["opt_level"]
+    self.bounds_check, self.interruptible, self._guard = state["bounds_check"], state["interruptible"], state["guard"]
+    text, big, pipeline, libs, fast_math, threads, report = state["prep"]
+    self._prep = Prepared(text, big, pipeline, libs, fast_math, threads, report)
+    self.cpu_report, self.key, self._signature = report, state["key"], state["signature"]
+    compiled = _cached(self.key)
+    if compiled is None:
+        compiled = _compile(text, big, self.top_func_name, self.opt_level, self.threads, self._prep)
+        with _cache_lock:
+            _remember(self.key, compiled)
+    self._attach(compiled)
+    return self
+
+
+def check_allocation_sizes(mod: N.Module, limit: int | None = None) -> None:
+    """Refuse locals larger than this machine's memory (malloc would fail and the kernel would
+    write through a null pointer): BackendError at the declaring kernel line."""
+    from ..errors import located
+    from ..ir.render.scalars import _elem_bytes
+
+    if limit is None:
+        try:
+            limit = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (ValueError, OSError):  # pragma: no cover - not POSIX
+            return
+    for f in mod.funcs:
+        for s in N.walk_stmts(f.body):
+            if isinstance(s, N.Alloc):
+                size = s.buf.type.size * _elem_bytes(s.buf.dtype)
+                if size > limit:
+                    raise located(BackendError, f"local {s.buf.name!r} in {f.name!r} needs {size / 2**30:.1f} GiB, "
+                                  f"more than this machine's memory ({limit / 2**30:.1f} GiB); make it smaller or "
+                                  "stream it in tiles", s.loc or s.buf.loc)
+
+
 def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL,
-               optimize: bool = True, fast_math: bool = False) -> LLVMModule:
+               optimize: bool = True, fast_math: bool = False, bounds_check: bool = False) -> LLVMModule:
     """Compile an allo IR module for the CPU (cached process-wide by module text and options).
 
     Example::
@@ -259,7 +377,8 @@ def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAU
         C = f(A, B)
     """
     try:
-        return LLVMModule(mod, threads=threads, opt_level=opt_level, optimize=optimize, fast_math=fast_math)
+        return LLVMModule(mod, threads=threads, opt_level=opt_level, optimize=optimize, fast_math=fast_math,
+                          bounds_check=bounds_check)
     except AlloError:
         raise
     except Exception as e:  # keep internal failures user-facing but informative

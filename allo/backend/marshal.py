@@ -84,6 +84,13 @@ def _describe(x) -> str:
     return f"{type(x).__name__} {x!r}" if isinstance(x, (numbers.Number, np.generic)) else type(x).__name__
 
 
+def check_writable(x: np.ndarray, where: str) -> None:
+    """Refuse a read-only array for a parameter the kernel writes (before anything runs)."""
+    if not x.flags.writeable:
+        raise AlloTypeError(f"{where}: the kernel writes this array, but it is read-only (e.g. setflags(write=False), "
+                            "np.frombuffer of bytes, a read-only memmap); pass a writable copy such as np.array(x)")
+
+
 # ============================================================================ argument specs
 class _ArraySpec:
     """An array parameter: type check, conversion to storage, write-back after the call."""
@@ -109,6 +116,8 @@ class _ArraySpec:
                 raise AlloTypeError(f"{self.where}: expected {self.expected()}, got dtype {x.dtype}")
         elif x.dtype != self.np_dtype:
             check_convertible(x, self.t, self.where)  # converted in prepare (with a warning)
+        if self.written:
+            check_writable(x, self.where)
 
     def prepare(self, x):
         """(storage array passed to the kernel, write-back function or None)."""
@@ -218,11 +227,17 @@ def check_io_widths(func: N.Func):
 class CallPlan:
     """Everything needed to call one JIT'd entry: specs, pre-built descriptors, the packed array."""
 
-    def __init__(self, func: N.Func):
+    def __init__(self, func: N.Func, hidden: int = 0, written: set | None = None):
+        """`hidden`: trailing parameters the module passes itself (not counted in `check`);
+        `written`: indices of the parameters the function writes (default: from its body)."""
         check_io_widths(func)
         self.fname = func.name
-        written = written_params(func)
+        if written is None:
+            written = written_params(func)
+        else:
+            written = {id(func.params[k]) for k in written}
         self.params = list(func.params)
+        self.n_visible = len(self.params) - hidden
         self.ins = []
         for k, p in enumerate(func.params):
             if p.kind == "scalar_arg":
@@ -257,9 +272,9 @@ class CallPlan:
 
     def check(self, args):
         """Validate every argument (count, kind, shape, dtype) before anything runs."""
-        if len(args) != len(self.ins):
-            names = ", ".join(p.name for p in self.params)
-            raise AlloTypeError(f"{self.fname}: expected {len(self.ins)} arguments ({names}), got {len(args)}")
+        if len(args) != self.n_visible:
+            names = ", ".join(p.name for p in self.params[:self.n_visible])
+            raise AlloTypeError(f"{self.fname}: expected {self.n_visible} arguments ({names}), got {len(args)}")
         for spec, a in zip(self.ins, args):
             if isinstance(spec, _ArraySpec):
                 spec.check(a)
@@ -304,4 +319,5 @@ class CallPlan:
         return vals[0] if self.n_results == 1 else tuple(vals)
 
 
-__all__ = ["CallPlan", "returned_params", "descriptor_class", "new_descriptor", "storage_dtype", "written_params"]
+__all__ = ["CallPlan", "check_writable", "returned_params", "descriptor_class", "new_descriptor", "storage_dtype",
+           "written_params"]

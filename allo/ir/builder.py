@@ -15,17 +15,17 @@ import ast
 
 import numpy as np
 
-from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, located
+from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from . import bits, emit
 from .arrays import ArrayOps
 from .calls import CallDispatcher
-from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While
+from .nodes import Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe, user_words
 from .forms import InstanceNames, LanguageForms, _compile_time, bind_storage
 from .meta import ConstType, bind_const
 from .regions import check_stale_regions, read_region, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
-from .types import AlloType, ArrayType, Index, index
+from .types import AlloType, ArrayType, Index, Int, UInt, index
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
@@ -106,6 +106,10 @@ class ModuleBuilder(InstanceNames):
         self.building.append(key)
         try:
             func = FunctionBuilder(self, kernel, targs, name).build()
+        except AlloError as e:
+            if loc is None or not in_library(e):
+                raise
+            raise relocate(e, loc, f"{kernel.name}[{', '.join(map(repr, targs))}]") from None
         finally:
             self.building.pop()
         self.instances[key] = func
@@ -336,7 +340,7 @@ class FunctionBuilder(LanguageForms):
                 raise self.error(type(e), str(e), node) from None
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as e:
-            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {e})", node) from None
+            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {user_words(str(e))})", node) from None
         finally:
             self.current = prev
 
@@ -532,7 +536,7 @@ class FunctionBuilder(LanguageForms):
                 if isinstance(value, Buffer) or emit.is_number(value) or isinstance(value, Expr):
                     self.arrays.copy_into(cur, value if isinstance(value, Buffer) else self.scalar(value), loc)
                     return
-                raise self.error(AlloTypeError, f"cannot assign {type(value).__name__} to array {name!r}", node)
+                raise self.error(AlloTypeError, f"cannot assign {describe(value)} to array {name!r}", node)
             self.emit(Store(cur, [], emit.cast(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc), loc))
             return
         if isinstance(value, Buffer):
@@ -556,7 +560,7 @@ class FunctionBuilder(LanguageForms):
             self.emit(Alloc(buf, emit.cast(e, t, loc), loc))
             self.locals[name] = buf
             return
-        raise self.error(AlloTypeError, f"cannot assign a {type(value).__name__} to {name!r} in a kernel", node)
+        raise self.error(AlloTypeError, f"cannot assign {describe(value)} to {name!r} in a kernel", node)
 
     def assign_bits(self, base, target, value, node):
         """`x[i] = b` / `x[lo:hi] = v` on an integer scalar variable or array element."""
@@ -709,7 +713,7 @@ class FunctionBuilder(LanguageForms):
                         self.arrays.copy_into(buf, self.scalar(v), loc)
                         v = buf
                     else:
-                        raise self.error(AlloTypeError, f"expected an array {t!r} to return, got {type(v).__name__}", node)
+                        raise self.error(AlloTypeError, f"expected an array {t!r} to return, got {describe(v)}", node)
                 if tuple(v.shape) != tuple(t.shape):
                     raise self.error(AlloTypeError, f"returned array has shape {list(v.shape)} but the kernel declares {t!r}", node)
                 if v.dtype != t.dtype:
@@ -862,7 +866,11 @@ class FunctionBuilder(LanguageForms):
     def visit_Subscript(self, node):
         base = self.visit(node.value)
         if isinstance(base, Buffer) and not base.shape or isinstance(base, Expr):
-            return self.bit_read(self.scalar(base), node)
+            x = self.scalar(base)
+            if not isinstance(x.type, (Int, UInt)) or isinstance(x.type, Index):
+                raise self.error(AlloTypeError, f"{ast.unparse(node.value)!r} cannot be indexed: it is a "
+                                 f"{describe(base)}, not an array, and bit access x[i] needs an integer scalar (intN / uintN)", node)
+            return self.bit_read(x, node)
         if isinstance(base, Buffer):
             if self.names_region(node, base):
                 return read_region(self, base, region_spec(self, node, base), self.loc(node))
@@ -877,7 +885,8 @@ class FunctionBuilder(LanguageForms):
         except AlloError:
             raise
         except Exception as e:
-            raise self.error(AlloTypeError, f"cannot index {ast.unparse(node.value)!r} with {ast.unparse(node.slice)!r}: {e}", node) from None
+            raise self.error(AlloTypeError, f"cannot index {ast.unparse(node.value)!r} with {ast.unparse(node.slice)!r}: "
+                             f"{user_words(str(e))}", node) from None
 
     def visit_Slice(self, node):
         raise self.error(AlloSyntaxError, "slices are not supported in kernel indexing; write a loop over the range", node)
@@ -892,12 +901,13 @@ class FunctionBuilder(LanguageForms):
             raise self.error(AlloTypeError, f"{buf.name!r} has {len(buf.shape)} dimension(s) {list(buf.shape)} "
                              f"but is indexed with {len(values)}; index every dimension", node)
         out = []
-        for v, e in values:
+        for (v, e), size in zip(values, buf.shape):
             v = self.scalar(v)
             if emit.is_number(v):
                 if isinstance(v, float):
                     raise self.error(AlloTypeError, f"array index must be an integer, got {v!r}", e)
-                out.append(emit.Const(int(v), index))
+                k = int(v)
+                out.append(emit.Const(k + size if -size <= k < 0 else k, index))  # A[-1]: Python's last element
                 continue
             if not isinstance(v.type, (Index,)) and not hasattr(v.type, "frac") and v.type.__class__.__name__ not in ("Int", "UInt"):
                 raise self.error(AlloTypeError, f"array index must be an integer, got {v.type!r}", e)

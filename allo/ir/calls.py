@@ -283,7 +283,9 @@ def _len(d, args, kwargs, node):
         return v.shape[0]
     if isinstance(v, (tuple, list, str)):
         return len(v)
-    raise d.fb.error(AlloTypeError, f"len() of {type(v).__name__} is not supported in kernels", node)
+    from .nodes import describe
+
+    raise d.fb.error(AlloTypeError, f"len() of {describe(v)} is not supported in kernels", node)
 
 
 def _transpose(d, args, kwargs, node):

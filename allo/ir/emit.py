@@ -62,7 +62,9 @@ def to_expr(v, like: AlloType | None = None, loc=None) -> Expr:
         v = py_number(v)
         t = literal_type(v, like)
         return Const(_const_value(v, t), t, loc)
-    raise AlloTypeError(f"expected a scalar value, got {type(v).__name__}")
+    from .nodes import describe
+
+    raise AlloTypeError(f"expected a scalar value, got {describe(v)}")
 
 
 def _const_value(v, t):

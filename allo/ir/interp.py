@@ -65,7 +65,8 @@ def _wrap_int(v: int, bits: int, signed: bool) -> int:
 
 
 def _odd(t) -> bool:
-    return isinstance(t, (Int, UInt)) and t.bits not in (1, 8, 16, 32, 64)
+    """An integer type narrower than its container (int1 included; bool is UInt(1))."""
+    return isinstance(t, (Int, UInt)) and t.bits not in (8, 16, 32, 64) and not (isinstance(t, UInt) and t.bits == 1)
 
 
 def _npwrap(x, t):
@@ -101,8 +102,13 @@ def _fmod(a, b):
 
 
 def _ipow(a, b):
+    """a ** b wrapping at a's width; b < 0 gives the C truncation of 1 / a**-b (1, +-1 or 0)."""
     dt = np.asarray(a).dtype
-    r = int(a) ** int(b) if int(b) >= 0 else 0
+    base, e = int(a), int(b)
+    if e >= 0:
+        r = pow(base, e, 1 << (dt.itemsize * 8))
+    else:
+        r = 1 if base == 1 else ((-1 if e & 1 else 1) if base == -1 else 0)
     return dt.type(_wrap_int(r, dt.itemsize * 8, dt.kind == "i"))
 
 
@@ -118,6 +124,14 @@ def _shr(a, b):
     if n >= dt.itemsize * 8 or n < 0:
         return dt.type(-1 if dt.kind == "i" and int(a) < 0 else 0)
     return dt.type(int(a) >> n)
+
+
+def _fixed_to_f64(raw, scale):
+    """A fixed value's raw integer -> float64 as LLVM's sitofp to f64 (inf beyond its range) times 2**-frac."""
+    try:
+        return np.float64(float(int(raw)) * scale)
+    except OverflowError:
+        return np.float64(np.inf if int(raw) > 0 else -np.inf)
 
 
 def _wide(t) -> bool:
@@ -200,7 +214,7 @@ def _bit_setslice(x, lo, hi, v, t, rt):
 HELPERS = {
     "np": np, "math": math, "_cdiv": _cdiv, "_fdiv": _fdiv, "_fmod": _fmod, "_ipow": _ipow,
     "_shl": _shl, "_shr": _shr, "_wrap_int": _wrap_int, "_npwrap": _npwrap, "_fptoi": _fptoi,
-    "_to_fixed": _to_fixed, "_wshl": _wshl, "_wshr": _wshr, "_wpow": _wpow,
+    "_to_fixed": _to_fixed, "_fixed_to_f64": _fixed_to_f64, "_wshl": _wshl, "_wshr": _wshr, "_wpow": _wpow,
     "_bit_get": _bit_get, "_bit_slice": _bit_slice, "_bit_reverse": _bit_reverse, "_bitcast": _bitcast,
     "_bit_set": _bit_set, "_bit_setslice": _bit_setslice,
 }
@@ -227,7 +241,10 @@ BOOL_OPS = {"and": "np.bool_({a} & {b})", "or": "np.bool_({a} | {b})", "xor": "n
             "add": "np.bool_({a} ^ {b})", "sub": "np.bool_({a} ^ {b})", "mul": "np.bool_({a} & {b})",
             "div": "np.bool_({a} & {b})", "floordiv": "np.bool_({a} & {b})", "mod": "np.bool_(False)",
             "land": "np.bool_(bool({a}) and bool({b}))", "lor": "np.bool_(bool({a}) or bool({b}))",
-            "min": "np.bool_({a} & {b})", "max": "np.bool_({a} | {b})"}
+            "min": "np.bool_({a} & {b})", "max": "np.bool_({a} | {b})",
+            # one bit: any shift but 0 leaves the width (0, also for negative amounts); x ** 0 is 1, x ** n is x
+            "shl": "np.bool_(bool({a}) and int({b}) == 0)", "shr": "np.bool_(bool({a}) and int({b}) == 0)",
+            "pow": "np.bool_(bool({a}) or int({b}) == 0)"}
 MATH = {"exp": "np.exp", "log": "np.log", "log2": "np.log2", "sqrt": "np.sqrt", "tanh": "np.tanh",
         "sin": "np.sin", "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs"}
 
@@ -319,6 +336,8 @@ class _FuncGen:
         if k == "fixed":
             return f"_wrap_int(-{a}, {e.type.bits}, {isinstance(e.type, Fixed)})" if e.op == "neg" else \
                 f"_wrap_int(~{a}, {e.type.bits}, {isinstance(e.type, Fixed)})"
+        if k == "bool":  # one bit: -x == x (mod 2), ~x flips it
+            return a if e.op == "neg" else f"np.logical_not({a})"
         code = f"(-{a})" if e.op == "neg" else f"(~{a})"
         return f"_npwrap({code}, {self.constant(e.type)})" if _odd(e.type) else code
 
@@ -335,8 +354,8 @@ class _FuncGen:
             return f"np.bool_({a} != 0)"
         if kd == "float":
             dt = self.constant(storage_dtype(dst).type)
-            if ks == "fixed":
-                return f"({dt}({a}) / {dt}({2.0 ** src.frac}))"
+            if ks == "fixed":  # as the LLVM build: raw -> f64, times 2**-frac, then rounded to dst
+                return f"{dt}(_fixed_to_f64({a}, {2.0 ** -src.frac!r}))"
             return f"{dt}({a})"
         if kd == "int":
             dt = self.constant(storage_dtype(dst))

@@ -359,6 +359,33 @@ def iter_buffers(func: Func):
     return list(seen.values())
 
 
+_USER_WORDS = {"IterVar": "loop variable", "Load": "scalar value", "BinOp": "scalar expression",
+               "UnaryOp": "scalar expression", "Cast": "scalar expression", "Select": "scalar expression",
+               "MathCall": "scalar expression", "Const": "constant", "Buffer": "array", "ArrayType": "array type"}
+_USER_WORDS_RE = None
+
+
+def describe(v) -> str:
+    """How a user would call kernel value `v` in an error message (never an internal class name)."""
+    if isinstance(v, IterVar):
+        return f"loop variable {v.name!r}"
+    if isinstance(v, Buffer):
+        return f"array {v.name!r} ({v.type!r})" if v.shape else f"scalar {v.name!r} ({v.dtype!r})"
+    if isinstance(v, Expr):
+        return f"scalar value of type {v.type!r}"
+    return f"Python {type(v).__name__} {v!r}" if isinstance(v, (int, float, str, bool)) else type(v).__name__
+
+
+def user_words(message: str) -> str:
+    """`message` with the IR's class names ('IterVar', 'Load', ...) replaced by user words."""
+    import re
+
+    global _USER_WORDS_RE
+    if _USER_WORDS_RE is None:
+        _USER_WORDS_RE = re.compile(r"\b(" + "|".join(_USER_WORDS) + r")\b")
+    return _USER_WORDS_RE.sub(lambda m: _USER_WORDS[m.group(1)], message)
+
+
 def substitute(e: Expr, mapping: dict) -> Expr:
     """Return a copy of `e` where IterVars are replaced by `mapping[var]` exprs (keys are IterVar objects)."""
     if isinstance(e, IterVar):

@@ -73,7 +73,8 @@ def parse_with_globals(text: str, big: dict, context=None):
         try:
             m = ir.Module.parse(text)
         except Exception as e:  # MLIRError: a renderer bug, show where
-            raise BackendError(f"internal error: rendered MLIR does not parse:\n{e}\n--- text ---\n{_numbered(text)}") from None
+            raise BackendError(f"internal error: rendered MLIR does not parse:\n{e}\n--- text ---\n"
+                               f"{_numbered(text, _error_lines(str(e)))}") from None
         if big:
             for op in m.body.operations:
                 if op.operation.name != "memref.global":
@@ -91,10 +92,26 @@ def render_with_globals(mod: N.Module, mode: str = "llvm") -> tuple[str, dict]:
     return _render(mod, mode, big_limit=BIG_GLOBAL)
 
 
-def _numbered(text, limit=400):
+def _error_lines(message: str) -> list:
+    """Line numbers an MLIR diagnostic points at (`"-":12:5: error ...`)."""
+    import re
+
+    return sorted({int(m) for m in re.findall(r'"-":(\d+):\d+', message)})
+
+
+def _numbered(text, around=(), limit=400, context=3):
+    """The numbered text: only `context` lines around the lines in `around`, when given."""
     lines = text.splitlines()
-    out = [f"{k + 1:4d} {line}" for k, line in enumerate(lines[:limit])]
-    return "\n".join(out + (["..."] if len(lines) > limit else []))
+    keep = range(min(len(lines), limit))
+    if around:
+        keep = sorted({k for n in around[:3] for k in range(n - 1 - context, n + context) if 0 <= k < len(lines)})
+    out, last = [], -1
+    for k in keep:
+        if k != last + 1:
+            out.append("   ...")
+        out.append(f"{k + 1:4d} {lines[k]}")
+        last = k
+    return "\n".join(out + (["   ..."] if last < len(lines) - 1 else []))
 
 
 def _render(mod: N.Module, mode: str, big_limit):

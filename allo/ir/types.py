@@ -40,7 +40,11 @@ class AlloType:
         dims = []
         for d in shape:
             if isinstance(d, (builtins.bool, np.bool_)) or not isinstance(d, (int, np.integer)) or int(d) <= 0:
-                raise AlloTypeError(f"array dimension must be a positive integer, got {d!r} in {self}[{shape}]")
+                from ..errors import caller_location, located
+
+                text = ", ".join(map(repr, shape))
+                raise located(AlloTypeError, f"array dimension must be a positive integer, got {d!r} in "
+                              f"{self}[{text}]", caller_location())
             dims.append(int(d))
         return ArrayType(self, tuple(dims))
 

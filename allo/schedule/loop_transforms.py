@@ -5,7 +5,6 @@ ScheduleError("<primitive>: argument '<arg>': ...") before touching the IR when 
 from __future__ import annotations
 
 import builtins
-import itertools
 import math
 
 import numpy as np
@@ -13,6 +12,7 @@ import numpy as np
 from ..errors import ScheduleError
 from ..ir import nodes as N
 from . import rewrite as R
+from .dependence import check_dependences
 from .loops import find_loop, loop_path, parent_list
 
 
@@ -20,11 +20,16 @@ def _err(prim, arg, msg):
     return ScheduleError(f"{prim}: argument '{arg}': {msg}")
 
 
+MAX_INT_ARG = 2**31 - 1  # factors and intervals are 32-bit attributes (MLIR, HLS pragmas)
+
+
 def check_int(prim: str, arg: str, value, minimum: int) -> int:
-    """Validate an integer argument >= minimum (bools rejected)."""
+    """Validate an integer argument in [minimum, 2**31 - 1] (bools rejected)."""
     if isinstance(value, (builtins.bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
         what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise _err(prim, arg, f"expected {what}, got {value!r}")
+    if value > MAX_INT_ARG:
+        raise _err(prim, arg, f"{value} is too large (at most 2**31 - 1 = {MAX_INT_ARG})")
     return int(value)
 
 
@@ -44,13 +49,16 @@ def split(func: N.Func, loop, factor) -> tuple:
                                                      S(i.outer*4 + i.inner)
 
     Loops with non-constant bounds split as `for o in range(lb, ub, step*f): for n in
-    range(0, step*f, step): if o + n < ub: S(o + n)`. Returns (outer, inner) For nodes.
+    range(0, step*f, step): if o + n < ub: S(o + n)`. A factor larger than a constant trip count
+    is clamped to it (the inner loop then covers the whole loop). Returns (outer, inner) For nodes.
     """
     factor = check_int("split", "factor", factor, 1)
     lp = find_loop(func, loop, "split", "axis")
     name = lp.name
     outer_v, inner_v = _var(name + ".outer"), _var(name + ".inner")
     n = R.trip_count(lp)
+    if n is not None and n >= 1:
+        factor = min(factor, n)
     lb = R.as_int(lp.lb)
     if n is not None:
         outer_ub, inner_ub, inner_step = math.ceil(n / factor), factor, 1
@@ -169,88 +177,6 @@ def reorder(func: N.Func, *loops) -> None:
         new[0].attrs = {"op_name": top_name, **new[0].attrs}
     relink(new, guards, innermost_body)
     body[pos] = new[0]
-
-
-def check_dependences(prim: str, chain: list, new: list) -> None:
-    """Reject a loop permutation that reverses a dependence between two accesses of one buffer
-    (e.g. interchanging `A[i, j] = A[i-1, j+1]`).
-
-    Distances come from accesses whose every index is `v + c` (v a loop of the nest) or free of
-    the nest's loops; loops absent from an index give any distance. Pairs with identical indices
-    (reductions like `C[i, j] += ...`) are allowed: their per-element update order only changes
-    when loops absent from the index are swapped, which reassociates the reduction. Accesses the
-    analysis cannot read are not checked."""
-    pos = {id(f.var): k for k, f in enumerate(chain)}
-    perm = [next(k for k, c in enumerate(chain) if c is f) for f in new]
-    body = chain[-1].body
-    if perm != sorted(perm):
-        for s in N.walk_stmts(body):
-            if isinstance(s, N.Store) and s.buf.attrs.get("_reuse"):
-                raise _err(prim, "axes", f"the nest shifts reuse buffer {s.buf.name!r} from one iteration to the "
-                                         "next; its loop order cannot change (apply reuse_at after reordering)")
-    groups = {}
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Store):
-            groups.setdefault(id(s.buf), []).append(("w", s.indices, s.buf))
-    for ld in R.iter_loads(body):
-        if id(ld.buf) in groups:
-            groups[id(ld.buf)].append(("r", ld.indices, ld.buf))
-    for accs in groups.values():
-        for kind_a, ia, buf in accs:
-            if kind_a != "w":
-                continue
-            for _, ib, _ in accs:
-                if all(R.expr_equal(x, y) for x, y in zip(ia, ib)):
-                    continue
-                dist = _distance(ia, ib, pos, len(chain))
-                if dist is not None and _reverses(dist, perm):
-                    names = ", ".join(f.name for f in new)
-                    raise _err(prim, "axes", f"order ({names}) reverses a dependence on {buf.name!r} "
-                                             f"(distance {_fmt(dist, chain)})")
-
-
-def _distance(ia, ib, pos, n):
-    """Per-loop distance between two accesses touching one element (None entries = any), or
-    None when they never touch one element or the indices are not `loop + c` / loop-free."""
-    dist = [None] * n
-    for ea, eb in zip(ia, ib):
-        fa, fb = R.affine(ea), R.affine(eb)
-        if fa is None or fb is None:
-            return None
-        va = {k: c for k, (_, c) in fa[0].items() if k in pos}
-        vb = {k: c for k, (_, c) in fb[0].items() if k in pos}
-        oa = {k: c for k, (_, c) in fa[0].items() if k not in pos}
-        ob = {k: c for k, (_, c) in fb[0].items() if k not in pos}
-        if oa != ob or va != vb or len(va) > 1 or any(c != 1 for c in va.values()):
-            return None
-        if not va:
-            if fa[1] != fb[1]:
-                return None
-            continue
-        k = pos[next(iter(va))]
-        d = fa[1] - fb[1]
-        if dist[k] is not None and dist[k] != d:
-            return None
-        dist[k] = d
-    return dist
-
-
-def _reverses(dist, perm) -> bool:
-    """Does some concrete distance vector change its lexicographic sign under `perm`?"""
-    free = [k for k, d in enumerate(dist) if d is None]
-    for signs in itertools.product((-1, 0, 1), repeat=len(free)):
-        vec = list(dist)
-        for k, sgn in zip(free, signs):
-            vec[k] = sgn
-        before = next((v for v in vec if v), 0)
-        after = next((vec[k] for k in perm if vec[k]), 0)
-        if (before > 0) != (after > 0) and before and after:
-            return True
-    return False
-
-
-def _fmt(dist, chain):
-    return "(" + ", ".join(f"{f.name}: {'*' if d is None else d}" for f, d in zip(chain, dist)) + ")"
 
 
 # ----------------------------------------------------------------------------- fuse

@@ -20,6 +20,17 @@ from dataclasses import dataclass, field
 from ..errors import AlloError, ScheduleError
 
 
+def _check_options(builder, target, kw, **not_applicable):
+    """Reject build options the target does not take (instead of a raw TypeError or silence)."""
+    import inspect
+
+    valid = [p for p in inspect.signature(builder).parameters if p not in ("mod", "target")]
+    bad = sorted(k for k in kw if k not in valid) + sorted(k for k, v in not_applicable.items() if v is not None)
+    if bad:
+        raise AlloError(f"build(target={target!r}): unknown option(s) {', '.join(bad)}; options for this target: "
+                        f"{', '.join(valid)}")
+
+
 @dataclass(frozen=True)
 class Step:
     """One applied primitive: name, target function, and resolved (string) arguments."""
@@ -142,19 +153,31 @@ class Schedule:
     # ------------------------------------------------------------------ build
     def build(self, target: str = "llvm", mode: str | None = None, project: str | None = None, threads: int | None = None, **kw):
         """Build for `target` ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir"); see README.md
-        ("Builds") and docs/rtl.md (`rtl`: SystemVerilog through CIRCT, simulated with Verilator)."""
+        ("Builds") and docs/rtl.md (`rtl`: SystemVerilog through CIRCT, simulated with Verilator).
+
+        LLVM options: `threads`, `opt_level`, `optimize`, `fast_math`, `bounds_check`; HLS options:
+        `mode` ("csim" runs under g++), `project`, `timeout` (seconds per C simulation run),
+        `bounds_check`, `bundle`, `part`, `clock_ns`.
+        An unknown option is an AlloError listing the valid ones.
+
+        Example::
+
+            mod = s.build(bounds_check=True)       # every data-dependent index checked at run time
+            hls = s.build(target="vhls", mode="csim", project="gemm.prj", timeout=60)
+        """
         try:
             if target == "llvm":
                 from ..backend.llvm import build_llvm
 
                 from ..ir.streams import lower_streams
 
+                _check_options(build_llvm, target, kw, mode=mode, project=project)
                 return build_llvm(lower_streams(self.ir.clone()), threads=threads, **kw)
             if target in ("vhls", "vitis_hls"):
                 from ..backend.hls import build_hls
 
-                return build_hls(self.ir.clone(), mode=mode, project=project, target=target, bundle=kw.pop("bundle", None),
-                                 part=kw.pop("part", None), clock_ns=kw.pop("clock_ns", None))
+                _check_options(build_hls, target, kw)
+                return build_hls(self.ir.clone(), mode=mode, project=project, target=target, **kw)
             if target == "mlir":
                 return self
             if target in ("rtl", "calyx"):  # options of other targets are refused, not ignored

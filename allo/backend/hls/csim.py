@@ -16,18 +16,21 @@ import hashlib
 import math
 import numbers
 import os
-import resource
 import shutil
-import subprocess
 import tempfile
+import threading
+import uuid
 import weakref
 from pathlib import Path
 
 import numpy as np
 
 from ...errors import AlloTypeError, BackendError
+from ..marshal import check_writable
+from ..process import run_child
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
+from ...ir.guards import instrument
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
 from ..convert import convert_input
 from ..marshal import check_io_widths, returned_params
@@ -42,20 +45,22 @@ EMULATION = {"sw_emu": "Vitis software emulation (sw_emu)", "hw_emu": "Vitis har
 
 
 def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-              bundle=None, part: str | None = None, clock_ns: float | None = None,
-              weights: dict | None = None) -> "HLSModule":
+              timeout: float | None = None, bounds_check: bool = False, bundle=None,
+              part: str | None = None, clock_ns: float | None = None, weights: dict | None = None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
+    `timeout` (seconds, default none) bounds each C simulation run; the binary is killed after it.
+    `bounds_check=True` checks indices at run time (allo.ir.guards; the C++ gets a status array).
     `weights` ({top argument index: numpy array}) are stored as binary files in the project's
     weights/ folder and read by the testbench, so callers pass only the other arguments.
 
     Example::
 
-        hls = build_hls(module, mode="csim")
+        hls = build_hls(module, mode="csim", timeout=60)
         out = hls(A, B)        # same conventions as the LLVM module
         print(hls)             # the C++ code
     """
-    return HLSModule(mod, mode=mode, project=project, target=target, bundle=bundle, part=part, clock_ns=clock_ns,
-                     weights=weights)
+    return HLSModule(mod, mode=mode, project=project, target=target, timeout=timeout, bounds_check=bounds_check,
+                     bundle=bundle, part=part, clock_ns=clock_ns, weights=weights)
 
 
 class HLSModule:
@@ -64,17 +69,30 @@ class HLSModule:
 
     Attributes: `hls_code`, `header` (kernel.h), `host_code` (host.cpp), `tcl` (run.tcl),
     `top` (C++ name of the top function), `project` (project folder or None), `mode`, `target`,
-    `weight_files` ({argument index: file name in weights/} for arguments the testbench loads).
+    `weight_files` ({argument index: file name in weights/} for arguments the testbench loads),
+    `timeout` (seconds a C simulation may run before it is killed; None = no limit; a call may
+    override it: `hls(A, B, timeout=5)`).
     """
 
     def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
-                 bundle=None, part: str | None = None, clock_ns: float | None = None, weights: dict | None = None):
+                 timeout: float | None = None, bounds_check: bool = False, bundle=None, part: str | None = None,
+                 clock_ns: float | None = None, weights: dict | None = None):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
-        self.mode, self.target = mode, target
+        self.mode, self.target, self.timeout = mode, target, timeout
         from .vitis import check_clock, resolve_part
 
         self.part, self.clock_ns = resolve_part(part), check_clock(clock_ns)
+        if bounds_check and mode in ("csyn", "cosim", "impl"):
+            raise BackendError(f"bounds_check checks indices in C simulation (mode='csim'), not in mode={mode!r}")
+        if mode != "csim":  # functions that always check (e.g. embeddings) do so in simulation, not in hardware
+            for f in mod.funcs:
+                f.attrs.pop("_bounds_check", None)
+        else:
+            from ..llvm import check_allocation_sizes
+
+            check_allocation_sizes(mod)
+        self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
         code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
         if mode == "csim":
             check_io_widths(mod.func(mod.top))
@@ -104,14 +122,16 @@ class HLSModule:
         return f"HLSModule(top={self.top!r}, target={self.target!r}, mode={self.mode!r}{where})"
 
     # --- project ----------------------------------------------------------------------
+    def _files(self) -> dict:
+        return {"kernel.cpp": self.hls_code, "kernel.h": self.header, "host.cpp": self.host_code,
+                "run.tcl": self.tcl, "allo_ap.h": (INCLUDE_DIR / "allo_ap.h").read_text()}
+
     def write_project(self, path: str | None = None) -> Path:
         """Write kernel.cpp, kernel.h, host.cpp, run.tcl and allo_ap.h into `path` (a temp dir if None)."""
         d = Path(path) if path is not None else Path(tempfile.mkdtemp(prefix=f"allo_hls_{self.top}_"))
         try:
             d.mkdir(parents=True, exist_ok=True)
-            files = {"kernel.cpp": self.hls_code, "kernel.h": self.header, "host.cpp": self.host_code,
-                     "run.tcl": self.tcl, "allo_ap.h": (INCLUDE_DIR / "allo_ap.h").read_text()}
-            for name, text in files.items():
+            for name, text in self._files().items():
                 p = d / name
                 if not p.exists() or p.read_text() != text:
                     p.write_text(text)
@@ -165,7 +185,10 @@ class HLSModule:
                         part=self.part if part is None else part)
 
     # --- C simulation -------------------------------------------------------------------
-    def __call__(self, *args):
+    def __call__(self, *args, timeout=None, **kwargs):
+        if kwargs:
+            raise AlloTypeError(f"{self.func.name}: pass the arguments by position, not by keyword "
+                                f"({', '.join(kwargs)}); the only keyword is timeout=")
         if self.mode in EMULATION:
             raise BackendError(f"{EMULATION[self.mode]} needs the Vitis toolchain with XRT (v++, xrt) and is not "
                                f"available in allo; the HLS sources are in {self.project}. Build with mode='csim' "
@@ -180,27 +203,45 @@ class HLSModule:
         params = self.func.params
         from ...ir.calls import fill_defaults
 
-        passed = [k for k in range(len(params)) if k not in self._weights]
+        passed = self._passed()
         args = fill_defaults(self.func, args) if not self._weights else list(args)
         staged = self._stage(args, passed)
+        status = self._guard.new_status() if self._guard.status else None
+        if status is not None:
+            k = len(params) - 1
+            staged.append((k, _to_storage(status, params[k], k, self.func.name)))
+        for j, k in enumerate(passed):
+            if k in self._written:
+                check_writable(args[j], f"argument {k} ({params[k].name!r}) of {self.func.name}()")
         exe = self._binary()
         with tempfile.TemporaryDirectory(prefix="allo_csim_") as tmp:
             for k, raw in staged:
                 raw.tofile(os.path.join(tmp, f"in{k}.bin"))
-            if not self._data_saved:  # keep one input set so `./csim data` and run.tcl reproduce a call
+            if not self._data_saved and self._owns_project():
+                # keep one input set so `./csim data` and run.tcl reproduce a call
                 shutil.copytree(tmp, self.project / "data", dirs_exist_ok=True)
                 self._data_saved = True
-            self._run(exe, tmp)
+            self._run(exe, tmp, self.timeout if timeout is None else timeout)
             results = [self._read(tmp, f"out{k}.bin", t) for k, t in enumerate(self.func.result_types)]
             for j, k in enumerate(passed):
                 if k in self._written:
                     args[j][...] = self._read(tmp, f"arg{k}.bin", params[k].type)
+            if status is not None:
+                status[...] = self._read(tmp, f"arg{len(params) - 1}.bin", params[-1].type)
+        if status is not None:
+            self._guard.raise_if_failed(status)
         if not results:
             return None
         for j, k in returned_params(self.func).items():  # `return A` gives back the caller's A
             if isinstance(args[k], np.ndarray):
                 results[j] = args[k]
         return results[0] if len(results) == 1 else tuple(results)
+
+    def _passed(self) -> list:
+        """Indices of the parameters the caller passes: not the weights loaded from files, not the
+        bounds-check status array allo adds."""
+        n = len(self.func.params) - (1 if self._guard.status else 0)
+        return [k for k in range(n) if k not in self._weights]
 
     def _stage(self, args, passed):
         """[(argument index, raw container array)] for the arguments the caller passes."""
@@ -217,7 +258,7 @@ class HLSModule:
         if self.project is None:
             self.project = self.write_project()
             weakref.finalize(self, shutil.rmtree, str(self.project), True)
-        passed = [k for k in range(len(self.func.params)) if k not in self._weights]
+        passed = self._passed()
         data = self.project / "data"
         data.mkdir(exist_ok=True)
         for k, raw in self._stage(args, passed):
@@ -225,31 +266,47 @@ class HLSModule:
         self._data_saved = True
         return data
 
+    def _owns_project(self) -> bool:
+        """Does the project folder still hold this module's code? (Another module built into the
+        same folder overwrites it; this module then keeps running its own code.)"""
+        try:
+            return (self.project / "kernel.cpp").read_text() == self.hls_code
+        except OSError:
+            return False
+
     def _binary(self) -> Path:
-        """The compiled testbench: built once per code hash, kept in the csim cache directory."""
-        key = hashlib.sha256("\0".join([self.hls_code, self.header, self.host_code, " ".join(CXX_FLAGS),
-                                        (INCLUDE_DIR / "allo_ap.h").read_text(), _cxx()]).encode()).hexdigest()[:20]
+        """The compiled testbench: built once per code hash, kept in the csim cache directory.
+
+        It is compiled from this module's own sources in a private folder (never from the
+        project folder, which another module may have rewritten), into a temp file unique to
+        this call, then renamed into place atomically (safe across threads and processes)."""
+        cxx = _cxx()
+        files = self._files()
+        key = hashlib.sha256("\0".join([files["kernel.cpp"], files["kernel.h"], files["host.cpp"], " ".join(CXX_FLAGS),
+                                        files["allo_ap.h"], cxx]).encode()).hexdigest()[:20]
         exe = cache_dir() / f"csim_{self.top}_{key}"
         if exe.exists():
             return exe
-        tmp = f"{exe}.{os.getpid()}.tmp"
-        cmd = [_cxx(), *CXX_FLAGS, "-I", str(self.project), "kernel.cpp", "host.cpp", "-o", tmp]
-        try:
-            r = subprocess.run(cmd, cwd=self.project, capture_output=True, text=True, timeout=900)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise BackendError(f"could not run the C++ compiler for the HLS C simulation in {self.project}: {e}") from None
-        if r.returncode != 0:
-            raise BackendError(f"g++ failed to compile the HLS C simulation of {self.top!r} "
-                               f"(project {self.project}):\n{r.stderr.strip()}\ncommand: {' '.join(cmd)}")
-        os.replace(tmp, exe)
+        tmp = exe.with_name(f"{exe.name}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:12]}.tmp")
+        with tempfile.TemporaryDirectory(prefix="allo_csim_build_") as build:
+            for name in ("kernel.cpp", "kernel.h", "host.cpp", "allo_ap.h"):
+                Path(build, name).write_text(files[name])
+            cmd = [cxx, *CXX_FLAGS, "-I", build, "kernel.cpp", "host.cpp", "-o", str(tmp)]
+            try:
+                r = run_child(cmd, cwd=build, timeout=900, what=f"C++ compiler for the C simulation of {self.top!r}")
+                if r.returncode != 0:
+                    raise BackendError(f"g++ failed to compile the HLS C simulation of {self.top!r} "
+                                       f"(sources in project {self.project}):\n{r.stderr.strip()}\n"
+                                       f"command: {' '.join(cmd)}")
+                os.replace(tmp, exe)
+            finally:
+                if tmp.exists():
+                    tmp.unlink()
         return exe
 
-    def _run(self, exe: Path, data_dir: str):
-        try:
-            r = subprocess.run([str(exe), data_dir, str(self.project / "weights")], capture_output=True, text=True,
-                               preexec_fn=_big_stack)
-        except OSError as e:
-            raise BackendError(f"could not run the C simulation binary {exe}: {e}") from None
+    def _run(self, exe: Path, data_dir: str, timeout=None):
+        r = run_child([exe, data_dir, str(self.project / "weights")], timeout=timeout,
+                      what=f"C simulation of {self.top!r}", big_stack=True)
         if r.returncode != 0:
             how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
             raise BackendError(f"C simulation of {self.top!r} failed ({how}; project {self.project}):\n"
@@ -461,7 +518,14 @@ def cache_dir() -> Path:
     """Where compiled testbenches are kept: $ALLO_CACHE_DIR/hls, else a per-user temp folder."""
     root = os.environ.get("ALLO_CACHE_DIR")
     d = Path(root) / "hls" if root else Path(tempfile.gettempdir()) / f"allo-hls-cache-{os.getuid()}"
-    d.mkdir(parents=True, exist_ok=True)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise PermissionError(f"no write permission on {d}")
+    except OSError as e:
+        where = "ALLO_CACHE_DIR" if root else "the temp folder"
+        raise BackendError(f"cannot use {d} to cache compiled C simulations ({type(e).__name__}: {e}); "
+                           f"set {where if root else 'ALLO_CACHE_DIR'} to a writable folder") from None
     return d
 
 
@@ -470,14 +534,6 @@ def _cxx() -> str:
     if shutil.which(cxx) is None:
         raise BackendError(f"C++ compiler {cxx!r} not found: HLS C simulation needs g++ (set CXX to use another)")
     return cxx
-
-
-def _big_stack():  # large local arrays live on the stack, as in HLS C++
-    try:
-        _, hard = resource.getrlimit(resource.RLIMIT_STACK)
-        resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
-    except (ValueError, OSError):
-        pass
 
 
 __all__ = ["build_hls", "HLSModule", "written_params", "cache_dir", "CXX_FLAGS"]

@@ -304,7 +304,11 @@ class FuncEmitter(ExprEmitter):
         for b in N.iter_buffers(f):
             if id(b) not in self.buf_names and b.kind != "global":
                 self.buf_names[id(b)] = self.names.fresh(b.name)
+        allocs = []
         for s in N.walk_stmts(f.body):
+            if isinstance(s, N.Alloc):
+                allocs.append(s)  # its initialiser reads only if the local itself is used (below)
+                continue
             for e in N.stmt_exprs(s):
                 for sub in N.walk_expr(e):
                     if isinstance(sub, N.Load):
@@ -316,6 +320,12 @@ class FuncEmitter(ExprEmitter):
                 self.stored.update(id(a) for a in s.args + s.results if isinstance(a, N.Buffer))
             if isinstance(s, N.Return):
                 self.read.update(id(a) for a in s.values if isinstance(a, N.Buffer))
+        for s in reversed(allocs):  # inner declarations first: an unused local does not read its initialiser
+            if id(s.buf) in self.read or id(s.buf) in self.stored or id(s.buf) in self.aliased:
+                if isinstance(s.init, N.Buffer):
+                    self.read.add(id(s.init))
+                elif isinstance(s.init, N.Expr):
+                    self.read.update(id(x.buf) for x in N.walk_expr(s.init) if isinstance(x, N.Load))
 
         self.hoisted = _hoisted_buffers(f.body) - self.declared
 

@@ -145,8 +145,11 @@ template <class T> static inline T allo_fmod(T a, T b) {
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }""",
     "allo_ipow": """\
-// Integer power by squaring, wrapping at T's width; exponents <= 0 give 1.
+// Integer power by squaring, wrapping at T's width. A negative exponent gives the C
+// truncation of 1 / base**-e: 1 for base 1, +-1 for base -1, else 0.
 template <class T> static inline T allo_ipow(T base, T e) {
+  const T one = 1, zero = 0, mone = (T)(zero - one);
+  if (e < zero) return base == one ? one : base == mone ? ((e & one) != zero ? mone : one) : zero;
   T r = 1;
   for (; e > 0; e = (T)(e >> 1), base = (T)(base * base))
     if (e & 1) r = (T)(r * base);

@@ -15,9 +15,7 @@ Example::
 """
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 
 from ...errors import BackendError
 
@@ -91,13 +89,9 @@ def run_vitis(project, timeout=None) -> str:
         raise BackendError("vitis_hls is not on PATH: modes 'csyn', 'cosim' and 'impl' run AMD Vitis HLS "
                            f"(source its settings64.sh). The project is ready in {project}: run "
                            "`vitis_hls -f run.tcl` there, or use allo.report(...) for an estimate without it")
-    try:
-        r = subprocess.run([exe, "-f", "run.tcl"], cwd=project, capture_output=True, text=True,
-                           timeout=timeout, env=dict(os.environ))
-    except subprocess.TimeoutExpired:
-        raise BackendError(f"vitis_hls did not finish within {timeout} s (project {project})") from None
-    except OSError as e:
-        raise BackendError(f"could not run vitis_hls in {project}: {e}") from None
+    from ..process import run_child  # killed with its process group on timeout, Ctrl-C or exit
+
+    r = run_child([exe, "-f", "run.tcl"], cwd=project, timeout=timeout, what=f"vitis_hls run in {project}")
     log = (r.stdout or "") + (r.stderr or "")
     if r.returncode != 0:
         tail = "\n".join(log.strip().splitlines()[-30:])

@@ -142,7 +142,9 @@ class ArithMixin:
         return self.op(f"arith.trunci {p} : {wide} to {t.mlir}")
 
     def int_pow(self, a, b, t):
-        """base ** exp by squaring (exp <= 0 gives 1)."""
+        """base ** exp by squaring, wrapping at t's width. A negative exponent gives the C
+        truncation of 1 / base**-exp: 1 for base 1, +-1 for base -1, else 0 (also for base 0,
+        as x / 0 is 0 in allo)."""
         ty = t.mlir
         one, zero = self.iconst(1, ty), self.iconst(0, ty)
         res = self.val()
@@ -166,4 +168,18 @@ class ArithMixin:
         self.emit(f"scf.yield {r3}, {b3}, {e3} : {ty}, {ty}, {ty}")
         self.ind -= 1
         self.emit("}")
-        return f"{res}#0"
+        if not _signed(t):
+            return f"{res}#0"
+        return self.int_pow_negative(a, b, f"{res}#0", ty)
+
+    def int_pow_negative(self, a, b, positive, ty):
+        """The result for exponent b < 0 (see int_pow), else `positive`."""
+        zero, one, mone = self.iconst(0, ty), self.iconst(1, ty), self.iconst(-1, ty)
+        odd = self.op(f"arith.cmpi ne, {self.op(f'arith.andi {b}, {one} : {ty}')}, {zero} : {ty}")
+        sign = self.op(f"arith.select {odd}, {mone}, {one} : {ty}")
+        is_m1 = self.op(f"arith.cmpi eq, {a}, {mone} : {ty}")
+        is_1 = self.op(f"arith.cmpi eq, {a}, {one} : {ty}")
+        neg = self.op(f"arith.select {is_m1}, {sign}, {zero} : {ty}")
+        neg = self.op(f"arith.select {is_1}, {one}, {neg} : {ty}")
+        below = self.op(f"arith.cmpi slt, {b}, {zero} : {ty}")
+        return self.op(f"arith.select {below}, {neg}, {positive} : {ty}")

@@ -224,6 +224,9 @@ template <int W> inline int64_t wrap_s(uint64_t v) { return (int64_t)(v << (64 -
 template <int W> inline uint64_t wrap_u(uint64_t v) { return (v << (64 - W)) >> (64 - W); }
 
 constexpr int words(int bits) { return bits <= 0 ? 1 : (bits + 63) / 64; }
+// x < 0 without comparing an unsigned or bool value with 0 (-Werror=bool-compare / type-limits).
+template <class T> typename std::enable_if<std::is_signed<T>::value, bool>::type negative(T x) { return x < 0; }
+template <class T> typename std::enable_if<!std::is_signed<T>::value, bool>::type negative(T) { return false; }
 }  // namespace allo_detail
 
 // ----------------------------------------------------------------------------- integers
@@ -486,7 +489,7 @@ template <int W, int I, bool S> struct allo_fixed {
   }
   allo_fixed(float x) : allo_fixed((double)x) {}
   template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
-  allo_fixed(T x) : v(align(allo_detail::w_from_u64<2>((uint64_t)x, std::is_signed<T>::value && x < 0), 0, true)) {}
+  allo_fixed(T x) : v(align(allo_detail::w_from_u64<2>((uint64_t)x, allo_detail::negative(x)), 0, true)) {}
   template <int N, bool S2, bool Wd> allo_fixed(const allo_int<N, S2, Wd> &x)
       : v(align(allo_int<N, S2, true>(x).v, 0, S2)) {}
   template <int W2, int I2, bool S2> allo_fixed(const allo_fixed<W2, I2, S2> &o) : v(align(o.v, W2 - I2, S2)) {}

@@ -1,0 +1,102 @@
+"""Reliability costs: memory and threads over many distinct builds, and the per-call overhead of
+an interruptible (Ctrl-C-able) LLVM call.
+
+    python benchmarks/bench_reliability.py [N]        # N distinct builds (default 300)
+
+1. Builds N distinct kernels (a different constant each), calls and drops each module; reports
+   RSS and OS thread growth, once with the engine cache as it was before (128 engines kept
+   strongly) and once as it is now (engines live while a module uses them, plus the last 8).
+   Each configuration runs in its own process.
+2. Median time per call of a small `while`-loop kernel with and without the interrupt guard.
+"""
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import allo
+import allo.backend.llvm as llvm
+from allo.ir.types import float32, int32
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+def builds(n: int, cache_size: int) -> dict:
+    """RSS/thread growth over `n` distinct builds with the strong engine cache set to `cache_size`."""
+    llvm._CACHE_SIZE = cache_size
+
+    def one(k):
+        scale = float(k)
+
+        def kern(A: float32[8]) -> float32[8]:
+            B: float32[8] = 0.0
+            for i in range(8):
+                B[i] = A[i] * scale
+            return B
+
+        allo.customize(kern).build()(np.ones(8, np.float32))
+
+    for k in range(10):  # warm up: imports, the first engines
+        one(k)
+    gc.collect()
+    rss0, th0, t0 = _rss_mb(), _threads(), time.perf_counter()
+    for k in range(10, 10 + n):
+        one(k)
+    gc.collect()
+    return {"builds": n, "cache": cache_size, "rss_growth_mb": round(_rss_mb() - rss0, 1),
+            "threads_before": th0, "threads_after": _threads(), "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def call_overhead(calls: int = 20000) -> dict:
+    """Median seconds per call of a `while` kernel, interruptible vs plain (same module)."""
+    def spin(n: int32, A: int32[4]) -> int32:
+        x: int32 = 0
+        while x < n:
+            A[x % 4] += 1
+            x = x + 1
+        return x
+
+    mod = allo.customize(spin).build()
+    A = np.zeros(4, np.int32)
+    out = {}
+    for rnd in range(3):
+        for flag in (True, False):
+            mod.interruptible = flag
+            ts = []
+            for _ in range(calls // 3):
+                t = time.perf_counter()
+                mod(0, A)
+                ts.append(time.perf_counter() - t)
+            out.setdefault(flag, []).append(statistics.median(ts))
+    on, off = min(out[True]), min(out[False])
+    return {"interruptible_us": round(on * 1e6, 2), "plain_us": round(off * 1e6, 2),
+            "overhead_us": round((on - off) * 1e6, 2)}
+
+
+def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--child":
+        n, cache = int(sys.argv[2]), int(sys.argv[3])
+        print(json.dumps(builds(n, cache) if n else call_overhead()))
+        return
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 300
+    for label, cache in (("before (128 engines kept)", 128), ("now (weak + last 8)", 8)):
+        r = subprocess.run([sys.executable, __file__, "--child", str(n), str(cache)], capture_output=True, text=True)
+        print(label, r.stdout.strip() or r.stderr[-2000:])
+    r = subprocess.run([sys.executable, __file__, "--child", "0", "0"], capture_output=True, text=True)
+    print("interruptible call", r.stdout.strip() or r.stderr[-2000:])
+
+
+if __name__ == "__main__":
+    main()
