@@ -341,6 +341,27 @@ def test_dropped_modules_release_their_engines_and_threads():
     assert build(7)._compiled is kept._compiled  # a live module's engine is still reused
 
 
+def test_dropped_imported_models_release_their_engines_and_threads():
+    """from_pytorch leaked ~3.6 MB and 2 LLVM threads per import (the engine cache kept them)."""
+    torch = pytest.importorskip("torch")
+
+    def imported(k):
+        torch.manual_seed(k)  # other weights: another build
+        model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).eval()
+        x = torch.rand(2, 4)
+        mod = allo.frontend.from_pytorch(model, [x], verbose=False, threads=1)
+        np.testing.assert_allclose(mod(x.numpy()), model(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+
+    for k in range(10):  # fill the small cache of recent builds
+        imported(100 + k)
+    gc.collect()
+    threads = len(os.listdir("/proc/self/task"))
+    for k in range(10):
+        imported(k)
+    gc.collect()
+    assert len(os.listdir("/proc/self/task")) <= threads
+
+
 # ----------------------------------------------------------------------------- item 15: pickling
 def test_llvm_modules_pickle_and_rejit():
     for mod, args in [(allo.customize(ku.histogram).build(bounds_check=True), (np.arange(8, dtype=np.int32),)),

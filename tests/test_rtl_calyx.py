@@ -49,10 +49,11 @@ def run_prepared_on_llvm(s, args, convert_ifs=True):
     hw = prepare_for_hw(s.ir.clone(), "Calyx")
     if convert_ifs:
         if_convert(hw.func)
+    params = list(hw.func.params)  # the build may add a hidden status parameter (allo.ir.guards)
     mod = build_llvm(N.Module([hw.func], hw.func.name))
     plan_outs = [rt for rt in hw.original.result_types]
     call, out_arrays = [], []
-    for k, p in enumerate(hw.func.params):
+    for k, p in enumerate(params):
         if k < len(args):
             a = args[k]
             call.append(a.reshape(p.shape) if isinstance(a, np.ndarray) else a)

@@ -322,7 +322,10 @@ def _signature_of(top: N.Func):
     written = {id(b) for b in top.params} & written_params(top)
     idx = {k for k, p in enumerate(top.params) if id(p) in written}
     attrs = {"_defaults": top.attrs["_defaults"]} if top.attrs.get("_defaults") else {}  # scalar defaults
-    return N.Func(top.name, list(top.params), list(top.result_types), [], attrs, top.loc), idx
+    ret = top.body[-1] if top.body and isinstance(top.body[-1], N.Return) else None
+    params = {id(p) for p in top.params}
+    body = [N.Return([v if id(v) in params else None for v in ret.values], ret.loc)] if ret is not None else []
+    return N.Func(top.name, list(top.params), list(top.result_types), body, attrs, top.loc), idx
 
 
 def _unpickle_llvm(state) -> LLVMModule:
