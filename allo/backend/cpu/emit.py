@@ -55,6 +55,22 @@ class Tiles:
         self.NC = self.NR * max(1, arch.nc_cols // self.NR)
 
 
+def balanced_rows(U: int, MR: int, n: int) -> int:
+    """Rows of the register tile when the U rows are split between n threads: the largest MR' in
+    [ceil(MR/2), MR] with U a multiple of n * MR' (every thread gets the same number of full
+    tiles and no leftover rows run serially after the parallel loop), else MR. Only the tiling
+    changes: every element still gets its updates in source order.
+
+    Example::
+
+        balanced_rows(128, 6, 2)       # 4: 16 tiles of 4 rows per thread instead of 66 + 60 + 2
+    """
+    for mr in range(MR, (MR + 1) // 2 - 1, -1):
+        if mr >= 1 and U % (mr * n) == 0:
+            return mr
+    return MR
+
+
 class ContractionEmitter:
     def __init__(self, r, c, arch, parallel=False, threads=1):
         self.r, self.c, self.arch = r, c, arch
@@ -75,6 +91,7 @@ class ContractionEmitter:
                 return ("others",), id(f.var)
         panels = c.V // t.NR
         if c.u is not None and c.U // t.MR >= n:  # BLIS-style: shared packed panels, rows split
+            t.MR = balanced_rows(c.U, t.MR, n)
             t.MC = t.MR * -(-(c.U // t.MR) // n)  # one block of row tiles per thread
             return ("ic",), id(c.u)
         if c.packs and panels >= n:
