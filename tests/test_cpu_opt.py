@@ -466,3 +466,26 @@ def test_random_gemm_shapes_and_orders_bit_exact(M, N, K, order):
     if order != "ijk":
         s.reorder(*[loops[c] for c in order])
     _exact(s, [_rand((M, K), np.float32), _rand((K, N), np.float32)])
+
+
+# ----------------------------------------------------------------------------- linear packing / row split
+def test_balanced_row_tiles():
+    from allo.backend.cpu.emit import balanced_rows
+
+    assert balanced_rows(128, 6, 2) == 4  # 16 tiles of 4 rows per thread, no serial leftover rows
+    assert balanced_rows(96, 6, 2) == 6
+    assert balanced_rows(97, 6, 2) == 6  # nothing divides: keep the register tile
+
+
+@pytest.mark.parametrize("M,N,K,threads", [(128, 64, 48, 2), (40, 48, 40, 1), (37, 40, 20, 2), (64, 19, 24, 2)])
+def test_linear_transposed_pack_bit_exact(M, N, K, threads):
+    """nn.linear reads W[N, K] along k: its panels are packed by VLxVL vector transposes (when
+    the lanes, K and the cache block are multiples of VL) or element by element (the others);
+    both give the loops' results bit for bit, serial and with row tiles split between threads."""
+    from allo.library import nn
+
+    s = allo.customize(nn.linear, instantiate=[float32, M, N, K])
+    nn.linear.schedule_fn(s)
+    args = [_rand((M, K), np.float32), _rand((N, K), np.float32), _rand((N,), np.float32)]
+    mod = _exact(s, args, threads=threads)
+    assert any("vector micro-kernel" in line for line in mod.cpu_report), mod.cpu_report

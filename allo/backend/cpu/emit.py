@@ -244,6 +244,8 @@ class ContractionEmitter:
                     o = self.index_const(off)
                     r.emit(f"vector.store {vec}, {m}[{p}, {kk}, {o}] : {ty}, {self.vt(et)}")
                 self.close_for()
+            elif self._transpose_ok(ld, width, K):
+                self.pack_transposed(ld, m, ty, et, kc, K, p, v0, width)
             else:  # transposing copy: per k, the panel's lanes come from `width` rows read in turn
                 pk, _ = self.open_for((kc, 0), (kc, t.KC, K), name="pk")
                 self.bind(kf.var, pk)
@@ -257,6 +259,44 @@ class ContractionEmitter:
                 self.close_for()
         if jc is not None:
             self.close_for()
+
+    def _transpose_ok(self, ld, width, K):
+        """Can the transposing copy of `ld` move VL x VL blocks (vector loads along the reduction,
+        an in-register transpose, vector stores along the lanes)? Needs ld contiguous in the
+        reduction variable and whole blocks: width, KC and K multiples of VL."""
+        from .linear import access_forms
+
+        VL, kf = self.t.VL, self.c.reds[0][0]
+        forms = access_forms(ld.indices)
+        if forms is None or width % VL or self.t.KC % VL or K % VL or VL > 16:
+            return False
+        return forms[-1].coef(kf.var) == 1 and not any(f.depends(kf.var) for f in forms[:-1])
+
+    def pack_transposed(self, ld, m, ty, et, kc, K, p, v0, width):
+        """Pack `ld` (contiguous along k) into lanes-contiguous panels VL x VL elements at a time:
+        VL vector loads W[v0+jj, k:k+VL], vector.transpose, VL vector stores Bp[p, k-kc+r, jj..].
+        Pure data movement: the packed values are the same as the scalar copy's."""
+        c, t, r = self.c, self.t, self.r
+        VL, kf = t.VL, c.reds[0][0]
+        vt, mt = self.vt(et), f"vector<{VL}x{VL}x{et.mlir}>"
+        pk, _ = self.open_for((kc, 0), (kc, t.KC, K), VL, name="pk")
+        self.bind(kf.var, pk)
+        kk = self.apply("d0 - d1", [pk, kc])
+        zero = "0.0" if isinstance(et, Float) else "0"
+        for off in range(0, width, VL):
+            blk = r.op(f"arith.constant dense<{zero}> : {mt}")
+            for jj in range(VL):
+                self.bind(c.v, self.apply(f"d0 + {off + jj}", [v0]) if off + jj else v0)
+                idx = [r.index_value(i) for i in ld.indices]
+                row = r.op(f"vector.load {r.memref(ld.buf)}[{', '.join(idx)}] : {ld.buf.type.mlir}, {vt}")
+                blk = r.op(f"vector.insert {row}, {blk} [{jj}] : {vt} into {mt}")
+            tr = r.op(f"vector.transpose {blk}, [1, 0] : {mt} to {mt}")
+            o = self.index_const(off)
+            for kr in range(VL):
+                col = r.op(f"vector.extract {tr}[{kr}] : {vt} from {mt}")
+                kq = self.apply(f"d0 + {kr}", [kk]) if kr else kk
+                r.emit(f"vector.store {col}, {m}[{p}, {kq}, {o}] : {ty}, {vt}")
+        self.close_for()
 
     def _contig(self, ld):
         from .contraction import _contiguous
