@@ -489,3 +489,21 @@ def test_linear_transposed_pack_bit_exact(M, N, K, threads):
     args = [_rand((M, K), np.float32), _rand((N, K), np.float32), _rand((N,), np.float32)]
     mod = _exact(s, args, threads=threads)
     assert any("vector micro-kernel" in line for line in mod.cpu_report), mod.cpu_report
+
+
+def test_malloc_tuning_switches(monkeypatch):
+    """glibc's heap keeps freed kernel intermediates mapped (no page faults per call); the user's
+    ALLO_MALLOC_TUNING=0 or glibc's own MALLOC_*_THRESHOLD_ variables turn allo's tuning off."""
+    import platform
+
+    from allo.backend import allocator
+
+    tune = allocator.tune_malloc.__wrapped__
+    monkeypatch.setenv(allocator.ENV_SWITCH, "0")
+    assert tune() is False
+    monkeypatch.delenv(allocator.ENV_SWITCH)
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "1000000")
+    assert tune() is False
+    monkeypatch.delenv("MALLOC_TRIM_THRESHOLD_")
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert tune() is True

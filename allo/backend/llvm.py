@@ -32,6 +32,7 @@ from ..ir.guards import ABORT, SITE, instrument, may_run_long
 from ..ir.passes import LLVM_PIPELINE, run_pipeline
 from ..ir.render_mlir import ENTRY_PREFIX, parse_with_globals, render_with_globals
 from . import interrupt
+from .allocator import tune_malloc
 from .marshal import CallPlan, written_params
 
 DEFAULT_OPT_LEVEL = 2
@@ -229,6 +230,7 @@ class LLVMModule:
         except KeyError:
             raise BackendError(f"top function {mod.top!r} not found in the module") from None
         check_allocation_sizes(mod)
+        tune_malloc()
         self.interruptible = may_run_long(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible)
         top = mod.func(mod.top)
