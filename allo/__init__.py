@@ -17,24 +17,22 @@ Example::
 """
 __version__ = "0.1.0"
 
-from .errors import (AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError, FrontendError,
-                     AlloWarning, BoundsError)
+from .errors import (AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError,
+                     FrontendError, AlloWarning, BoundsError)
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16,
                        ConstExpr)
-from .ir.types import (int2, int3, int4, int5, int6, int7, int9, int10, int11, int12, int13, int14, int15, int128,  # noqa: E501
-                       int256, int512, uint2, uint3, uint4, uint5, uint6, uint7, uint9, uint10, uint11, uint12, uint13,
-                       uint14, uint15, uint128, uint256, uint512, INT_NAMES as _INT_NAMES, UINT_NAMES as _UINT_NAMES)
-from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp, log, log2, sqrt, rsqrt, tanh, sin, cos, erf, abs, pow, floor, ceil, min, max,
-                  matmul, transpose, log10, tan, power, add, sub, mul, div, copy, bmm, linear, relu, gelu, softmax,
-                  layernorm, conv2d, maxpool, sumpool, view, tril, concat, ones, zeros)
-from .kernel import kernel, AlloKernel, KernelInstance
-from .customize import customize
+from .ir.types import (int2, int3, int4, int5, int6, int7, int9, int10, int11, int12, int13, int14, int15, int128,
+                       int256, int512, uint2, uint3, uint4, uint5, uint6, uint7, uint9, uint10, uint11, uint12,
+                       uint13, uint14, uint15, uint128, uint256, uint512, INT_NAMES as _INT_NAMES,
+                       UINT_NAMES as _UINT_NAMES)
+from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp, log, log2, sqrt, rsqrt, tanh,
+                  sin, cos, erf, abs, pow, floor, ceil, min, max, matmul, transpose, log10, tan, power, add,
+                  sub, mul, div, copy, bmm, linear, relu, gelu, softmax, layernorm, conv2d, maxpool, sumpool,
+                  view, tril, concat, ones, zeros)
+from .dsl.kernel import KernelInstance
+from .schedule.customize import AlloKernel, customize, kernel
 from .schedule.schedule import Schedule, Partition
-from .ir import calls as _calls
-
-_calls.register_allo_builtins(__import__(__name__))
-
 from . import library, frontend, dsl, passes, memory  # noqa: E402
 from .verify import verify  # noqa: E402
 from . import qor  # noqa: E402

@@ -130,3 +130,11 @@ def relocate(err: AlloError, loc, what: str) -> AlloError:
     new = located(type(err), f"{what}: {message} (raised in {lib})", loc)
     new.library_filename, new.library_lineno = err.filename, err.lineno
     return new
+
+
+def clean(err: AlloError) -> AlloError:
+    """`err` without compiler-internal frames and chained exceptions (raise it `from None`)."""
+    err.__traceback__ = None
+    err.__context__ = None
+    err.__suppress_context__ = True
+    return err

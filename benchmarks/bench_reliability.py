@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 import allo
-import allo.backend.llvm as llvm
+import allo.backend.llvm.module as llvm
 from allo.ir.types import float32, int32
 
 

@@ -379,7 +379,7 @@ def same_bits(a, b) -> bool:
 def check(prog: Program, seed: int, directory: str, csim: bool = True) -> str:
     """Build and run one program on every backend; returns "ok", "rejected" (the compiler refused
     the random kernel with an AlloError) or raises AssertionError describing a mismatch."""
-    from allo.ir.interp import run
+    from allo.interp import run
 
     fn = prog.load(directory)
     try:

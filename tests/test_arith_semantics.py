@@ -12,8 +12,9 @@ import torch
 
 import allo
 from allo.ir.fixed import from_raw, to_raw
-from allo.ir.interp import run as interp_run
-from allo.ir.types import Fixed, bool as bool_t, float32, float64, int8, int16, int32, int64, int128, uint8, uint64, uint128  # noqa: F401
+from allo.interp import run as interp_run
+from allo.ir.types import (Fixed, bool as bool_t, float32, float64, int8, int16, int32, int64, int128, uint8, uint64,
+                           uint128)  # noqa: F401
 from allo.library import nn
 
 from .test_bit_growth import run_with_xilinx_headers

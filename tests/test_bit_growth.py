@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 import allo
 from allo.ir.fixed import to_raw
-from allo.ir.interp import run as interp_run
+from allo.interp import run as interp_run
 from allo.ir.promote import literal_type, result_type
 from allo.ir.types import Fixed, Int, UFixed, UInt, int8, int16, int32, uint8
 

@@ -12,7 +12,7 @@ import allo
 from allo.ir.types import ConstExpr, Fixed, Int, UInt, float32, int8, int16, int32, uint1
 from allo.library import nn
 from allo.library.systolic import systolic
-from allo.memory import Layout, Memory
+from allo.dsl.memory import Layout, Memory
 
 RNG = np.random.default_rng(12)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import allo
-from allo.backend import openmp
+from allo.backend.llvm import openmp
 from allo.ir.types import float32, float64, int8, int32
 
 rng = np.random.default_rng(7)
@@ -432,8 +432,8 @@ def test_parallel_contractions_pick_a_loop():
 
 
 def test_optimiser_failure_falls_back_to_plain_build(monkeypatch):
-    import allo.backend.cpu.render as cpu_render
-    import allo.backend.cpu_opt as cpu_opt
+    import allo.backend.llvm.cpu.render as cpu_render
+    import allo.backend.llvm.cpu_opt as cpu_opt
 
     M, N, K = 9, 11, 5
     s = gemm_schedule(M, N, K)
@@ -470,7 +470,7 @@ def test_random_gemm_shapes_and_orders_bit_exact(M, N, K, order):
 
 # ----------------------------------------------------------------------------- linear packing / row split
 def test_balanced_row_tiles():
-    from allo.backend.cpu.emit import balanced_rows
+    from allo.backend.llvm.cpu.emit import balanced_rows
 
     assert balanced_rows(128, 6, 2) == 4  # 16 tiles of 4 rows per thread, no serial leftover rows
     assert balanced_rows(96, 6, 2) == 6
@@ -496,7 +496,7 @@ def test_malloc_tuning_switches(monkeypatch):
     ALLO_MALLOC_TUNING=0 or glibc's own MALLOC_*_THRESHOLD_ variables turn allo's tuning off."""
     import platform
 
-    from allo.backend import allocator
+    from allo.backend.llvm import allocator
 
     tune = allocator.tune_malloc.__wrapped__
     monkeypatch.setenv(allocator.ENV_SWITCH, "0")

@@ -7,7 +7,7 @@ torch = pytest.importorskip("torch")
 nn = torch.nn
 
 import allo  # noqa: E402
-from allo.backend import openmp  # noqa: E402
+from allo.backend.llvm import openmp  # noqa: E402
 
 
 class Block(nn.Module):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import allo
-from allo.ir.interp import run
+from allo.interp import run
 from allo.ir.types import Fixed, Int, UFixed, UInt, float32, int8, int32
 
 from .fuzz_kernels import same_bits

@@ -849,7 +849,7 @@ def direct_add(A: float32[16], B: float32[16]) -> float32[16]:
 
 
 def test_kernel_decorator_direct_call_is_compiled_once(monkeypatch):
-    cmod = sys.modules["allo.customize"]  # the package attribute `allo.customize` is the function
+    cmod = sys.modules["allo.schedule.customize"]  # the package attribute `allo.customize` is the function
     calls = []
     real = cmod.customize
 

@@ -12,13 +12,13 @@ from hypothesis import strategies as st
 
 from allo.errors import AlloError, ScheduleError
 from allo.ir import nodes as N
-from allo.ir.interp import run
+from allo.interp import run
 from allo.ir.types import float32, index, int32
-from allo.schedule import (BandHandle, LoopHandle, buffer_at, compute_at, dataflow, find_buffer, find_loop,
-                           fuse, get_bands, get_loops, loop_path, loop_tree, parallel, partition, pipeline,
-                           reorder, reuse_at, split, unroll)
+from allo.schedule import (BandHandle, LoopHandle, buffer_at, compute_at, dataflow, find_buffer, find_loop, fuse,
+                           get_bands, get_loops, loop_path, loop_tree, parallel, partition, pipeline, reorder,
+                           reuse_at, split, unroll)
 from allo.schedule.rewrite import trip_count
-from allo.schedule.verify import verify_func
+from allo.ir.check import verify_func
 
 import allo
 
@@ -488,7 +488,7 @@ def test_tiling_with_non_dividing_factors():
 
 
 def test_rewrites_keep_locations():
-    from allo.ir.source import Loc
+    from allo.dsl.source import Loc
 
     def located_gemm():
         mod = gemm()
@@ -910,7 +910,7 @@ FRONTEND_SCHEDULES = [
 
 @pytest.mark.parametrize("kernel,schedule", FRONTEND_SCHEDULES)
 def test_primitives_on_frontend_ir(kernel, schedule):
-    build_ir = pytest.importorskip("allo.customize").build_ir
+    build_ir = pytest.importorskip("allo.schedule.customize").build_ir
     fn = globals()[kernel]
     check_same(lambda: build_ir(fn)[0], schedule)
 

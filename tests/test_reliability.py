@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import allo
-from allo.ir import guards
-from allo.ir.interp import run
+from allo.transforms import guards
+from allo.interp import run
 from allo.ir.types import float32, int32
 
 from . import kernels_unsafe as ku

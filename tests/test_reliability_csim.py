@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import allo
-from allo.backend import process
+from allo.backend import toolchain as process
 from allo.ir.types import int32
 
 from . import kernels_unsafe as ku

@@ -8,15 +8,15 @@ import numpy as np
 import allo
 import pytest
 
-from allo.backend.llvm import build_llvm
+from allo.backend.llvm.module import build_llvm
 from allo.errors import AlloTypeError, BackendError
 from allo.ir import nodes as N
 from allo.ir.fixed import from_raw, to_raw, wrap_int
-from allo.ir.passes import LLVM_PIPELINE, run_pipeline
-from allo.ir.render_mlir import BIG_GLOBAL, render_module, to_mlir_module
-from allo.ir.source import Loc
-from allo.ir.types import (ArrayType, Fixed, Int, UFixed, UInt, bool as bool_t, float16, float32, float64, index, int8,
-                           int32, int64, uint8)
+from allo.render.pipelines import LLVM_PIPELINE, run_pipeline
+from allo.render import BIG_GLOBAL, render_module, to_mlir_module
+from allo.dsl.source import Loc
+from allo.ir.types import (ArrayType, Fixed, Int, UFixed, UInt, bool as bool_t, float16, float32, float64, index,
+                           int8, int32, int64, uint8)
 
 rng = np.random.default_rng(0)
 
@@ -755,7 +755,7 @@ def test_random_expressions_match_interpreter(seed):
     """Random typed expression trees: LLVM results equal the reference interpreter bit for bit."""
     import random
 
-    from allo.ir import interp
+    from allo import interp
 
     r = random.Random(seed)
     shape = (3, 5)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import allo
-from allo.backend.llvm import build_llvm
+from allo.backend.llvm.module import build_llvm
 from allo.backend.rtl.ifconv import if_convert
 from allo.backend.rtl.prepare import prepare_for_hw
 from allo.ir import nodes as N

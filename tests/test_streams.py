@@ -126,7 +126,7 @@ def test_fifo_semantics_keep_results_property(P, Q, R, depth):
 def test_fifo_lowering_reads_in_write_order():
     """The LLVM FIFO takes the k-th write at the k-th read, whatever indices the kernel used:
     a consumer that reads in another order would see other numbers (here: a transpose)."""
-    from allo.ir.streams import lower_streams
+    from allo.transforms.streams import lower_streams
 
     s = streamed(3, 2, 3)
     mod = lower_streams(s.ir.clone())

@@ -114,7 +114,7 @@ def schedule_of(obj, instantiate=None):
     if isinstance(inner, Schedule):
         return inner
     if callable(obj):
-        from ..customize import customize
+        from ..schedule.customize import customize
 
         return customize(obj, instantiate=instantiate)
     raise DSEError(f"explore: expected a kernel, an allo.Schedule or a torch.nn.Module, got {type(obj).__name__}")

@@ -11,7 +11,7 @@ Example::
 """
 from __future__ import annotations
 
-from ..errors import FrontendError
+from ..errors import FrontendError, clean
 from .compose import compose_schedules, pipeline_helpers as _pipeline_helpers
 from .runtime import TorchModule
 
@@ -80,7 +80,6 @@ class ImportedModel:
 
     def _build_hls(self, s, target, mode, project):
         from ..backend.hls import build_hls
-        from ..customize import _clean
         from ..errors import AlloError
 
         first = len(self.program.inputs)
@@ -88,7 +87,7 @@ class ImportedModel:
         try:
             hls = build_hls(s.ir.clone(), mode=mode, project=project, target=target, weights=weights)
         except AlloError as e:
-            raise _clean(e) from None
+            raise clean(e) from None
         if mode is None:
             return hls
         return TorchModule(hls, self, pass_weights=False)

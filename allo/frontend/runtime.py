@@ -53,7 +53,7 @@ class TorchModule:
     def threads(self):
         """CPU threads of the parallel loops (LLVM builds). Setting it rebuilds the module (builds
         are cached, so switching back is free)."""
-        from ..backend.openmp import resolve_threads
+        from ..backend.llvm.openmp import resolve_threads
 
         return resolve_threads(getattr(self.built, "threads", None)) if self._rebuild else None
 

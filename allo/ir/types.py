@@ -330,6 +330,25 @@ def is_bool(t) -> builtins.bool:
     return isinstance(t, UInt) and t.bits == 1
 
 
+_FLOAT_LOWEST = {16: -65504.0, 32: -3.4028234663852886e38, 64: -1.7976931348623157e308}
+
+
+def lowest(t):
+    """The most negative finite value of scalar type `t` (a Python number): the start value of a
+    running maximum. Example: `lowest(float32)` is -3.4028234663852886e38, `lowest(int8)` -128."""
+    if isinstance(t, Float):
+        return -3.3895313892515355e38 if t.brain else _FLOAT_LOWEST[t.bits]
+    if isinstance(t, Int):
+        return -(2 ** (t.bits - 1))
+    if isinstance(t, UInt):
+        return 0
+    if isinstance(t, Fixed):
+        return -(2 ** (t.bits - 1)) / 2 ** t.frac
+    if isinstance(t, UFixed):
+        return 0.0
+    raise TypeError(f"lowest: unsupported element type {t!r}")
+
+
 class ConstType:
     """`ConstExpr[int32]`: the annotation of a compile-time constant of type int32 (a kernel
     local whose value the builder computes; it becomes a literal wherever it is used)."""

@@ -43,12 +43,12 @@ KERNELS: dict = {}  # kernel name -> Entry, in definition order
 
 def schedule_for(*kernels):
     """Register the decorated `fn(s)` as the predefined schedule of each of `kernels`."""
-    from ..kernel import AlloKernel
+    from ..dsl.kernel import KernelDef
 
     if not kernels:
         raise AlloError("schedule_for needs at least one kernel")
     for k in kernels:
-        if not isinstance(k, AlloKernel):
+        if not isinstance(k, KernelDef):
             raise AlloError(f"schedule_for needs @allo.kernel objects, got {type(k).__name__}")
 
     def deco(fn):

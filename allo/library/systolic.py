@@ -14,7 +14,7 @@ Example::
 """
 from __future__ import annotations
 
-import allo
+from . import lang as allo  # the public names as kernel code spells them
 
 
 @allo.kernel(template="TyA, TyB, TyC, M, K, N, M0, M1")

@@ -34,7 +34,7 @@ def _module_of(obj):
     if sched is not None and sched is not obj:
         return _module_of(sched)
     if callable(obj):
-        from ..customize import customize
+        from ..schedule.customize import customize
 
         return customize(obj).ir, None, None
     raise AlloError(f"QoR: cannot estimate a {type(obj).__name__}; pass a Schedule, an HLS module, "

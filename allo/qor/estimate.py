@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..backend.hls.bundles import bundle_name
+from .bundles import bundle_name
 from ..errors import AlloError
 from ..ir import nodes as N
 from .affine import Aff, index_aff

@@ -29,8 +29,8 @@ import numpy as np
 
 from ..errors import ScheduleError
 from ..ir import nodes as N
-from ..ir.bounds import affine, expr_text
-from ..ir.guards import written_before_read
+from ..transforms.bounds import affine, expr_text
+from ..transforms.guards import written_before_read
 from . import rewrite as R
 
 ENUMERATION_LIMIT = 1 << 20  # candidate points per pair of accesses

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import AlloError, ScheduleError
+from ..errors import AlloError, ScheduleError, clean
+from ..dsl.kernel import KernelDef, KernelInstance
+from .kernel_ir import build_ir_for_user
 
 
 def _check_options(builder, target, kw, **not_applicable):
@@ -107,7 +109,7 @@ class Schedule:
     def module(self):
         """The MLIR module (re-rendered after each primitive)."""
         if self._mlir_cache is None:
-            from ..ir.render_mlir import to_mlir_module
+            from ..render import to_mlir_module
 
             self._mlir_cache = to_mlir_module(self.ir, mode="view")
             from ..passes import register_module
@@ -167,9 +169,9 @@ class Schedule:
         """
         try:
             if target == "llvm":
-                from ..backend.llvm import build_llvm
+                from ..backend.llvm.module import build_llvm
 
-                from ..ir.streams import lower_streams
+                from ..transforms.streams import lower_streams
 
                 _check_options(build_llvm, target, kw, mode=mode, project=project)
                 return build_llvm(lower_streams(self.ir.clone()), threads=threads, **kw)
@@ -181,7 +183,7 @@ class Schedule:
             if target == "mlir":
                 return self
             if target in ("rtl", "calyx"):  # options of other targets are refused, not ignored
-                from ..ir.streams import lower_streams
+                from ..transforms.streams import lower_streams
 
                 given = {k: v for k, v in (("mode", mode), ("project", project), ("threads", threads)) if v is not None}
                 if target == "rtl":
@@ -192,9 +194,7 @@ class Schedule:
 
                 return build_calyx(lower_streams(self.ir.clone()), **given, **kw)
         except AlloError as e:
-            from ..customize import _clean
-
-            raise _clean(e) from None
+            raise clean(e) from None
         absent = {"ihls": "Intel HLS (ihls)", "tapa": "TAPA", "catapult": "Catapult HLS", "aie": "AMD AI Engine (aie)",
                   "xls": "Google XLS", "spmw": "the SPMW dataflow backend", "simulator": "the dataflow simulator"}
         if target in absent:
@@ -227,11 +227,9 @@ class Schedule:
             self._verify(func_name)
         except AlloError as e:
             restore()
-            from ..customize import _clean
-
             if not isinstance(e, ScheduleError):
                 e = ScheduleError(f"{primitive}: {e}")
-            raise _clean(e) from None
+            raise clean(e) from None
         except Exception as e:  # an internal failure must not leave a half-done module
             restore()
             raise ScheduleError(f"{primitive}{tuple(args)}: cannot apply ({type(e).__name__}: {e})") from None
@@ -241,7 +239,7 @@ class Schedule:
 
     def _apply_unchecked(self, primitive, func_name, args, kwargs, fn):
         """`_apply` without the snapshot and the MLIR verifier (the Python structure check stays)."""
-        from .verify import verify_func
+        from ..ir.check import verify_func
 
         result = fn()
         if func_name in self._func_names():
@@ -295,8 +293,8 @@ class Schedule:
         """Check the rewritten function: structure in Python, then MLIR's verifier on the function
         with its callees (weights are not attached: verification needs only their types)."""
         from ..ir.nodes import CallStmt, Module, walk_stmts
-        from ..ir.render_mlir import BIG_GLOBAL, _render, parse_with_globals
-        from .verify import verify_func
+        from ..render import BIG_GLOBAL, _render, parse_with_globals
+        from ..ir.check import verify_func
 
         if func_name not in self._func_names():
             return
@@ -567,9 +565,7 @@ class Schedule:
             except AlloError as e:
                 restore()
                 self.steps[:] = steps
-                from ..customize import _clean
-
-                raise _clean(ScheduleError(f"compose: step {k} of the schedule of {base!r} ({step}) does not "
+                raise clean(ScheduleError(f"compose: step {k} of the schedule of {base!r} ({step}) does not "
                                            f"apply to {func!r}: {e}")) from None
         return self
 
@@ -588,17 +584,13 @@ class Schedule:
         return restore
 
     def _sub_schedule(self, sched_or_kernel, instantiate):
-        from ..kernel import AlloKernel, KernelInstance
-
         if isinstance(sched_or_kernel, Schedule):
             return sched_or_kernel
-        if isinstance(sched_or_kernel, (AlloKernel, KernelInstance)) or callable(sched_or_kernel):
-            from ..customize import customize
-
+        if isinstance(sched_or_kernel, (KernelDef, KernelInstance)) or callable(sched_or_kernel):
             kernel = sched_or_kernel.kernel if isinstance(sched_or_kernel, KernelInstance) else sched_or_kernel
             if instantiate is None and isinstance(sched_or_kernel, KernelInstance):
                 instantiate = list(sched_or_kernel.targs)
-            sub = customize(kernel, instantiate=instantiate)
+            sub = Schedule(*build_ir_for_user(kernel, instantiate))
             fn = getattr(kernel, "schedule_fn", None)
             if fn is not None:
                 fn(sub)

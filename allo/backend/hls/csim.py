@@ -27,10 +27,10 @@ import numpy as np
 
 from ...errors import AlloTypeError, BackendError
 from ..marshal import check_writable
-from ..process import run_child
+from ..toolchain import run_child
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
-from ...ir.guards import instrument
+from ...transforms.guards import instrument
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
 from ..convert import convert_input
 from ..marshal import check_io_widths, returned_params
@@ -89,7 +89,7 @@ class HLSModule:
             for f in mod.funcs:
                 f.attrs.pop("_bounds_check", None)
         else:
-            from ..llvm import check_allocation_sizes
+            from ..llvm.module import check_allocation_sizes
 
             check_allocation_sizes(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
@@ -201,7 +201,7 @@ class HLSModule:
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
         params = self.func.params
-        from ...ir.calls import fill_defaults
+        from ...dsl.calls import fill_defaults
 
         passed = self._passed()
         args = fill_defaults(self.func, args) if not self._weights else list(args)

@@ -21,7 +21,7 @@ import numpy as np
 from ...errors import BackendError
 from ...ir import nodes as N
 from ...ir.types import ArrayType, Float, is_fixed
-from .bundles import bundle_name
+from ...qor.bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
 from .types import cpp_type
 

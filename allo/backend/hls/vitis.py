@@ -89,7 +89,7 @@ def run_vitis(project, timeout=None) -> str:
         raise BackendError("vitis_hls is not on PATH: modes 'csyn', 'cosim' and 'impl' run AMD Vitis HLS "
                            f"(source its settings64.sh). The project is ready in {project}: run "
                            "`vitis_hls -f run.tcl` there, or use allo.report(...) for an estimate without it")
-    from ..process import run_child  # killed with its process group on timeout, Ctrl-C or exit
+    from ..toolchain import run_child  # killed with its process group on timeout, Ctrl-C or exit
 
     r = run_child([exe, "-f", "run.tcl"], cwd=project, timeout=timeout, what=f"vitis_hls run in {project}")
     log = (r.stdout or "") + (r.stderr or "")

@@ -30,7 +30,7 @@ import numpy as np
 
 from ...errors import BackendError, located
 from ...ir import nodes as N
-from ...ir.render.module import storage_array
+from ...render.module import storage_array
 from ...ir.types import ArrayType, Float, Index
 
 index_t = Index()

@@ -19,18 +19,18 @@ from __future__ import annotations
 from .activations import gelu, gelu_tanh, leaky_relu, relu, sigmoid, silu, tanh
 from .attention import embedding, rope, scaled_dot_product_attention
 from .conv import conv2d
-from .elementwise import (abs, add, add_mid, add_outer, add_scalar, cast, clamp, div, div_mid, div_outer,
-                          div_scalar, exp, log, maximum, minimum, mul, mul_mid, mul_outer, mul_scalar, neg, pow_int,
-                          pow_scalar, rdiv_mid, rdiv_outer, rdiv_scalar, rsqrt, rsub_mid, rsub_outer, rsub_scalar, sqrt,
-                          sub, sub_mid, sub_outer, sub_scalar)
+from .elementwise import (abs, add, add_mid, add_outer, add_scalar, cast, clamp, div, div_mid, div_outer, div_scalar,
+                          exp, log, maximum, minimum, mul, mul_mid, mul_outer, mul_scalar, neg, pow_int, pow_scalar,
+                          rdiv_mid, rdiv_outer, rdiv_scalar, rsqrt, rsub_mid, rsub_outer, rsub_scalar, sqrt, sub,
+                          sub_mid, sub_outer, sub_scalar)
 from .linear import bmm, linear, linear3d, matmul
 from .norms import batch_norm2d, layer_norm, log_softmax, rms_norm, softmax
 from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
 from .quant import qbmm, qconv2d, qlinear, qmatmul
 from .reduce import amax, mean, sum
 from .shape import concat, expand, permute, reshape, select, slice, transpose
-from .compat import (GeLU, avgpool2d, batchnorm1d_2d, batchnorm1d_3d, batchnorm2d, layernorm, linear2d,  # noqa: E402
-                     maxpool2d, relu2d, relu3d, relu4d, repeat_batch3d, residual_add)
+from .compat import (GeLU, avgpool2d, batchnorm1d_2d, batchnorm1d_3d, batchnorm2d, layernorm, linear2d, maxpool2d,
+                     relu2d, relu3d, relu4d, repeat_batch3d, residual_add)
 
 CONVENTIONS = """
 ## Conventions

@@ -9,7 +9,7 @@ Example::
 """
 from __future__ import annotations
 
-import allo
+from .. import lang as allo  # the public names as kernel code spells them
 
 from ..registry import schedule_for
 from .common import output_size, parallel_rows

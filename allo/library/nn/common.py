@@ -13,26 +13,16 @@ Example::
 from __future__ import annotations
 
 from ...errors import AlloTypeError, ScheduleError
-from ...ir.types import Fixed, Float, Int, UFixed, UInt
-
-_FLOAT_LOWEST = {16: -65504.0, 32: -3.4028234663852886e38, 64: -1.7976931348623157e308}
-
+from ...ir.types import lowest
 
 class _Lowest:
     """`LOWEST[T]`: the most negative finite value of T (subscripted at kernel build time)."""
 
     def __getitem__(self, t):
-        if isinstance(t, Float):
-            return -3.3895313892515355e38 if t.brain else _FLOAT_LOWEST[t.bits]
-        if isinstance(t, Int):
-            return -(2 ** (t.bits - 1))
-        if isinstance(t, UInt):
-            return 0
-        if isinstance(t, Fixed):
-            return -(2 ** (t.bits - 1)) / 2 ** t.frac
-        if isinstance(t, UFixed):
-            return 0.0
-        raise TypeError(f"LOWEST: unsupported element type {t!r}")
+        try:
+            return lowest(t)
+        except TypeError:
+            raise TypeError(f"LOWEST: unsupported element type {t!r}") from None
 
 
 LOWEST = _Lowest()

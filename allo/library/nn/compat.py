@@ -21,7 +21,7 @@ Example::
 """
 from __future__ import annotations
 
-import allo
+from .. import lang as allo  # the public names as kernel code spells them
 
 
 

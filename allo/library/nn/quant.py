@@ -14,7 +14,7 @@ Example::
 """
 from __future__ import annotations
 
-import allo
+from .. import lang as allo  # the public names as kernel code spells them
 
 from ..registry import schedule_for
 from .common import OUT_SIZE, targ

@@ -1,0 +1,804 @@
+"""The AST visitor: Python kernel source -> allo loop IR (`nodes.Func`), one visit_<Node> per construct.
+
+Every failure inside a visit becomes an AlloError that names the kernel file:line and quotes
+the line (one choke point: `FunctionBuilder.visit`).
+
+Example::
+
+    mb = ModuleBuilder()
+    func = mb.instantiate(kernel, targs=(), inst_id=None)
+    module = mb.module(top=func.name)
+"""
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+
+from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
+from ..ir import bits, emit
+from .arrays import ArrayOps
+from .build_exprs import BINOPS, ExpressionVisitors
+from .calls import CallDispatcher
+from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
+                        user_words)
+from .forms import InstanceNames, LanguageForms, bind_storage
+from .meta import ConstType, bind_const
+from .regions import check_stale_regions, region_spec, write_region
+from .scope import Environment, defining_frame
+from .source import capture
+from ..ir.types import AlloType, ArrayType, Index, Int, UInt, index
+
+
+UNSUPPORTED_HINTS = {
+    "Try": "exceptions are not supported in kernels; remove the try block",
+    "Lambda": "lambdas are not supported in kernels; write a separate kernel function",
+    "ListComp": "comprehensions are not supported in kernels; write a for loop",
+    "SetComp": "comprehensions are not supported in kernels; write a for loop",
+    "DictComp": "comprehensions are not supported in kernels; write a for loop",
+    "GeneratorExp": "generator expressions are not supported in kernels; write a for loop",
+    "Break": "break is not supported in kernels; use a while loop with a condition flag",
+    "Continue": "continue is not supported in kernels; guard the loop body with an if",
+    "With": "with-statements are not supported in kernels (except allo.meta_if/meta_elif/meta_else/meta_for)",
+    "Raise": "raise is not supported in kernels",
+    "Assert": "assert is not supported in kernels",
+    "Global": "global declarations are not supported in kernels; pass the value as an argument",
+    "Nonlocal": "nonlocal declarations are not supported in kernels",
+    "Yield": "generators are not supported in kernels",
+    "Await": "async code is not supported in kernels",
+    "Delete": "del is not supported in kernels",
+    "Import": "imports inside kernels are not supported; import at module level",
+    "ImportFrom": "imports inside kernels are not supported; import at module level",
+    "AsyncFunctionDef": "async functions are not supported in kernels",
+    "ClassDef": "class definitions are not supported in kernels",
+    "Dict": "dicts are not supported in kernels",
+    "Set": "sets are not supported in kernels",
+    "JoinedStr": "f-strings are not supported in kernels",
+    "Starred": "star-expressions are not supported in kernels",
+    "NamedExpr": "the walrus operator is not supported in kernels",
+    "Match": "match statements are not supported in kernels; use if/elif",
+}
+
+
+class ModuleBuilder(InstanceNames):
+    """Builds every kernel instance reachable from the top kernel into one Module."""
+
+    def __init__(self, extra_names=None):
+        self.extra_names = dict(extra_names or {})  # customize(global_vars=...)
+        self.auto_names = set()  # instance names allo chose (`k_1` for a second instance of k)
+        self.calls_to = {}  # callee name -> the CallStmts calling it (renamed with it)
+        self.funcs = []
+        self.instances = {}  # (id(kernel), targs key, inst_id) -> Func
+        self.names = {}  # func name -> instance key
+        self.globals = {}  # (id(numpy array), element type or None) -> Buffer (shared memref.global)
+        self.global_names = set()
+        self.building = []
+        self.instance_info = {}  # func name -> (kernel name, template args key)
+
+    @staticmethod
+    def _targs_key(targs):
+        return tuple((type(t).__name__, repr(t)) for t in targs)
+
+    def instantiate(self, kernel, targs=(), inst_id=None, loc=None) -> Func:
+        """The Func for `kernel[targs, inst_id]`, building it on first use."""
+        key = (id(kernel), self._targs_key(targs), inst_id)
+        if key in self.instances:
+            return self.instances[key]
+        base = kernel.name
+        if inst_id is not None:
+            name = f"{base}_{inst_id}"
+            if name in self.auto_names:
+                self.rename_auto(name, loc)  # an explicit id wins over a name allo chose
+            if name in self.names:
+                raise located(AlloError, f"instance id {inst_id!r} of kernel {base!r} is used twice with different "
+                              f"template arguments; give each instance its own id", loc)
+        elif base not in self.names:
+            name = base
+        else:  # further instances without ids: base_1, base_2, ... as upstream Allo names them
+            name = self.free_auto_name(base)
+            self.auto_names.add(name)
+        if key in [k for k in self.building]:
+            raise located(AlloError, f"recursive call of kernel {base!r} is not supported", loc)
+        self.names[name] = key
+        self.building.append(key)
+        try:
+            func = FunctionBuilder(self, kernel, targs, name).build()
+        except AlloError as e:
+            if loc is None or not in_library(e):
+                raise
+            raise relocate(e, loc, f"{kernel.name}[{', '.join(map(repr, targs))}]") from None
+        finally:
+            self.building.pop()
+        self.instances[key] = func
+        self.instance_info[name] = (kernel.name, key[1])
+        self.funcs.append(func)
+        return func
+
+    def global_buffer(self, array: np.ndarray, name_hint: str, dtype: AlloType | None = None) -> Buffer:
+        """A memref.global for a numpy constant (one per array object)."""
+        from ..ir.types import Float, Int, UInt, float32, float64
+
+        key = (id(array), repr(dtype) if dtype is not None else None)  # one array may be declared as several types
+        if key in self.globals:
+            return self.globals[key]
+        if dtype is None:
+            kind = array.dtype.kind
+            if kind == "f":
+                dtype = float64 if array.dtype.itemsize == 8 else float32 if array.dtype.itemsize == 4 else Float(16)
+            elif kind == "i":
+                dtype = Int(array.dtype.itemsize * 8)
+            elif kind == "u":
+                dtype = UInt(array.dtype.itemsize * 8)
+            elif kind == "b":
+                dtype = UInt(1)
+            else:
+                raise AlloTypeError(f"numpy array {name_hint!r} of dtype {array.dtype} cannot be a kernel constant")
+        shape = array.shape if array.shape else ()
+        name = name_hint
+        n = 0
+        while name in self.global_names:
+            n += 1
+            name = f"{name_hint}_{n}"
+        self.global_names.add(name)
+        buf = Buffer(name, ArrayType(dtype, tuple(shape)), "global", data=array, global_name=name)
+        self.globals[key] = buf
+        return buf
+
+    def adopt_global_name(self, buf: Buffer, name: str):
+        """Name a constant after the first local bound to it (`w: T[..] = g_w` -> @w), as the seed does."""
+        if buf.attrs.get("_named") or name in self.global_names:
+            return
+        self.global_names.discard(buf.global_name)
+        self.global_names.add(name)
+        buf.name = buf.global_name = name
+        buf.attrs["_named"] = True
+
+    def module(self, top: str) -> Module:
+        fnames = {f.name for f in self.funcs}
+        for buf in self.globals.values():  # globals and functions share one symbol table
+            if buf.global_name in fnames:
+                name = buf.global_name + "_const"
+                while name in self.global_names or name in fnames:
+                    name += "_"
+                self.global_names.discard(buf.global_name)
+                self.global_names.add(name)
+                buf.name = buf.global_name = name
+        funcs = [f for f in self.funcs if f.name != top] + [f for f in self.funcs if f.name == top]
+        return Module(funcs, top, {"instances": dict(self.instance_info)})
+
+
+class FunctionBuilder(ExpressionVisitors, LanguageForms):
+    """Builds one kernel instance. Statements are appended to `self.block` (a list)."""
+
+    def __init__(self, mb: ModuleBuilder, kernel, targs, name):
+        self.mb, self.kernel, self.name = mb, kernel, name
+        self.src = getattr(kernel, "source", None) or capture(kernel.fn)
+        self.env = getattr(kernel, "env", None) or Environment.for_function(
+            kernel.fn, kernel.bindings(targs) if targs else {},
+            frame=defining_frame(kernel.fn) or getattr(kernel, "def_frame", None))
+        self.env.enclosing.update(mb.extra_names)
+        self.meta_chain = None  # state of the allo.meta_if chain of the statement list being built
+        self.locals = {}
+        self.block = []
+        self.loop_names = set()
+        self.buffer_names = set()
+        self.band_count = 0
+        self.user_bands = set()
+        self.current = None  # the AST node being visited (for locations)
+        self.arrays = ArrayOps(self)
+        self.calls = CallDispatcher(self)
+        self.result_calls = {}  # id(result Buffer) -> the CallStmt producing it
+        self.views = {}  # id(region copy) -> (source Buffer, region spec), see regions.py
+        self.view_writebacks = set()  # ids of the statements copying a region back after a call
+        self.scope = ()  # tokens of the blocks being visited (outermost first)
+        self.decl_scope = {}  # id(local Buffer declared by an annotation) -> self.scope at the declaration
+
+    # ---------------------------------------------------------------- naming helpers
+    def fresh_loop_name(self, hint):
+        name, n = hint, 0
+        while name in self.loop_names:
+            n += 1
+            name = f"{hint}_{n}"
+        self.loop_names.add(name)
+        return name
+
+    def fresh_buffer_name(self, hint):
+        name, n = hint, 0
+        while name in self.buffer_names or name in self.locals:
+            n += 1
+            name = f"{hint}_{n}"
+        self.buffer_names.add(name)
+        return name
+
+    def band_name(self, ivs):
+        name = f"S_{'_'.join(ivs)}_{self.band_count}"
+        self.band_count += 1
+        return name
+
+    def emit(self, stmt):
+        self.block.append(stmt)
+
+    def loc(self, node=None):
+        return self.src.loc(node if node is not None else self.current)
+
+    def error(self, kind, message, node=None):
+        return located(kind, message, self.loc(node))
+
+    # ---------------------------------------------------------------- entry
+    def build(self) -> Func:
+        tree = self.src.tree
+        self.current = tree
+        self.assigned = _assigned_names(tree)
+        self.mutated = _mutated_names(tree)
+        params = [self.visit_param(a) for a in tree.args.args]
+        self.defaults = self.param_defaults(tree.args, params)
+        for extra in (tree.args.vararg, tree.args.kwarg):
+            if extra is not None:
+                raise self.error(AlloSyntaxError, f"*{extra.arg} parameters are not supported; list every argument", tree)
+        self.result_types = self.parse_returns(tree.returns)
+        body = tree.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]
+        self.visit_body(body)
+        if self.result_types and not (self.block and isinstance(self.block[-1], Return)):
+            raise self.error(AlloSyntaxError, f"kernel {self.kernel.name!r} declares a result but does not end with a return", tree)
+        check_stale_regions(self, self.block)
+        attrs = {"kernel": self.kernel.name}
+        if self.defaults:
+            attrs["_defaults"] = self.defaults
+        if self.user_bands:
+            attrs["_user_bands"] = sorted(self.user_bands)
+        func = Func(self.name, params, list(self.result_types), self.block, attrs, self.loc(tree))
+        return func
+
+    def visit_param(self, arg):
+        if arg.annotation is None:
+            raise self.error(AlloTypeError, f"parameter {arg.arg!r} needs a type annotation, e.g. {arg.arg}: float32[8, 16]", arg)
+        t = self.eval_type(arg.annotation, fallback=self.evaluated_annotation(arg.arg))
+        loc = self.loc(arg)
+        if isinstance(t, ArrayType):
+            buf = bind_storage(Buffer(arg.arg, ArrayType(t.dtype, t.shape), "arg", loc=loc), t)
+            self.locals[arg.arg] = buf
+            return buf
+        buf = Buffer(arg.arg, ArrayType(t, ()), "scalar_arg", loc=loc)
+        if arg.arg in self.assigned:  # a mutated scalar parameter works on a local copy
+            local = Buffer(arg.arg, ArrayType(t, ()), "local", loc=loc)
+            self.emit(Alloc(local, Load(buf, []), loc))
+            self.locals[arg.arg] = local
+        else:
+            self.locals[arg.arg] = buf
+        self.buffer_names.add(arg.arg)
+        return buf
+
+    def parse_returns(self, node):
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return []
+        if isinstance(node, ast.Tuple):
+            try:
+                return [self.eval_type(e) for e in node.elts]
+            except AlloTypeError:
+                fallback = self.evaluated_annotation("return")
+                if not isinstance(fallback, tuple):
+                    raise
+                return list(fallback)
+        t = self.eval_type(node, fallback=self.evaluated_annotation("return"))
+        if isinstance(t, tuple):
+            return list(t)
+        return [t]
+
+    def eval_type(self, node, fallback=None):
+        """Evaluate an annotation (possibly a string) to an AlloType/ArrayType.
+
+        Names resolve in the kernel's environment (template parameters, closure, the defining
+        function's live locals, globals); when that fails, `fallback` (the annotation Python
+        evaluated when the function was defined) is used as it is."""
+        try:
+            return self._eval_type(node)
+        except AlloTypeError:
+            if fallback is not None:
+                return fallback
+            raise
+
+    def _eval_type(self, node):
+        self.current = node
+        expr = node
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                expr = ast.parse(node.value.strip(), mode="eval").body
+            except SyntaxError:
+                raise self.error(AlloTypeError, f"cannot parse the type annotation {node.value!r}", node) from None
+        try:
+            value = eval(compile(ast.Expression(expr), "<annotation>", "eval"), self.env.namespace())  # noqa: S307
+        except AlloError as e:
+            raise self.error(AlloTypeError, str(e), node) from None
+        except Exception as e:
+            raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
+        if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
+            return value
+        if not isinstance(value, (AlloType, ArrayType, ConstType)):
+            raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
+                             "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
+        return value
+
+    # ---------------------------------------------------------------- visiting
+    def visit(self, node):
+        """The one choke point: dispatch to visit_<Node>, turn failures into located errors."""
+        prev, self.current = self.current, node
+        try:
+            method = getattr(self, f"visit_{type(node).__name__}", None)
+            if method is None:
+                name = type(node).__name__
+                hint = UNSUPPORTED_HINTS.get(name, f"Python construct '{name}' is not supported in kernels")
+                raise self.error(AlloSyntaxError, hint, node)
+            return method(node)
+        except AlloError as e:
+            if getattr(e, "filename", None) is None:
+                raise self.error(type(e), str(e), node) from None
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as e:
+            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {user_words(str(e))})", node) from None
+        finally:
+            self.current = prev
+
+    def visit_body(self, stmts):
+        saved, self.meta_chain = self.meta_chain, None
+        try:
+            for s in stmts:
+                if self.block and isinstance(self.block[-1], Return) and not (isinstance(s, ast.With) and self.meta_chain):
+                    raise self.error(AlloSyntaxError, "code after return is not supported", s)
+                if not isinstance(s, ast.With):
+                    self.meta_chain = None
+                self.visit(s)
+        finally:
+            self.meta_chain = saved
+
+    def nested(self, stmts):
+        """Visit statements into a fresh list (a new block scope) and return it."""
+        saved, self.block = self.block, []
+        saved_scope, self.scope = self.scope, self.scope + (object(),)
+        try:
+            self.visit_body(stmts)
+            if any(isinstance(s, Return) for s in self.block):
+                raise self.error(AlloSyntaxError, "return is only supported as the last statement of a kernel", stmts[-1])
+            return self.block
+        finally:
+            self.block = saved
+            self.scope = saved_scope
+
+    # ---------------------------------------------------------------- statements
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant):
+            return  # docstring or bare constant
+        if not isinstance(node.value, ast.Call):
+            raise self.error(AlloSyntaxError, "this expression has no effect; assign its value or remove it", node)
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        return
+
+    def visit_AnnAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.error(AlloSyntaxError, "annotated assignment needs a plain name on the left", node)
+        name = node.target.id
+        t = self.eval_type(node.annotation)
+        if isinstance(t, ConstType):
+            bind_const(self, node, t)
+            return
+        self.current = node
+        loc = self.loc(node)
+        if name in self.locals and isinstance(self.locals[name], Buffer) and self.locals[name].kind == "arg":
+            param = self.locals[name]
+            if node.value is None and isinstance(t, ArrayType) and param.type == t:
+                return  # `B: T[10, 20]` restating a parameter's own type (upstream Allo code does this)
+            raise self.error(AlloSyntaxError, f"{name!r} is a parameter of type {param.type!r}; declare a new name "
+                             f"(a declaration may only restate a parameter's own type, without a value)", node)
+        value = self.visit(node.value) if node.value is not None else None
+        if isinstance(value, (tuple, list)):
+            value = self.literal_array(value, node)
+        shape = t.shape if isinstance(t, ArrayType) else ()
+        dtype = t.dtype if isinstance(t, ArrayType) else t
+        if isinstance(value, Buffer) and value.kind == "global" and name not in self.mutated and shape:
+            if tuple(value.shape) != tuple(shape):
+                raise self.error(AlloTypeError, f"{name!r} is declared {t!r} but the constant has shape {list(value.shape)}", node)
+            if value.dtype != dtype:
+                value = self.mb.global_buffer(value.data.astype(dtype.np_dtype) if not hasattr(dtype, "frac") else value.data,
+                                              value.name + "_" + repr(dtype).replace("(", "").replace(")", "").replace(", ", "_"), dtype)
+            self.mb.adopt_global_name(value, name)
+            self.locals[name] = value
+            return
+        live = self.live_declaration(name, dtype, shape, node)
+        if live is not None:  # the same variable (e.g. declared in both branches of an if)
+            if isinstance(value, np.ndarray):
+                value = self.mb.global_buffer(value, name + "_init")
+            if value is not None:
+                self.assign(node.target, value, node)
+            return
+        if isinstance(value, Buffer) and value.attrs.get("temp") and tuple(value.shape) == tuple(shape) and value.dtype == dtype:
+            self.bind_temp(name, value)
+            self.decl_scope[id(value)] = self.scope
+            return
+        buf = Buffer(self.fresh_buffer_name(name), ArrayType(dtype, tuple(shape)), "local", loc=loc)
+        bind_storage(buf, t)
+        self.locals[name] = buf
+        self.decl_scope[id(buf)] = self.scope
+        if value is None:
+            self.emit(Alloc(buf, None, loc))
+        elif isinstance(value, Buffer) and value.shape:
+            self.emit(Alloc(buf, None, loc))
+            self.arrays.copy_into(buf, value, loc)
+        elif isinstance(value, np.ndarray):
+            g = self.mb.global_buffer(value, name + "_init")
+            self.emit(Alloc(buf, None, loc))
+            self.arrays.copy_into(buf, g, loc)
+        else:
+            self.emit(Alloc(buf, emit.cast(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
+        buf.name = name if buf.name == name else buf.name
+
+    def live_declaration(self, name, dtype, shape, node):
+        """The local `name` declared in this block or an enclosing one (then a new annotation of
+        it is the same variable), or None. A different type inside a nested block is an error:
+        after the block the variable's type would depend on the path taken."""
+        cur = self.locals.get(name)
+        if not isinstance(cur, Buffer) or not self.is_live(cur):
+            return None  # not declared, or in a block that has ended (e.g. a sibling loop): a new variable
+        where = self.decl_scope[id(cur)]
+        if cur.dtype == dtype and tuple(cur.shape) == tuple(shape):
+            return cur
+        if where == self.scope:
+            return None  # redeclared with another type in the same block: a new variable
+        declared = f"{cur.dtype!r}{list(cur.shape) if cur.shape else ''}"
+        raise self.error(AlloTypeError, f"{name!r} is already declared as {declared} (line "
+                         f"{getattr(cur.loc, 'lineno', '?')}); declaring it again with another type inside an "
+                         "if/for block would make its type depend on the path taken: use a new name", node)
+
+    def is_live(self, buf) -> bool:
+        """Was local `buf` declared in the current block or one that encloses it?"""
+        where = self.decl_scope.get(id(buf))
+        return buf.kind == "local" and where is not None and self.scope[:len(where)] == where
+
+    def hoist_branch_declarations(self, node):
+        """Names declared in both branches of an if/else are one variable, declared before the if."""
+        both = _declared_names(node.body) & _declared_names(node.orelse)
+        for name in sorted(both):
+            cur = self.locals.get(name)
+            if isinstance(cur, Buffer) and self.is_live(cur):
+                continue  # already a live variable: the branches assign it
+            then_t = self.eval_type(_declaration(node.body, name).annotation)
+            else_t = self.eval_type(_declaration(node.orelse, name).annotation)
+            self.current = node
+            if then_t != else_t:
+                raise self.error(AlloTypeError, f"{name!r} is declared as {then_t!r} in the if branch and as "
+                                 f"{else_t!r} in the else branch; declare it once with one type before the if", node)
+            shape = then_t.shape if isinstance(then_t, ArrayType) else ()
+            dtype = then_t.dtype if isinstance(then_t, ArrayType) else then_t
+            buf = Buffer(self.fresh_buffer_name(name), ArrayType(dtype, tuple(shape)), "local", loc=self.loc(node))
+            self.emit(Alloc(buf, None, self.loc(node)))
+            self.locals[name] = buf
+            self.decl_scope[id(buf)] = self.scope
+
+    def bind_temp(self, name, buf):
+        buf.attrs.pop("temp", None)
+        call = self.result_calls.get(id(buf))
+        if call is not None:
+            call.attrs.setdefault("name", name)
+        if name not in self.buffer_names:
+            self.buffer_names.discard(buf.name)
+            buf.name = name
+            self.buffer_names.add(name)
+        self.locals[name] = buf
+
+    def visit_Assign(self, node):
+        if len(node.targets) != 1:
+            raise self.error(AlloSyntaxError, "chained assignment (a = b = c) is not supported; split it", node)
+        target = node.targets[0]
+        value = self.visit(node.value)
+        self.assign(target, value, node)
+
+    def assign(self, target, value, node):
+        loc = self.loc(node)
+        if isinstance(target, ast.Tuple):
+            values = value if isinstance(value, (tuple, list)) else None
+            if values is None or len(values) != len(target.elts):
+                raise self.error(AlloTypeError, f"cannot unpack into {len(target.elts)} names", node)
+            for t, v in zip(target.elts, values):
+                self.assign(t, v, node)
+            return
+        if isinstance(target, ast.Subscript):
+            buf = self.visit(target.value)
+            if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:
+                return self.assign_bits(buf, target, value, node)
+            if not isinstance(buf, Buffer):
+                raise self.error(AlloTypeError, f"cannot assign into {ast.unparse(target.value)!r}: it is not an array", node)
+            if buf.kind in ("global", "scalar_arg"):
+                raise self.error(AlloTypeError, f"{buf.name!r} is read-only", node)
+            if self.names_region(target, buf):
+                write_region(self, buf, region_spec(self, target, buf), value, loc)
+                return
+            idx = self.indices(target, buf)
+            self.emit(Store(buf, idx, emit.cast(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype, loc), loc))
+            return
+        if not isinstance(target, ast.Name):
+            raise self.error(AlloSyntaxError, f"cannot assign to {ast.unparse(target)!r}", node)
+        name = target.id
+        cur = self.locals.get(name)
+        if isinstance(cur, Expr) and not isinstance(cur, Load):
+            raise self.error(AlloSyntaxError, f"{name!r} is a loop variable or constant and cannot be assigned", node)
+        if isinstance(cur, Buffer):
+            if cur.kind in ("global", "scalar_arg"):
+                raise self.error(AlloTypeError, f"{name!r} is read-only", node)
+            if cur.shape:
+                if isinstance(value, (tuple, list)):
+                    value = self.mb.global_buffer(self.literal_array(value, node), name + "_init")
+                if isinstance(value, Buffer) or emit.is_number(value) or isinstance(value, Expr):
+                    self.arrays.copy_into(cur, value if isinstance(value, Buffer) else self.scalar(value), loc)
+                    return
+                raise self.error(AlloTypeError, f"cannot assign {describe(value)} to array {name!r}", node)
+            self.emit(Store(cur, [], emit.cast(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc), loc))
+            return
+        if isinstance(value, Buffer):
+            if value.attrs.get("temp") or value.kind == "result":
+                self.bind_temp(name, value)
+            else:
+                self.locals[name] = value  # alias of an existing array
+            return
+        if isinstance(value, np.ndarray):
+            self.locals[name] = self.mb.global_buffer(value, name)
+            return
+        if name not in self.mutated and (emit.is_number(value) or _is_pure(value)):
+            # assigned once and never updated: a compile-time constant or a load-free
+            # expression is bound by name, so loop indices stay affine
+            self.locals[name] = value
+            return
+        if emit.is_number(value) or isinstance(value, Expr):
+            e = emit.to_expr(self.scalar(value), None, loc)
+            t = e.type if not isinstance(e.type, Index) else self.index_as_int()
+            buf = Buffer(self.fresh_buffer_name(name), ArrayType(t, ()), "local", loc=loc)
+            self.emit(Alloc(buf, emit.cast(e, t, loc), loc))
+            self.locals[name] = buf
+            return
+        raise self.error(AlloTypeError, f"cannot assign {describe(value)} to {name!r} in a kernel", node)
+
+    def assign_bits(self, base, target, value, node):
+        """`x[i] = b` / `x[lo:hi] = v` on an integer scalar variable or array element."""
+        loc = self.loc(node)
+        buf, idx = (base, []) if isinstance(base, Buffer) else (base.buf, base.indices)
+        if buf.kind in ("global", "scalar_arg"):
+            raise self.error(AlloTypeError, f"{buf.name!r} is read-only", node)
+        old = Load(buf, idx, loc=loc)
+        sl = target.slice
+        if isinstance(sl, ast.Slice):
+            lo, hi, step = (self.scalar(self.visit(x)) if x is not None else None for x in (sl.lower, sl.upper, sl.step))
+            new = bits.slice_set(old, lo, hi, step, self.scalar(value), loc)
+        else:
+            new = bits.bit_set(old, self.scalar(self.visit(sl)), self.scalar(value), loc)
+        self.emit(Store(buf, idx, new, loc))
+
+    def bit_read(self, x, node):
+        """`x[i]` / `x[lo:hi]` on an integer scalar."""
+        loc = self.loc(node)
+        sl = node.slice
+        if isinstance(sl, ast.Slice):
+            lo, hi, step = (self.scalar(self.visit(v)) if v is not None else None for v in (sl.lower, sl.upper, sl.step))
+            return bits.bit_slice(x, lo, hi, step, loc)
+        return bits.bit_get(x, self.scalar(self.visit(sl)), loc)
+
+    @staticmethod
+    def index_as_int():
+        from ..ir.types import int32
+
+        return int32
+
+    def visit_AugAssign(self, node):
+        op = BINOPS.get(type(node.op))
+        if op is None or op == "matmul":
+            raise self.error(AlloSyntaxError, f"augmented operator {type(node.op).__name__} is not supported", node)
+        loc = self.loc(node)
+        rhs = self.visit(node.value)
+        target = node.target
+        if isinstance(target, ast.Subscript):
+            buf = self.visit(target.value)
+            if not isinstance(buf, Buffer):
+                raise self.error(AlloTypeError, f"{ast.unparse(target.value)!r} is not an array", node)
+            idx = self.indices(target, buf)
+            new = emit.binary(op, Load(buf, idx, loc=loc), self.scalar(rhs), loc)
+            self.emit(Store(buf, idx, emit.cast(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
+            return
+        if isinstance(target, ast.Name):
+            cur = self.locals.get(target.id)
+            if not isinstance(cur, Buffer) or cur.kind in ("global", "scalar_arg"):
+                raise self.error(AlloNameError, f"{target.id!r} must be a local variable or array to update it", node)
+            if cur.shape:
+                res = self.arrays.elementwise(lambda a, b: emit.binary(op, a, b, loc), [cur, rhs if isinstance(rhs, Buffer) else self.scalar(rhs)], loc)
+                self.arrays.copy_into(cur, res, loc)
+                return
+            new = emit.binary(op, Load(cur, [], loc=loc), self.scalar(rhs), loc)
+            self.emit(Store(cur, [], emit.cast(emit.to_expr(new, cur.dtype, loc), cur.dtype, loc), loc))
+            return
+        raise self.error(AlloSyntaxError, f"cannot update {ast.unparse(target)!r}", node)
+
+    def visit_For(self, node):
+        if node.orelse:
+            raise self.error(AlloSyntaxError, "for-else is not supported in kernels", node)
+        loc = self.loc(node)
+        kind, ranges, band = self.calls.loop_ranges(node.iter)
+        targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+        if not all(isinstance(t, ast.Name) for t in targets):
+            raise self.error(AlloSyntaxError, "loop variables must be plain names", node)
+        index_tuple = None
+        starred = isinstance(node.iter, ast.Call) and any(isinstance(a, ast.Starred) for a in node.iter.args)
+        if len(targets) == 1 and (len(ranges) > 1 or starred) and kind != "range":
+            # `for idx in allo.grid(*SHAPE)`: one name for the whole band, a tuple of loop variables
+            # idx0, idx1, ... (rank-generic kernels index with it: X[idx])
+            index_tuple = targets[0].id
+            targets = [ast.Name(f"{index_tuple}{d}", ast.Store()) for d in range(len(ranges))]
+        if len(targets) != len(ranges):
+            raise self.error(AlloSyntaxError, f"{len(targets)} loop variable(s) for {len(ranges)} loop extent(s)", node)
+        names = [t.id for t in targets]
+        saved = {n: self.locals.get(n) for n in names + ([index_tuple] if index_tuple else [])}
+        ivs, loops = [], []
+        for name, (lb, ub, step) in zip(names, ranges):
+            lname = name  # a repeated name stays: band-qualified addressing disambiguates
+            self.loop_names.add(lname)
+            iv = IterVar(name, loc=loc)
+            if step > 0:
+                loops.append(For(iv, lb, ub, step, [], lname, {}, loc))
+                self.locals[name] = iv
+            else:  # range(a, b, -s): iterate t over 0..ceil((a-b)/s), i = a - s*t
+                if not (isinstance(lb, emit.Const) and isinstance(ub, emit.Const)):
+                    raise self.error(AlloSyntaxError, "a negative range step needs constant bounds", node)
+                trips = max(0, -(-(lb.value - ub.value) // -step))
+                loops.append(For(iv, emit.Const(0, index), emit.Const(trips, index), 1, [], lname, {}, loc))
+                self.locals[name] = emit.binary("sub", lb, emit.binary("mul", emit.Const(-step, index), iv, loc), loc)
+            ivs.append(name)
+        if index_tuple:
+            self.locals[index_tuple] = tuple(self.locals[n] for n in names)
+        if kind == "reduction":
+            for f in loops:
+                f.attrs["reduction"] = True
+        loops[0].attrs["op_name"] = self.user_band(band, node) if band else self.band_name([f.name for f in loops])
+        body = self.nested(node.body)
+        for outer, inner in zip(loops, loops[1:]):
+            outer.body = [inner]
+        loops[-1].body = body
+        self.emit(loops[0])
+        for n, v in saved.items():
+            if v is not None:
+                self.locals[n] = v
+
+    def visit_If(self, node):
+        loc = self.loc(node)
+        cond = self.visit(node.test)
+        if emit.is_number(cond):  # compile-time condition (template parameters)
+            for s in self.nested(node.body if cond else node.orelse):
+                self.emit(s)
+            return
+        cond = emit.to_bool(self.scalar(cond), loc)
+        self.hoist_branch_declarations(node)
+        then = self.nested(node.body)
+        orelse = self.nested(node.orelse)
+        self.emit(If(cond, then, orelse, loc))
+
+    def visit_While(self, node):
+        if node.orelse:
+            raise self.error(AlloSyntaxError, "while-else is not supported in kernels", node)
+        loc = self.loc(node)
+        saved, self.block = self.block, []
+        cond = emit.to_bool(self.scalar(self.visit(node.test)), loc)
+        pre = self.block
+        self.block = saved
+        if pre:
+            raise self.error(AlloSyntaxError, "while conditions must be simple expressions (no calls)", node)
+        self.emit(While(cond, self.nested(node.body), loc))
+
+    def visit_Return(self, node):
+        loc = self.loc(node)
+        if node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
+            values = []
+        else:
+            v = self.visit(node.value)
+            values = list(v) if isinstance(v, (tuple, list)) else [v]
+        if len(values) != len(self.result_types):
+            raise self.error(AlloTypeError, f"kernel returns {len(values)} value(s) but its annotation declares "
+                             f"{len(self.result_types)}", node)
+        out = []
+        for v, t in zip(values, self.result_types):
+            if isinstance(t, ArrayType):
+                if not isinstance(v, Buffer) or not v.shape:
+                    if emit.is_number(v) or isinstance(v, Expr):
+                        buf = self.arrays.new_temp(t.dtype, t.shape, loc, "ret")
+                        self.arrays.copy_into(buf, self.scalar(v), loc)
+                        v = buf
+                    else:
+                        raise self.error(AlloTypeError, f"expected an array {t!r} to return, got {describe(v)}", node)
+                if tuple(v.shape) != tuple(t.shape):
+                    raise self.error(AlloTypeError, f"returned array has shape {list(v.shape)} but the kernel declares {t!r}", node)
+                if v.dtype != t.dtype:
+                    conv = self.arrays.new_temp(t.dtype, t.shape, loc, "ret")
+                    self.arrays.copy_into(conv, v, loc)
+                    v = conv
+                out.append(v)
+            else:
+                if isinstance(v, Buffer) and v.shape:
+                    raise self.error(AlloTypeError, f"kernel declares a scalar {t!r} result but returns an array", node)
+                out.append(emit.cast(emit.to_expr(self.scalar(v), t, loc), t, loc))
+        self.emit(Return(out, loc))
+
+    # ---------------------------------------------------------------- expressions
+    def scalar(self, v):
+        """A compile-time number or Expr for use as a scalar (rank-0 buffers are loaded)."""
+        if isinstance(v, Buffer):
+            if v.shape:
+                raise self.error(AlloTypeError, f"array {v.name!r} used where a scalar is expected; index it, e.g. {v.name}[i]")
+            return Load(v, [], loc=self.loc())
+        if isinstance(v, (Expr,)) or emit.is_number(v):
+            return v
+        raise self.error(AlloTypeError, f"{v!r} cannot be used as a kernel value")
+
+    def value(self, v):
+        """Like scalar(), but arrays pass through."""
+        if isinstance(v, Buffer) and v.shape:
+            return v
+        return self.scalar(v)
+
+def _is_pure(e):
+    """An expression without loads (its value cannot change once computed)."""
+    from ..ir.nodes import walk_expr
+
+    return isinstance(e, Expr) and not isinstance(e, Load) and not any(isinstance(x, Load) for x in walk_expr(e))
+
+
+def _declared_names(stmts) -> set:
+    """Names declared by annotations directly in `stmts` or in its if/else blocks (not loops)."""
+    names = set()
+    for st in stmts:
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name):
+            names.add(st.target.id)
+        elif isinstance(st, ast.If):
+            names |= _declared_names(st.body) | _declared_names(st.orelse)
+    return names
+
+
+def _declaration(stmts, name):
+    """The first annotation of `name` found by `_declared_names`."""
+    for st in stmts:
+        if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == name:
+            return st
+        if isinstance(st, ast.If):
+            found = _declaration(st.body, name) or _declaration(st.orelse, name)
+            if found is not None:
+                return found
+    return None
+
+
+def _assigned_names(tree) -> set:
+    names = set()
+    for n in ast.walk(tree):
+        targets = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        for t in targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, ast.Name):
+                    names.add(sub.id)
+    return names
+
+
+def _mutated_names(tree) -> set:
+    """Names written after their declaration: stored through a subscript, updated with an
+    augmented assignment, or assigned more than once."""
+    counts, mutated = {}, set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            for t in targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name):
+                        mutated.add(sub.value.id)
+                    elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                        counts[sub.id] = counts.get(sub.id, 0) + 1
+                        if isinstance(n, ast.AugAssign):
+                            mutated.add(sub.id)
+    return mutated | {k for k, c in counts.items() if c > 1}

@@ -1,0 +1,185 @@
+"""Operators of the MLIR renderer (a mixin of `_FuncRenderer`): comparisons and binary arithmetic
+per type category, with allo's semantics where LLVM's differ (non-trapping integer division,
+numpy floor division and modulo, defined out-of-range shifts, fixed-point multiply and divide).
+
+Example::
+
+    v = self.arith("floordiv", a, b, Int(32))   # SSA name of numpy-style a // b
+"""
+from __future__ import annotations
+
+from ..ir.types import Fixed
+from .scalars import _bits, _cat, _signed
+
+_FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf",
+              "min": "arith.minimumf", "max": "arith.maximumf", "pow": "math.powf"}
+_INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "and": "arith.andi",
+            "or": "arith.ori", "xor": "arith.xori", "shl": "arith.shli"}
+_SINT_OPS = {"div": "arith.divsi", "floordiv": "arith.floordivsi", "min": "arith.minsi",
+             "max": "arith.maxsi", "shr": "arith.shrsi"}
+_UINT_OPS = {"div": "arith.divui", "floordiv": "arith.divui", "mod": "arith.remui", "min": "arith.minui",
+             "max": "arith.maxui", "shr": "arith.shrui"}
+_FIXED_OK = ("add", "sub", "and", "or", "xor", "shl", "shr", "min", "max")
+# comparison -> (float predicate, signed predicate, unsigned predicate)
+_CMP = {"lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
+        "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}
+
+
+class ArithMixin:
+    """Operator sequences on SSA values; the host class provides `op`/`val`/`emit`/`const`/
+    `iconst`/`error`."""
+
+    def compare(self, op, a, b, t) -> str:
+        fp, sp, up = _CMP[op]
+        c = _cat(t)
+        if c == "f":
+            return self.op(f"arith.cmpf {fp}, {a}, {b} : {t.mlir}")
+        return self.op(f"arith.cmpi {sp if c in ('s', 'sfx') else up}, {a}, {b} : {t.mlir}")
+
+    def arith(self, op, a, b, t) -> str:
+        c, ty = _cat(t), t.mlir
+        if c == "f":
+            if op in _FLOAT_OPS:
+                return self.op(f"{_FLOAT_OPS[op]} {a}, {b} : {ty}")
+            if op == "floordiv":
+                q = self.op(f"arith.divf {a}, {b} : {ty}")
+                return self.op(f"math.floor {q} : {ty}")
+            if op == "mod":
+                r = self.op(f"arith.remf {a}, {b} : {ty}")
+                zero = self.const(0.0, t)
+                fix = self.sign_fix(r, b, zero, lambda p, x, y: self.op(f"arith.cmpf {p}, {x}, {y} : {ty}"), "o")
+                rb = self.op(f"arith.addf {r}, {b} : {ty}")
+                return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
+            raise self.error(f"operator {op!r} is not defined on {t!r}")
+        if c in ("sfx", "ufx"):
+            if op == "mul":
+                return self.fixed_muldiv(a, b, t, "mul")
+            if op == "div":
+                return self.fixed_muldiv(a, b, t, "div")
+            if op not in _FIXED_OK:
+                raise self.error(f"operator {op!r} is not supported on fixed-point type {t!r}")
+        signed = c in ("s", "sfx")
+        if op in ("shl", "shr"):
+            return self.shift(op, a, b, ty, _bits(t), signed)
+        if op in _INT_OPS:
+            return self.op(f"{_INT_OPS[op]} {a}, {b} : {ty}")
+        if op == "pow":
+            return self.int_pow(a, b, t)
+        if op in ("div", "floordiv", "mod"):
+            return self.int_div(op, a, b, ty, signed)
+        table = _SINT_OPS if signed else _UINT_OPS
+        if op in table:
+            return self.op(f"{table[op]} {a}, {b} : {ty}")
+        raise self.error(f"operator {op!r} is not defined on {t!r}")
+
+    def int_div(self, op, a, b, ty, signed) -> str:
+        """Integer div (C truncation) / floordiv / mod (numpy floor) that never traps: x / 0 and
+        x % 0 give 0, and MIN / -1 wraps (x86 raises SIGFPE for both; the interpreter gives these)."""
+        zero, one = self.iconst(0, ty), self.iconst(1, ty)
+        is0 = self.op(f"arith.cmpi eq, {b}, {zero} : {ty}")
+        bad, m1 = is0, None
+        if signed:
+            m1 = self.op(f"arith.cmpi eq, {b}, {self.iconst(-1, ty)} : {ty}")
+            bad = self.op(f"arith.ori {is0}, {m1} : i1")
+        bs = self.op(f"arith.select {bad}, {one}, {b} : {ty}")
+        if op == "mod":
+            if not signed:
+                return self.op(f"arith.remui {a}, {bs} : {ty}")
+            r = self.op(f"arith.remsi {a}, {bs} : {ty}")
+            fix = self.sign_fix(r, bs, zero, lambda p, x, y: self.op(f"arith.cmpi {p}, {x}, {y} : {ty}"), "s")
+            rb = self.op(f"arith.addi {r}, {bs} : {ty}")
+            return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
+        table = _SINT_OPS if signed else _UINT_OPS
+        if op == "floordiv" and signed and ty != "index" and int(ty[1:]) > 64:
+            q = self.wide_floordiv(a, bs, zero, ty)  # arith.floordivsi lowers wrongly beyond 64 bits
+        else:
+            q = self.op(f"{table[op]} {a}, {bs} : {ty}")
+        if signed:
+            neg = self.op(f"arith.subi {zero}, {a} : {ty}")
+            q = self.op(f"arith.select {m1}, {neg}, {q} : {ty}")
+        return self.op(f"arith.select {is0}, {zero}, {q} : {ty}")
+
+    def wide_floordiv(self, a, b, zero, ty) -> str:
+        """floor(a / b) as a truncating division and a remainder fix-up (b != 0)."""
+        q = self.op(f"arith.divsi {a}, {b} : {ty}")
+        r = self.op(f"arith.remsi {a}, {b} : {ty}")
+        fix = self.sign_fix(r, b, zero, lambda p, x, y: self.op(f"arith.cmpi {p}, {x}, {y} : {ty}"), "s")
+        return self.op(f"arith.subi {q}, {self.op(f'arith.extui {fix} : i1 to {ty}')} : {ty}")
+
+    def shift(self, op, a, b, ty, bits, signed) -> str:
+        """Shifts by amounts outside [0, bits) give 0 (shl, unsigned shr) or the sign fill (signed
+        shr) instead of LLVM poison."""
+        oob = self.op(f"arith.cmpi uge, {b}, {self.iconst(bits, ty)} : {ty}")
+        if op == "shr" and signed:
+            n = self.op(f"arith.select {oob}, {self.iconst(bits - 1, ty)}, {b} : {ty}")
+            return self.op(f"arith.shrsi {a}, {n} : {ty}")
+        v = self.op(f"arith.{'shli' if op == 'shl' else 'shrui'} {a}, {b} : {ty}")
+        return self.op(f"arith.select {oob}, {self.iconst(0, ty)}, {v} : {ty}")
+
+    def sign_fix(self, r, b, zero, cmp, p):
+        """i1: remainder r is nonzero and its sign differs from divisor b (numpy floor mod fix-up)."""
+        ne = cmp("une" if p == "o" else "ne", r, zero)
+        rneg = cmp("olt" if p == "o" else "slt", r, zero)
+        bneg = cmp("olt" if p == "o" else "slt", b, zero)
+        diff = self.op(f"arith.xori {rneg}, {bneg} : i1")
+        return self.op(f"arith.andi {ne}, {diff} : i1")
+
+    def fixed_muldiv(self, a, b, t, op):
+        w, f = t.bits, t.frac
+        wide = f"i{2 * w}"
+        ext = "arith.extsi" if isinstance(t, Fixed) else "arith.extui"
+        xa = self.op(f"{ext} {a} : {t.mlir} to {wide}")
+        xb = self.op(f"{ext} {b} : {t.mlir} to {wide}")
+        signed = isinstance(t, Fixed)
+        if op == "mul":
+            p = self.op(f"arith.muli {xa}, {xb} : {wide}")
+            if f:
+                p = self.op(f"arith.{'shrsi' if signed else 'shrui'} {p}, {self.iconst(f, wide)} : {wide}")
+        else:
+            if f:
+                xa = self.op(f"arith.shli {xa}, {self.iconst(f, wide)} : {wide}")
+            p = self.int_div("div", xa, xb, wide, signed)
+        return self.op(f"arith.trunci {p} : {wide} to {t.mlir}")
+
+    def int_pow(self, a, b, t):
+        """base ** exp by squaring, wrapping at t's width. A negative exponent gives the C
+        truncation of 1 / base**-exp: 1 for base 1, +-1 for base -1, else 0 (also for base 0,
+        as x / 0 is 0 in allo)."""
+        ty = t.mlir
+        one, zero = self.iconst(1, ty), self.iconst(0, ty)
+        res = self.val()
+        r, bb, ee = self.val(), self.val(), self.val()
+        gt = "sgt" if _signed(t) else "ne"
+        self.emit(f"{res}:3 = scf.while ({r} = {one}, {bb} = {a}, {ee} = {b}) : ({ty}, {ty}, {ty}) -> ({ty}, {ty}, {ty}) {{")
+        self.ind += 1
+        c = self.op(f"arith.cmpi {gt}, {ee}, {zero} : {ty}")
+        self.emit(f"scf.condition({c}) {r}, {bb}, {ee} : {ty}, {ty}, {ty}")
+        self.ind -= 1
+        r2, b2, e2 = self.val(), self.val(), self.val()
+        self.emit("} do {")
+        self.emit(f"^bb0({r2}: {ty}, {b2}: {ty}, {e2}: {ty}):")
+        self.ind += 1
+        bit = self.op(f"arith.andi {e2}, {one} : {ty}")
+        odd = self.op(f"arith.cmpi ne, {bit}, {zero} : {ty}")
+        m = self.op(f"arith.muli {r2}, {b2} : {ty}")
+        r3 = self.op(f"arith.select {odd}, {m}, {r2} : {ty}")
+        b3 = self.op(f"arith.muli {b2}, {b2} : {ty}")
+        e3 = self.op(f"arith.shrui {e2}, {one} : {ty}")
+        self.emit(f"scf.yield {r3}, {b3}, {e3} : {ty}, {ty}, {ty}")
+        self.ind -= 1
+        self.emit("}")
+        if not _signed(t):
+            return f"{res}#0"
+        return self.int_pow_negative(a, b, f"{res}#0", ty)
+
+    def int_pow_negative(self, a, b, positive, ty):
+        """The result for exponent b < 0 (see int_pow), else `positive`."""
+        zero, one, mone = self.iconst(0, ty), self.iconst(1, ty), self.iconst(-1, ty)
+        odd = self.op(f"arith.cmpi ne, {self.op(f'arith.andi {b}, {one} : {ty}')}, {zero} : {ty}")
+        sign = self.op(f"arith.select {odd}, {mone}, {one} : {ty}")
+        is_m1 = self.op(f"arith.cmpi eq, {a}, {mone} : {ty}")
+        is_1 = self.op(f"arith.cmpi eq, {a}, {one} : {ty}")
+        neg = self.op(f"arith.select {is_m1}, {sign}, {zero} : {ty}")
+        neg = self.op(f"arith.select {is_1}, {one}, {neg} : {ty}")
+        below = self.op(f"arith.cmpi slt, {b}, {zero} : {ty}")
+        return self.op(f"arith.select {below}, {neg}, {positive} : {ty}")

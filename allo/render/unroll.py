@@ -1,0 +1,72 @@
+"""Loop unrolling on allo's loop IR, done while rendering in "llvm" mode (the "view" mode keeps
+the `unroll` attribute for HLS).
+
+Example::
+
+    stmts = unroll_for(loop)      # loop.attrs["unroll"] == 0 -> one copy of the body per iteration
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ..ir import nodes as N
+from .affine import _aff_const
+from .scalars import index_t
+
+MAX_FULL_UNROLL = 1024  # full unroll beyond this trip count falls back to a partial unroll
+FALLBACK_UNROLL = 8
+
+
+def _subst_stmt(s, m):
+    """Copy of statement `s` with IterVars replaced per mapping `m` (Buffers are shared)."""
+    sub = lambda e: N.substitute(e, m) if isinstance(e, N.Expr) else e  # noqa: E731
+    if isinstance(s, N.For):
+        return dataclasses.replace(s, lb=sub(s.lb), ub=sub(s.ub), body=[_subst_stmt(x, m) for x in s.body])
+    if isinstance(s, N.If):
+        return dataclasses.replace(s, cond=sub(s.cond), then=[_subst_stmt(x, m) for x in s.then],
+                                   orelse=[_subst_stmt(x, m) for x in s.orelse])
+    if isinstance(s, N.While):
+        return dataclasses.replace(s, cond=sub(s.cond), body=[_subst_stmt(x, m) for x in s.body])
+    if isinstance(s, N.Alloc):
+        return dataclasses.replace(s, init=sub(s.init))
+    if isinstance(s, N.Store):
+        return dataclasses.replace(s, indices=[sub(i) for i in s.indices], value=sub(s.value))
+    if isinstance(s, N.CallStmt):
+        return dataclasses.replace(s, args=[sub(a) for a in s.args])
+    if isinstance(s, N.Return):
+        return dataclasses.replace(s, values=[sub(v) for v in s.values])
+    return s
+
+
+def unroll_for(s: N.For):
+    """Statements replacing loop `s` per its `unroll` attribute (0 = full), or None when the
+    bounds are not constant (the loop then runs rolled; results are the same)."""
+    factor = int(s.attrs.get("unroll") or 0)
+    attrs = {k: v for k, v in s.attrs.items() if k != "unroll"}
+    lb, ub = _aff_const(s.lb), _aff_const(s.ub)
+    if lb is None or ub is None:
+        return None
+    values = range(lb, ub, s.step)
+    trip = len(values)
+    if trip == 0:
+        return []
+    if factor == 0 or factor >= trip:
+        if trip <= MAX_FULL_UNROLL:
+            out = []
+            for v in values:
+                out += [_subst_stmt(x, {s.var: N.Const(v, index_t)}) for x in s.body]
+            return out
+        factor = FALLBACK_UNROLL
+    if factor <= 1:
+        return [dataclasses.replace(s, attrs=attrs)]
+    main = trip // factor * factor
+    main_ub = lb + main * s.step
+    body = []
+    for k in range(factor):
+        shifted = N.BinOp("add", s.var, N.Const(k * s.step, index_t), index_t) if k else s.var
+        body += [_subst_stmt(x, {s.var: shifted}) if k else x for x in s.body]
+    out = [dataclasses.replace(s, lb=N.Const(lb, index_t), ub=N.Const(main_ub, index_t), step=s.step * factor,
+                               body=body, attrs=attrs)]
+    if main < trip:
+        out.append(dataclasses.replace(s, lb=N.Const(main_ub, index_t), ub=N.Const(ub, index_t), attrs=attrs))
+    return out

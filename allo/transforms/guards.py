@@ -1,0 +1,401 @@
+"""Build-time safety rewrites of the loop IR (applied to the clone a backend compiles).
+
+1. `zero_init`: a local declared without initialiser (`B: int32[4]`) starts at zero, in every
+   backend, unless every element is provably written before it is read (then nothing is added;
+   streams, which are FIFOs, are never filled).
+2. Run-time bounds checks (`s.build(..., bounds_check=True)`, or always in functions whose
+   `attrs["_bounds_check"]` is set, see `require_bounds_check`): every access whose index is not
+   proven in range by the loop bounds is checked. A bad index is recorded in a hidden status
+   array (the first one wins), the access is made harmless (a store is skipped, a load reads
+   element 0 of that dimension), and after the call the module raises `BoundsError` naming the
+   array, the index value and the kernel line.
+3. Abort checks (LLVM calls that may run long): `while` loops and loops with run-time bounds
+   stop when the caller sets the status array's abort flag (Ctrl-C, see allo.backend.llvm).
+
+Checks and aborts need the status array: every function gets a hidden last parameter
+`_allo_status: int64[4]` (= [site + 1, dimension, index value, abort flag]) and every call
+passes it on. Backends call `instrument` and append a fresh status array to the user's
+arguments; `GuardInfo.raise_if_failed(status)` turns a recorded violation into the error.
+
+Example::
+
+    info = instrument(module, bounds_check=True)       # module: a clone, rewritten in place
+    status = info.new_status()
+    run(module, *args, status)                          # any backend
+    info.raise_if_failed(status)                        # BoundsError("k.py:12: index 1000 ...")
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import BoundsError, located
+from ..ir import nodes as N
+from .bounds import affine, guard_ranges, in_bounds, loop_range
+from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
+
+STATUS_NAME = "_allo_status"
+SITE, DIM, VALUE, ABORT = 0, 1, 2, 3
+bool_t = UInt(1)
+
+
+def require_bounds_check(func: N.Func) -> None:
+    """Always check the indices of `func` at run time, whatever the build's `bounds_check`
+    (e.g. an embedding lookup whose ids come from the user)."""
+    func.attrs["_bounds_check"] = True
+
+
+@dataclass
+class Site:
+    """One checked access: where it is and what it indexes."""
+
+    func: str
+    buf: str
+    shape: tuple
+    kind: str  # "read" or "write"
+    loc: object = None
+
+
+@dataclass
+class GuardInfo:
+    """What `instrument` did: whether the functions take the hidden status array, and the table
+    of checked accesses (status[SITE] - 1 indexes it)."""
+
+    status: bool = False
+    sites: list = field(default_factory=list)
+    aborts: bool = False
+
+    @staticmethod
+    def new_status() -> np.ndarray:
+        return np.zeros(4, np.int64)
+
+    def raise_if_failed(self, status: np.ndarray) -> None:
+        """Raise BoundsError for a violation recorded in `status` (no-op otherwise)."""
+        k = int(status[SITE])
+        if not k:
+            return
+        site = self.sites[k - 1]
+        dim, value = int(status[DIM]), int(status[VALUE])
+        which = f"dimension {dim} of " if len(site.shape) > 1 else ""
+        raise located(BoundsError, f"index {value} is out of bounds for {which}{site.buf!r} (shape "
+                      f"{list(site.shape)}, valid indices 0..{site.shape[dim] - 1}) on a {site.kind} in "
+                      f"{site.func!r} (found at run time by bounds_check: out-of-range accesses were skipped, "
+                      "the results discarded)", site.loc)
+
+
+# ----------------------------------------------------------------------------- 1. zero initialisation
+def zero_init(module: N.Module) -> None:
+    """Give every local declared without initialiser an explicit zero, unless it is written
+    before it is read (see the module docstring)."""
+    for f in module.funcs:
+        shared = _parallel_scratch(f)
+        _zero_block(f.body, shared)
+
+
+def _zero_block(body, shared):
+    for k, s in enumerate(body):
+        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get("stream"):
+            if not _first_use_writes_all(body[k + 1:], s.buf, [], top=True):
+                s.init = N.Const(0.0 if isinstance(s.buf.dtype, (Float, Fixed, UFixed)) else 0, s.buf.dtype, s.loc)
+        for child in _children(s):
+            _zero_block(child, shared)
+
+
+def _children(s):
+    if isinstance(s, (N.For, N.While)):
+        return [s.body]
+    if isinstance(s, N.If):
+        return [s.then, s.orelse]
+    return []
+
+
+def _parallel_scratch(f) -> set:
+    """Locals declared outside a parallel loop and used inside it: the CPU backend gives each
+    thread a private copy (left as they are: a shared zero fill would race)."""
+    out = set()
+    for s in N.walk_stmts(f.body):
+        if isinstance(s, N.For) and s.attrs.get("parallel"):
+            declared = {id(a.buf) for a in N.walk_stmts(s.body) if isinstance(a, N.Alloc)}
+            out |= {id(b) for b in _buffers(s.body)} - declared
+    return out
+
+
+def _buffers(body):
+    for s in N.walk_stmts(body):
+        if isinstance(s, N.Store):
+            yield s.buf
+        if isinstance(s, N.CallStmt):
+            yield from (a for a in s.args + s.results if isinstance(a, N.Buffer))
+        if isinstance(s, N.Return):
+            yield from (v for v in s.values if isinstance(v, N.Buffer))
+        if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
+            yield s.init
+        for e in N.stmt_exprs(s):
+            yield from (x.buf for x in N.walk_expr(e) if isinstance(x, N.Load))
+
+
+def _mentions(s, buf) -> bool:
+    return any(b is buf for b in _buffers([s]))
+
+
+def _reads(exprs, buf) -> bool:
+    return any(isinstance(x, N.Load) and x.buf is buf for e in exprs for x in N.walk_expr(e))
+
+
+def written_before_read(stmts, buf) -> bool:
+    """Does the first statement of `stmts` that mentions `buf` write all of it before reading
+    it (so the value never flows in from before `stmts`)?"""
+    return _first_use_writes_all(stmts, buf, [])
+
+
+def _first_use_writes_all(stmts, buf, loops, top=False) -> bool:
+    """Is the first statement of `stmts` that mentions `buf` one that writes all of it before
+    any read? (At the top, a buffer never used again needs no zero either.)"""
+    for s in stmts:
+        if _mentions(s, buf):
+            return _writes_all(s, buf, loops)
+    return top
+
+
+def _writes_all(s, buf, loops) -> bool:
+    if isinstance(s, N.Store):
+        # the loops the index runs over: inside them every access must use this very index
+        used = {id(v) for i in s.indices for v in N.walk_expr(i) if isinstance(v, N.IterVar)}
+        region = next((f for f in loops if id(f.var) in used), s)
+        return (s.buf is buf and _full_index(s.indices, buf, loops) and not _reads([s.value, *s.indices], buf)
+                and _only_index(region, buf, s.indices))
+    if isinstance(s, N.For):
+        r = loop_range(s)
+        if r is None or r == "empty" or _reads([s.lb, s.ub], buf):
+            return False
+        return _first_use_writes_all(s.body, buf, loops + [s])
+    if isinstance(s, N.If):
+        if _reads([s.cond], buf) or not s.orelse:
+            return False
+        return _first_use_writes_all(s.then, buf, loops) and _first_use_writes_all(s.orelse, buf, loops)
+    if isinstance(s, N.CallStmt):
+        return any(r is buf for r in s.results) and not any(a is buf for a in s.args)
+    return False
+
+
+def _full_index(indices, buf, loops) -> bool:
+    """Do these indices, over the enclosing loops, visit every element exactly once? Each index
+    must be `sum(c_k * v_k)` over loops starting at 0 with step 1 whose coefficients are the
+    mixed radix of the dimension (`i`, or `4*i.outer + i.inner` after a split by 4)."""
+    if not indices:
+        return True
+    trips = {id(f.var): (r[1] + 1 if isinstance(r, tuple) and r[0] == 0 and f.step == 1 else None)
+             for f in loops for r in [loop_range(f)]}
+    used = set()
+    for idx, size in zip(indices, buf.shape):
+        form = affine(idx)
+        if form is None or form[1] != 0:
+            return False
+        radix = 1
+        for key, (v, c) in sorted(form[0].items(), key=lambda kv: kv[1][1]):
+            if trips.get(key) is None or key in used or c != radix:
+                return False
+            used.add(key)
+            radix *= trips[key]
+        if radix != size:
+            return False
+    return True
+
+
+def _same_index(a, b) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        fx, fy = affine(x), affine(y)
+        if fx is None or fy is None or fx[1] != fy[1] or {k: c for k, (_, c) in fx[0].items()} != \
+                {k: c for k, (_, c) in fy[0].items()}:
+            return False
+    return True
+
+
+def _only_index(region, buf, indices) -> bool:
+    """Every access of `buf` inside `region` uses exactly these indices (same loop variables)."""
+    for s in N.walk_stmts([region]):
+        if isinstance(s, N.Store) and s.buf is buf and not _same_index(s.indices, indices):
+            return False
+        if isinstance(s, N.CallStmt) and any(a is buf for a in s.args):
+            return False
+        for e in N.stmt_exprs(s):
+            if any(isinstance(x, N.Load) and x.buf is buf and not _same_index(x.indices, indices)
+                   for x in N.walk_expr(e)):
+                return False
+    return True
+
+
+# ----------------------------------------------------------------------------- 2./3. checks
+def may_run_long(module: N.Module) -> bool:
+    """Can a call run without a bound known at build time (a `while`, or a loop with run-time
+    bounds)? Such calls are made interruptible by the LLVM backend."""
+    for f in module.funcs:
+        for s in N.walk_stmts(f.body):
+            if isinstance(s, N.While) or (isinstance(s, N.For) and loop_range(s) is None):
+                return True
+    return False
+
+
+def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = False) -> GuardInfo:
+    """Zero-initialise locals, then add run-time bounds checks (functions with `bounds_check`
+    or `_bounds_check`) and abort checks (`aborts`), in place. See the module docstring."""
+    zero_init(module)
+    info = GuardInfo(aborts=aborts)
+    checked = [f for f in module.funcs if bounds_check or f.attrs.get("_bounds_check")]
+    if not checked and not aborts:
+        return info
+    info.status = True
+    statuses = {}
+    for f in module.funcs:
+        status = N.Buffer(STATUS_NAME, ArrayType(int64, (4,)), "arg")
+        statuses[f.name] = status
+        f.params = list(f.params) + [status]
+    for f in module.funcs:
+        rw = _Instrumenter(f, statuses[f.name], info, any(f is c for c in checked), aborts)
+        f.body = rw.block(f.body, {})
+    for f in module.funcs:
+        for s in N.walk_stmts(f.body):
+            if isinstance(s, N.CallStmt) and s.callee in statuses:
+                s.args = list(s.args) + [statuses[f.name]]
+    return info
+
+
+def _idx(v: int) -> N.Const:
+    return N.Const(int(v), index)
+
+
+def _copy(e):
+    return N.substitute(e, {})
+
+
+def _and(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return N.BinOp("land", a, b, bool_t)
+
+
+class _Instrumenter:
+    """Rewrites one function's statements (see `instrument`)."""
+
+    def __init__(self, f: N.Func, status: N.Buffer, info: GuardInfo, check: bool, aborts: bool):
+        self.f, self.status, self.info, self.check, self.aborts = f, status, info, check, aborts
+
+    # --- status helpers
+    def status_is(self, slot, value=0):
+        return N.BinOp("eq", N.Load(self.status, [_idx(slot)]), N.Const(value, int64), bool_t)
+
+    def record(self, site, dim, idx, path, loc):
+        """`if path and not 0 <= idx < size and no error yet: status = [site, dim, idx, _]`."""
+        size = self.info.sites[site].shape[dim]
+        bad = N.BinOp("lor", N.BinOp("lt", _copy(idx), _idx(0), bool_t),
+                      N.BinOp("ge", _copy(idx), _idx(size), bool_t), bool_t)
+        cond = _and(_and(_copy(path) if path is not None else None, bad), self.status_is(SITE))
+        body = [N.Store(self.status, [_idx(DIM)], N.Const(dim, int64), loc),
+                N.Store(self.status, [_idx(VALUE)], N.Cast(_copy(idx), int64, loc), loc),
+                N.Store(self.status, [_idx(SITE)], N.Const(site + 1, int64), loc)]
+        return N.If(cond, body, [], loc)
+
+    def site(self, buf, kind, loc) -> int:
+        self.info.sites.append(Site(self.f.name, buf.name, tuple(buf.shape), kind, loc))
+        return len(self.info.sites) - 1
+
+    def unproven(self, buf, indices, ranges):
+        if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape or buf.attrs.get("stream"):
+            return []  # (a stream is a FIFO: its indices only order the elements)
+        return [d for d, (i, n) in enumerate(zip(indices, buf.shape)) if not in_bounds(i, n, ranges)]
+
+    # --- expressions: returns the rewritten expression, appends checks to `pre`
+    def expr(self, e, pre, ranges, path=None):
+        if isinstance(e, N.Load):
+            idx = [self.expr(i, pre, ranges, path) for i in e.indices]
+            dims = self.unproven(e.buf, idx, ranges)
+            if dims:
+                site = self.site(e.buf, "read", e.loc)
+                for d in dims:
+                    pre.append(self.record(site, d, idx[d], path, e.loc))
+                    clamp = N.BinOp("max", _copy(idx[d]), _idx(0), index)
+                    idx[d] = N.BinOp("min", clamp, _idx(e.buf.shape[d] - 1), index)
+            return N.Load(e.buf, idx, e.type, e.loc)
+        if isinstance(e, N.Select):
+            cond = self.expr(e.cond, pre, ranges, path)
+            a = self.expr(e.a, pre, ranges, _and(path, _copy(cond)))
+            b = self.expr(e.b, pre, ranges, _and(path, N.UnaryOp("not", _copy(cond), bool_t)))
+            return N.Select(cond, a, b, e.type, e.loc)
+        if isinstance(e, N.BinOp) and e.op in ("land", "lor"):
+            lhs = self.expr(e.lhs, pre, ranges, path)
+            taken = _copy(lhs) if e.op == "land" else N.UnaryOp("not", _copy(lhs), bool_t)
+            rhs = self.expr(e.rhs, pre, ranges, _and(path, taken))
+            return N.BinOp(e.op, lhs, rhs, e.type, e.loc)
+        if isinstance(e, N.BinOp):
+            lhs, rhs = self.expr(e.lhs, pre, ranges, path), self.expr(e.rhs, pre, ranges, path)
+            return N.BinOp(e.op, lhs, rhs, e.type, e.loc)
+        if isinstance(e, N.UnaryOp):
+            return N.UnaryOp(e.op, self.expr(e.operand, pre, ranges, path), e.type, e.loc)
+        if isinstance(e, N.Cast):
+            return N.Cast(self.expr(e.value, pre, ranges, path), e.type, e.loc)
+        if isinstance(e, N.MathCall):
+            return N.MathCall(e.fn, [self.expr(a, pre, ranges, path) for a in e.args], e.type, e.loc)
+        return e
+
+    # --- statements
+    def block(self, body, ranges):
+        out = []
+        for s in body:
+            out += self.stmt(s, ranges)
+        return out
+
+    def stmt(self, s, ranges):
+        pre = []
+        if isinstance(s, N.For):
+            s.lb, s.ub = self.expr(s.lb, pre, ranges), self.expr(s.ub, pre, ranges)
+            r = loop_range(s)
+            inner = dict(ranges)
+            if isinstance(r, tuple):
+                inner[id(s.var)] = r
+            s.body = self.block(s.body, inner)
+            if self.aborts and r is None:  # run-time bounds: stop iterating work once aborted
+                s.body = [N.If(self.status_is(ABORT), s.body, [], s.loc)]
+        elif isinstance(s, N.If):
+            s.cond = self.expr(s.cond, pre, ranges)
+            for attr, negate in (("then", False), ("orelse", True)):
+                narrowed = guard_ranges(s.cond, ranges, negate)
+                narrowed = ranges if narrowed in (None, "dead") else narrowed
+                setattr(s, attr, self.block(getattr(s, attr), narrowed))
+        elif isinstance(s, N.While):
+            again, original = [], _copy(s.cond)
+            s.cond = self.expr(s.cond, pre, ranges)
+            self.expr(original, again, ranges)  # the condition's checks, again before every test
+            s.body = self.block(s.body, ranges) + again
+            if self.aborts:
+                s.cond = _and(s.cond, self.status_is(ABORT))
+        elif isinstance(s, N.Store):
+            s.value = self.expr(s.value, pre, ranges)
+            s.indices = [self.expr(i, pre, ranges) for i in s.indices]
+            dims = self.unproven(s.buf, s.indices, ranges)
+            if dims:
+                site = self.site(s.buf, "write", s.loc)
+                ok = None
+                for d in dims:
+                    pre.append(self.record(site, d, s.indices[d], None, s.loc))
+                    i = s.indices[d]
+                    inside = N.BinOp("land", N.BinOp("ge", _copy(i), _idx(0), bool_t),
+                                     N.BinOp("lt", _copy(i), _idx(s.buf.shape[d]), bool_t), bool_t)
+                    ok = _and(ok, inside)
+                return pre + [N.If(ok, [s], [], s.loc)]
+        elif isinstance(s, N.Alloc):
+            if isinstance(s.init, N.Expr):
+                s.init = self.expr(s.init, pre, ranges)
+        elif isinstance(s, N.CallStmt):
+            s.args = [self.expr(a, pre, ranges) if isinstance(a, N.Expr) else a for a in s.args]
+        elif isinstance(s, N.Return):
+            s.values = [self.expr(v, pre, ranges) if isinstance(v, N.Expr) else v for v in s.values]
+        return pre + [s]
+
+
+__all__ = ["instrument", "zero_init", "written_before_read", "may_run_long", "require_bounds_check", "GuardInfo",
+           "Site", "STATUS_NAME"]
