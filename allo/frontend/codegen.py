@@ -32,6 +32,10 @@ import numpy as np
 from ..errors import FrontendError
 from .layout import Buf, View, numel, plan_loops, rank1
 from .precision import torch_dtype_to_allo  # noqa: F401 - re-exported for older imports
+from ..ir import types
+from ..ir.types import Fixed, Int, UFixed, UInt, int128
+from ..library import lang as allo_names  # what generated code spells `allo.grid`, `allo.exp`
+from ..library import nn
 
 WEIGHT_ARG_LIMIT = 65536  # elements; larger weights are forward() arguments unless weights_as_args=False
 
@@ -330,13 +334,10 @@ class Program:
                 s.inst_id = str(keys.index(s.targs_key()) + 1) if len(keys) > 1 else None
 
     def namespace(self) -> dict:
-        import allo
-        from allo.library import nn
-
-        ns = {"__name__": "allo_frontend_generated", "allo": allo, "nn": nn,
+        ns = {"__name__": "allo_frontend_generated", "allo": allo_names, "nn": nn,
               "INF": float("inf"), "NEG_INF": float("-inf"), "NAN": float("nan")}
-        ns.update({t: getattr(allo, t) for t in TYPE_NAMES})
-        ns.update(Fixed=allo.Fixed, UFixed=allo.UFixed, Int=allo.Int, UInt=allo.UInt, int128=allo.int128)  # quantized imports
+        ns.update({t: getattr(types, t) for t in TYPE_NAMES})
+        ns.update(Fixed=Fixed, UFixed=UFixed, Int=Int, UInt=UInt, int128=int128)  # quantized imports
         for name, (buf, array) in self.weights.items():
             if not self.is_arg_weight(name):
                 ns[self.global_name(buf)] = array

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from ..errors import AlloError, FrontendError
 from .codegen import HelperCall, NnCall
+from ..schedule.customize import customize
 
 
 def compose_schedules(program, forward, filename, progress=None):
     """`allo.customize(forward)` with every library instance's schedule composed."""
-    import allo
     from allo.library import nn
 
     try:
-        s = allo.customize(forward)
+        s = customize(forward)
     except AlloError as e:
         raise FrontendError(f"the generated program does not compile (a frontend bug; source in {filename}):\n{e}") \
             from None

@@ -20,6 +20,7 @@ from .capture import Const
 from .codegen import Program, literal, loop_text, rename_loops, split_loops
 from .layout import Buf, View, contiguous_strides, numel, plan_loops, rank1 as _rank1, view_window
 from .precision import TypePlan
+from ..ir.types import int64
 
 
 class Lowering:
@@ -242,7 +243,5 @@ class Lowering:
 
     @staticmethod
     def _int64():
-        import allo
-
-        return allo.int64
+        return int64
 

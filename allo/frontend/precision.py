@@ -13,17 +13,17 @@ Example::
 from __future__ import annotations
 
 from ..errors import FrontendError
+from ..ir import types as T
+from ..ir.types import bfloat16, float16, float32, float64, int16, int32, int64, int8, uint8
 
 
 def torch_dtype_to_allo(dtype):
     """The allo element type for a torch dtype (FrontendError if allo has none)."""
     import torch
 
-    import allo
-
-    table = {torch.float32: allo.float32, torch.float64: allo.float64, torch.float16: allo.float16,
-             torch.bfloat16: allo.bfloat16, torch.int64: allo.int64, torch.int32: allo.int32, torch.int16: allo.int16,
-             torch.int8: allo.int8, torch.uint8: allo.uint8, torch.bool: allo.bool}
+    table = {torch.float32: float32, torch.float64: float64, torch.float16: float16,
+             torch.bfloat16: bfloat16, torch.int64: int64, torch.int32: int32, torch.int16: int16,
+             torch.int8: int8, torch.uint8: uint8, torch.bool: T.bool}
     if dtype not in table:
         raise FrontendError(f"tensors of dtype {dtype} are not supported (use float32, integer or bool tensors)")
     return table[dtype]

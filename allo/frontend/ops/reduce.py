@@ -9,6 +9,7 @@ from ..codegen import loop_text
 from ..layout import View, numel
 from . import torch_op
 from .common import reduce_dims
+from ...ir.types import int64
 
 
 @torch_op("aten.sum")
@@ -94,8 +95,6 @@ def argmax(ctx, node, a):
             f"    if X[i, j, k] {better} best:", "        best = X[i, j, k]", "        pos = j",
             "Y[i, k] = pos"]
     lines = loop_text([m, k], ["i", "k"], body)
-    import allo
-
-    buf = ctx.prog.helper_call(node.key.split(".")[-1], [("X", ctx.prog.bufs[name])], lines, (m, k), allo.int64,
+    buf = ctx.prog.helper_call(node.key.split(".")[-1], [("X", ctx.prog.bufs[name])], lines, (m, k), int64,
                                ctx.hint)
     return View.whole(buf, tuple(node.shape))

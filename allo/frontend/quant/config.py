@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import FrontendError
+from ...ir.types import Fixed, Float, Int
 
 # op kinds with a quantized kernel (nn.qlinear / qmatmul / qbmm / qconv2d)
 COMPUTE_KINDS = ("linear", "conv", "matmul")
@@ -84,8 +85,6 @@ def op_kind(op_key: str) -> str:
 
 def parse_precision(spec, where="precision") -> LayerPrecision:
     """One precision value (not a per-layer dict) as a LayerPrecision."""
-    import allo
-
     if spec is None:
         return FLOAT
     if isinstance(spec, str):
@@ -100,11 +99,11 @@ def parse_precision(spec, where="precision") -> LayerPrecision:
             return LayerPrecision("fixed", int(s[5:] or 16))  # types sized from the calibrated ranges
         raise FrontendError(f"{where}: unknown precision {spec!r}; use 'int8' (int2..int16), 'fixed16' (fixed4.."
                             "fixed32), 'auto', 'float32', Fixed(bits, frac) or a dict")
-    if isinstance(spec, allo.Fixed):
+    if isinstance(spec, Fixed):
         return LayerPrecision("fixed", weight=spec, act=spec)
-    if isinstance(spec, allo.Int) and 2 <= spec.bits <= 16:
+    if isinstance(spec, Int) and 2 <= spec.bits <= 16:
         return LayerPrecision("int", spec.bits)
-    if isinstance(spec, allo.Float) and spec.bits == 32:
+    if isinstance(spec, Float) and spec.bits == 32:
         return FLOAT
     if isinstance(spec, dict) and spec and all(k in ROLE_ALIASES for k in spec):
         return _roles(spec, where)
@@ -113,13 +112,11 @@ def parse_precision(spec, where="precision") -> LayerPrecision:
 
 
 def _roles(spec: dict, where) -> LayerPrecision:
-    import allo
-
     roles = {ROLE_ALIASES[k]: v for k, v in spec.items()}
     types = {}
     for role, v in roles.items():
         if isinstance(v, str) and v.lower().startswith("int") and v[3:].isdigit():
-            v = allo.Int(int(v[3:]))
+            v = Int(int(v[3:]))
         types[role] = v
     kinds = {type(t).__name__ for r, t in types.items() if r != "accum"}
     if kinds == {"Int"}:
@@ -127,13 +124,13 @@ def _roles(spec: dict, where) -> LayerPrecision:
         if len(bits) != 1:
             raise FrontendError(f"{where}: integer weights and activations need one width, got {sorted(bits)}")
         acc = types.get("accum")
-        if acc is not None and not isinstance(acc, allo.Int):
+        if acc is not None and not isinstance(acc, Int):
             raise FrontendError(f"{where}: an integer layer needs an integer accumulator, got {acc!r}")
         return LayerPrecision("int", bits.pop(), accum=acc)
     if kinds <= {"Fixed"} and kinds:
         w, a = types.get("weight", types.get("act")), types.get("act", types.get("weight"))
         acc = types.get("accum")
-        if acc is not None and not isinstance(acc, allo.Fixed):
+        if acc is not None and not isinstance(acc, Fixed):
             raise FrontendError(f"{where}: a fixed-point layer needs a Fixed accumulator, got {acc!r}")
         return LayerPrecision("fixed", weight=w, act=a, accum=acc)
     raise FrontendError(f"{where}: weight and activation types must both be integers (int8) or both Fixed(...), "

@@ -23,6 +23,7 @@ from ..capture import Const
 from ..layout import numel
 from ..ops.conv import _as_2d, _padding, _per_dim
 from .plan import fixed_type, scale_for
+from ...ir.types import Fixed, Int, int32, int64
 
 
 def lower_compute(plan, ctx, tn, a, lp, kind):
@@ -47,19 +48,17 @@ def lower_compute(plan, ctx, tn, a, lp, kind):
 # ---------------------------------------------------------------------------- layer types
 def _layer_types(plan, ctx, tn, x, lp, wabs, k):
     """(x converted, TI, TW, TA, TO, input scale) for a layer of reduction length k."""
-    import allo
-
     family = lp.family
     if family == "auto":
         family = "int" if _int8_ok(plan, x) else "fixed"
     if family == "int":
         bits = lp.bits
         xq, sx = plan.to_int(ctx, x, bits)
-        TI = allo.Int(bits)
-        TA = lp.accum or (allo.int32 if bits <= 8 else allo.int64)
+        TI = Int(bits)
+        TA = lp.accum or (int32 if bits <= 8 else int64)
         return "int", xq, TI, TI, TA, TA, sx
     bits = lp.bits if lp.family == "fixed" else 16
-    TI = x.dtype if isinstance(x.dtype, allo.Fixed) and lp.act is None else (lp.act or plan.fixed_for(x, bits))
+    TI = x.dtype if isinstance(x.dtype, Fixed) and lp.act is None else (lp.act or plan.fixed_for(x, bits))
     xq = plan.to_fixed(ctx, x, TI)
     TW = lp.weight or fixed_type(wabs, bits)
     TO = lp.act or fixed_type(plan.range_of(tn).absmax, bits)
@@ -70,13 +69,11 @@ def _layer_types(plan, ctx, tn, x, lp, wabs, k):
 def exact_accumulator(TI, TW, k):
     """A Fixed type holding any sum of k products exactly (at most 64 bits: above that the integer
     bits are kept and fraction bits dropped)."""
-    import allo
-
     bits = TI.bits + TW.bits + max(1, math.ceil(math.log2(max(k, 2))))
     frac = TI.frac + TW.frac
     if bits > 64:
         frac, bits = max(0, frac - (bits - 64)), 64
-    return allo.Fixed(bits, frac)
+    return Fixed(bits, frac)
 
 
 def _int8_ok(plan, x):
@@ -128,8 +125,6 @@ def _bias(plan, ctx, b, n, family, TA, sx, sw):
 # ---------------------------------------------------------------------------- requantization
 def requant(plan, ctx, tn, acc, mult, lp, channel_shape):
     """acc (integer accumulators at scale `mult` per channel) -> Int(bits) at the node's scale."""
-    import allo
-
     bits = lp.bits if lp.family == "int" else 8
     qmax = 2 ** (bits - 1) - 1
     sy = scale_for(plan.range_of(tn).absmax, qmax)
@@ -138,13 +133,13 @@ def requant(plan, ctx, tn, acc, mult, lp, channel_shape):
     m = np.floor(real * 2.0 ** shift + 0.5).astype(np.int64)
     rnd = (1 << (shift - 1)) if shift > 0 else 0
     wide = "int64" if acc.dtype.bits <= 32 else "int128"
-    T = allo.Int(bits)
+    T = Int(bits)
     if m.size == 1:
         fn = (lambda q: f"{T!r}(min(max(({wide}({q} * {int(m.reshape(-1)[0])}) + {rnd}) >> {shift}, {-qmax}), {qmax}))")
         operands = [acc]
     else:
         fn = (lambda q, mm: f"{T!r}(min(max(({wide}({q} * {mm}) + {rnd}) >> {shift}, {-qmax}), {qmax}))")
-        operands = [acc, _const(plan, ctx, m.astype(np.int32).reshape(channel_shape), "requant_m", allo.int32)]
+        operands = [acc, _const(plan, ctx, m.astype(np.int32).reshape(channel_shape), "requant_m", int32)]
     out = ctx.ew("requant", fn, operands, out_sizes=tn.shape, dtype=T, cast=False)
     plan.scales[id(out.buf)] = sy
     return out, sy
@@ -217,17 +212,15 @@ def _matmul(plan, ctx, tn, a, lp):
         return None
     m, k = av.sizes[-2:]
     n = bv.sizes[-1]
-    import allo
-
     family = "int" if lp.family == "int" or (lp.family == "auto" and _int8_ok(plan, av)) else "fixed"
     if family == "int":
         aq, sa = plan.to_int(ctx, av, lp.bits)
         bq, sb = plan.to_int(ctx, bv, lp.bits)
-        TI = TW = allo.Int(lp.bits)
-        TA = TO = lp.accum or (allo.int32 if lp.bits <= 8 else allo.int64)
+        TI = TW = Int(lp.bits)
+        TA = TO = lp.accum or (int32 if lp.bits <= 8 else int64)
     else:
         bits = lp.bits if lp.family == "fixed" else 16
-        TI, TW = (v.dtype if isinstance(v.dtype, allo.Fixed) and lp.act is None else (lp.act or plan.fixed_for(v, bits))
+        TI, TW = (v.dtype if isinstance(v.dtype, Fixed) and lp.act is None else (lp.act or plan.fixed_for(v, bits))
                   for v in (av, bv))
         aq, bq = plan.to_fixed(ctx, av, TI), plan.to_fixed(ctx, bv, TW)
         TO = lp.act or fixed_type(plan.range_of(tn).absmax, bits)

@@ -24,6 +24,7 @@ from ..codegen import literal
 from ..layout import View
 from ..precision import TypePlan
 from .config import COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, op_kind
+from ...ir.types import Fixed, Int, float32
 
 
 @dataclass
@@ -192,19 +193,15 @@ class QuantPlan(TypePlan):
 
     # ---------------------------------------------------------------- conversions
     def is_quantized(self, v: View) -> bool:
-        import allo
-
-        return id(v.buf) in self.scales or isinstance(v.dtype, allo.Fixed)
+        return id(v.buf) in self.scales or isinstance(v.dtype, Fixed)
 
     def dequant(self, ctx, v: View) -> View:
         """A quantized View as float32 (int: q * scale, fixed: its value)."""
-        import allo
-
         key = (id(v.buf), v.sizes, v.strides, v.offset)
         if key not in self._dequant:
             scale = self.scales.get(id(v.buf))
             fn = (lambda q: f"float32({q})") if scale is None else (lambda q: f"float32({q}) * {literal(float(scale))}")
-            out = _with_hint(ctx, "dq", lambda: ctx.ew("dequant", fn, [v], out_sizes=v.sizes, dtype=allo.float32,
+            out = _with_hint(ctx, "dq", lambda: ctx.ew("dequant", fn, [v], out_sizes=v.sizes, dtype=float32,
                                                        cast=False))
             if id(v.buf) in self.buf_ranges:
                 self.buf_ranges[id(out.buf)] = self.buf_ranges[id(v.buf)]
@@ -220,9 +217,7 @@ class QuantPlan(TypePlan):
     def to_int(self, ctx, v: View, bits: int):
         """(View of Int(bits) values, scale) for v: itself when it already is one, else quantized
         from its float value with the calibrated per-tensor scale (round half up, clamped)."""
-        import allo
-
-        T = allo.Int(bits)
+        T = Int(bits)
         if id(v.buf) in self.scales and v.dtype == T:
             return v, self.scales[id(v.buf)]
         if self.is_quantized(v):
@@ -246,9 +241,7 @@ class QuantPlan(TypePlan):
             v = self.dequant(ctx, v)
         lo, hi = -(2.0 ** (T.bits - T.frac - 1)), 2.0 ** (T.bits - T.frac - 1) - 2.0 ** -T.frac
         fn = (lambda x: f"min(max({x}, {literal(lo)}), {literal(hi)})")
-        import allo
-
-        if isinstance(v.dtype, allo.Fixed):
+        if isinstance(v.dtype, Fixed):
             fn = (lambda x: x)
         out = _with_hint(ctx, "fx", lambda: ctx.ew("to_fixed", fn, [v], out_sizes=v.sizes, dtype=T, cast=False))
         self._inherit(out, v)
@@ -286,10 +279,8 @@ def scale_for(absmax: float, qmax: int) -> float:
 
 def fixed_type(absmax: float, bits=16):
     """Fixed(bits, frac) with the integer bits (sign included) that hold +-absmax."""
-    import allo
-
     ibits = 1 if absmax <= 0 else max(1, math.floor(math.log2(absmax)) + 2)
-    return allo.Fixed(bits, max(0, min(bits, bits - ibits)))
+    return Fixed(bits, max(0, min(bits, bits - ibits)))
 
 
 def _views(value):
