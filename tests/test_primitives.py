@@ -488,7 +488,7 @@ def test_tiling_with_non_dividing_factors():
 
 
 def test_rewrites_keep_locations():
-    from allo.dsl.source import Loc
+    from allo.ir.loc import Loc
 
     def located_gemm():
         mod = gemm()
@@ -910,7 +910,7 @@ FRONTEND_SCHEDULES = [
 
 @pytest.mark.parametrize("kernel,schedule", FRONTEND_SCHEDULES)
 def test_primitives_on_frontend_ir(kernel, schedule):
-    build_ir = pytest.importorskip("allo.schedule.customize").build_ir
+    build_ir = pytest.importorskip("allo.schedule.kernel_ir").build_ir
     fn = globals()[kernel]
     check_same(lambda: build_ir(fn)[0], schedule)
 

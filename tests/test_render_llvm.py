@@ -14,7 +14,7 @@ from allo.ir import nodes as N
 from allo.ir.fixed import from_raw, to_raw, wrap_int
 from allo.render.pipelines import LLVM_PIPELINE, run_pipeline
 from allo.render import BIG_GLOBAL, render_module, to_mlir_module
-from allo.dsl.source import Loc
+from allo.ir.loc import Loc
 from allo.ir.types import (ArrayType, Fixed, Int, UFixed, UInt, bool as bool_t, float16, float32, float64, index,
                            int8, int32, int64, uint8)
 

@@ -14,21 +14,7 @@ import textwrap
 from dataclasses import dataclass
 
 from ..errors import AlloSyntaxError, AlloError
-
-
-@dataclass(frozen=True)
-class Loc:
-    """A position in kernel source: absolute file line (1-based) and column."""
-
-    filename: str
-    lineno: int
-    col: int = 0
-    source_line: str | None = None
-
-    def mlir(self) -> str:
-        """The MLIR location literal, e.g. loc("k.py":12:5)."""
-        name = self.filename.replace("\\", "\\\\").replace('"', '\\"')
-        return f'loc("{name}":{self.lineno}:{self.col + 1})'
+from ..ir.loc import Loc
 
 
 @dataclass
