@@ -25,10 +25,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from .errors import AlloError
+from .frontend import import_model
+from .frontend.ops import supported_ops
 
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
 
@@ -95,10 +100,6 @@ def example_inputs(shapes, seed=0):
 
 
 def cmd_compile(args) -> int:
-    import numpy as np
-
-    from .frontend import import_model
-
     shapes = [parse_shape(s) for s in args.input_shape]
     if args.csim and args.target not in ("vhls", "vitis_hls"):
         raise AlloError("--csim needs --target vhls (the C simulation runs the HLS C++)")
@@ -141,8 +142,6 @@ def cmd_compile(args) -> int:
 
 def parse_precision(text):
     """`--precision`: int8 / int4..int16 / auto / float32 / Fixed(16,8) (None when not given)."""
-    import re
-
     if text is None:
         return None
     m = re.fullmatch(r"\s*Fixed\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*", text)
@@ -154,7 +153,6 @@ def parse_precision(text):
 
 
 def _max_error(model, inputs, result) -> float:
-    import numpy as np
     import torch
 
     with torch.no_grad():
@@ -166,8 +164,6 @@ def _max_error(model, inputs, result) -> float:
 
 
 def cmd_ops(args) -> int:
-    from .frontend.ops import supported_ops
-
     for op in supported_ops():
         print(op)
     return 0

@@ -18,9 +18,11 @@ from __future__ import annotations
 import math
 import weakref
 
+from .backend.marshal import written_params
 from .errors import AlloError
 from .ir import nodes as N
 from .ir.types import ArrayType, index
+from .schedule.schedule import Schedule
 
 _OWNERS = {}  # id(mlir module) -> weakref to the Schedule that rendered it
 
@@ -32,8 +34,6 @@ def register_module(module, schedule):
 
 def schedule_of(module):
     """The Schedule whose `s.module` is `module` (AlloError for any other object)."""
-    from .schedule.schedule import Schedule
-
     if isinstance(module, Schedule):
         return module
     entry = _OWNERS.get(id(module))
@@ -94,8 +94,6 @@ def _replace_buffer(func, old, new):
 
 
 def _rewrite(mod: N.Module, top: str, flatten: bool):
-    from .backend.marshal import written_params
-
     f = mod.func(top)
     taken = {g.name for g in mod.funcs}
     written = written_params(f)

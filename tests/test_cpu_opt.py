@@ -432,7 +432,6 @@ def test_parallel_contractions_pick_a_loop():
 
 
 def test_optimiser_failure_falls_back_to_plain_build(monkeypatch):
-    import allo.backend.llvm.cpu.render as cpu_render
     import allo.backend.llvm.cpu_opt as cpu_opt
 
     M, N, K = 9, 11, 5
@@ -443,7 +442,7 @@ def test_optimiser_failure_falls_back_to_plain_build(monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("simulated optimiser bug")
 
-    for target, name in ((cpu_render, "render_cpu"), (cpu_opt, "lowering_pipeline")):
+    for target, name in ((cpu_opt, "render_cpu"), (cpu_opt, "lowering_pipeline")):
         with monkeypatch.context() as m:
             if name == "lowering_pipeline":
                 m.setattr(target, name, lambda *a, **k: "no-such-pass")

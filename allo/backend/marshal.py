@@ -23,10 +23,10 @@ import threading
 import numpy as np
 
 from ..errors import AlloTypeError
-from .convert import check_convertible, convert_input
 from ..ir import nodes as N
 from ..ir.fixed import from_raw, to_raw
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
+from .convert import check_convertible, convert_input
 
 
 @functools.lru_cache(maxsize=None)

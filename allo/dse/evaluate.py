@@ -14,12 +14,16 @@ Example::
 from __future__ import annotations
 
 import hashlib
+import inspect
 import pickle
 import time
 from dataclasses import asdict, dataclass
 
 from ..errors import AlloError
 from ..ir import nodes as N
+from ..qor.api import estimate
+from ..schedule.loops import iter_loops
+from ..schedule.schedule import Schedule
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,6 @@ class Base:
 
     def schedule(self, steps):
         """A fresh `allo.Schedule` of this kernel with `steps` replayed (every check on)."""
-        from ..schedule.schedule import Schedule
-
         s = Schedule(self.ir.clone(), self.kernel, self.targs)
         s.steps = list(self.steps)
         s.replay(steps)
@@ -70,8 +72,6 @@ class Base:
 
 def source_of(kernel, top: str) -> str:
     """`file.py:line name` of a kernel function (or just the top function's name)."""
-    import inspect
-
     fn = getattr(kernel, "fn", kernel)
     try:
         _, line = inspect.getsourcelines(fn)
@@ -83,8 +83,6 @@ def source_of(kernel, top: str) -> str:
 def fingerprint(ir: N.Module) -> str:
     """A stable key of a kernel's structure: functions, loops (names, bounds, attributes) and
     buffers (names, types, partitions). Used to check that a resumed log belongs to the kernel."""
-    from ..schedule.loops import iter_loops
-
     h = hashlib.sha256(ir.top.encode())
     for f in ir.funcs:
         h.update(f.name.encode())
@@ -110,9 +108,6 @@ def cached_base(key: str, blob: bytes | None) -> N.Module:
 
 def evaluate(base_ir: N.Module, steps, settings: Settings) -> dict:
     """Replay `steps` (unchecked: the schedule is thrown away) and estimate; never raises."""
-    from ..qor.api import estimate
-    from ..schedule.schedule import Schedule
-
     t0 = time.perf_counter()
     s = Schedule(base_ir.clone())
     try:

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import AlloError, DSEError
 from ..qor.report import RESOURCE_KEYS
 from ..qor.tables import part_info
+from ..schedule.schedule import Schedule
 from .derive import default_space
 from .evaluate import Base, Settings
 from .executors import make_executor
@@ -106,8 +107,6 @@ def _is_torch_module(obj) -> bool:
 
 def schedule_of(obj, instantiate=None):
     """The Schedule to start from: a Schedule as is, a kernel customized (with `instantiate`)."""
-    from ..schedule.schedule import Schedule
-
     if isinstance(obj, Schedule):
         return obj
     inner = getattr(obj, "schedule", None)  # a from_pytorch module keeps its schedule

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import AlloError, DSEError
 from ..ir import nodes as N
+from ..qor.api import estimate
 from .derive import default_space, reachable_funcs
 from .evaluate import Base, Settings
 from .executors import make_executor
@@ -189,8 +190,6 @@ def _assemble(sched, choice):
 
 
 def _estimate(s, settings) -> dict:
-    from ..qor.api import estimate
-
     r = estimate(s, clock_ns=settings.clock_ns, part=settings.part, target=settings.target, bundle=settings.bundle)
     return {"latency": r.latency_cycles, "interval": r.ii, "resources": dict(r.resources)}
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import os
 import sys
 
+from .evaluate import evaluate_chunk
 from .wire import read_message, write_message
 
 
 def main() -> int:
     channel = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints of any library go to stderr
-    from .evaluate import evaluate_chunk  # import allo while the driver prepares the first batch
 
     requests = sys.stdin.buffer
     while True:

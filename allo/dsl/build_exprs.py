@@ -14,11 +14,11 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError
 from ..ir import bits, emit
+from ..ir.nodes import Alloc, Buffer, Expr, If, Load, Store, describe, user_words, walk_expr
+from ..ir.types import ArrayType, Index, Int, UInt, index
 from .calls import plain_kernel
 from .forms import _compile_time
-from ..ir.nodes import Alloc, Buffer, Expr, If, Load, Store, describe, user_words
 from .regions import read_region, region_spec
-from ..ir.types import ArrayType, Index, Int, UInt, index
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
           ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
@@ -213,6 +213,4 @@ class ExpressionVisitors:
 
 
 def _has_load(e):
-    from ..ir.nodes import walk_expr
-
     return isinstance(e, Expr) and any(isinstance(x, Load) for x in walk_expr(e))

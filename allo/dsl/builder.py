@@ -17,18 +17,17 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
+from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
+                        user_words, walk_expr)
+from ..ir.types import AlloType, ArrayType, Index, Int, UInt, index, int32
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
 from .calls import CallDispatcher
-from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
-                        user_words)
 from .forms import InstanceNames, LanguageForms, bind_storage
 from .meta import ConstType, bind_const
 from .regions import check_stale_regions, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
-from ..ir.types import AlloType, ArrayType, Index, Int, UInt, index
-
 
 UNSUPPORTED_HINTS = {
     "Try": "exceptions are not supported in kernels; remove the try block",
@@ -585,8 +584,6 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
 
     @staticmethod
     def index_as_int():
-        from ..ir.types import int32
-
         return int32
 
     def visit_AugAssign(self, node):
@@ -743,8 +740,6 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
 
 def _is_pure(e):
     """An expression without loads (its value cannot change once computed)."""
-    from ..ir.nodes import walk_expr
-
     return isinstance(e, Expr) and not isinstance(e, Load) and not any(isinstance(x, Load) for x in walk_expr(e))
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 
-from ..errors import AlloTypeError
+from ..errors import AlloSyntaxError, AlloTypeError
 from ..ir import emit
-from ..ir.nodes import Buffer, Const, For, IterVar, Load, Store
+from ..ir.nodes import Alloc, Buffer, Const, For, IterVar, Load, Store
 from ..ir.types import AlloType, ArrayType, Fixed, Float, UFixed, float32, index, lowest
 
 
@@ -217,7 +217,6 @@ class Builtins:
         names = self.arrays.loop_names(len(lead) + 1, "i", band)
         ivs = [IterVar(nm, loc=loc) for nm in names]
         row, k = ivs[:-1], ivs[-1]
-        from ..ir.nodes import Alloc
 
         for key, _ in stages["scalars"]:
             self.fb.emit(Alloc(state[key], None, loc))
@@ -369,8 +368,6 @@ NO_NAME = ("ones", "zeros")
 def bind_args(fb, node, fname, params, args, kwargs, named=True):
     """Match call arguments to `params` like Python would; `name=` (a band name) is split off.
     Returns (values, band)."""
-    from ..errors import AlloSyntaxError
-
     kwargs = dict(kwargs)
     band = kwargs.pop("name", None) if named else None
     if band is not None and not (isinstance(band, str) and band.isidentifier()):

@@ -18,11 +18,9 @@ import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError
 from ..ir import emit
-from ..ir.nodes import Buffer, CallStmt, Const, Expr, Load
-from ..ir.nodes import describe
+from ..ir.nodes import Buffer, CallStmt, Const, Expr, Load, describe
 from ..ir.types import AlloType, ArrayType, float32, index, int32
-from . import builtins as whole_array
-from . import names
+from . import builtins as whole_array, names
 from .builtins import _REQUIRED, bind_args
 from .kernel import KernelDef, KernelInstance
 from .regions import write_back_views

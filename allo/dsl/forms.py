@@ -16,15 +16,17 @@ Example (what these methods accept in a kernel)::
 from __future__ import annotations
 
 import ast
+import operator
 
 import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError, located
 from ..ir import emit
-from .meta import meta_kind, visit_meta
 from ..ir.nodes import Buffer, Expr
-from .scope import Environment
 from ..ir.types import AlloType, ArrayType
+from .kernel import NestedKernel
+from .meta import meta_kind, visit_meta
+from .scope import Environment
 
 
 class InstanceNames:
@@ -112,8 +114,6 @@ class LanguageForms:
     def fold_compare(self, node, values):
         """Python's result for a comparison of compile-time values (types, numbers, tuples), e.g.
         `Ty == int8` in `allo.meta_if`."""
-        import operator
-
         ops = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
                ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not,
                ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
@@ -124,8 +124,6 @@ class LanguageForms:
 
     def visit_FunctionDef(self, node):
         """A helper defined in the kernel body: its own function, callable from here on."""
-        from .kernel import NestedKernel
-
         if node.decorator_list:
             raise self.error(AlloSyntaxError, "decorators are not supported on functions defined inside kernels", node)
         if node.type_params if hasattr(node, "type_params") else False:

@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 from ..errors import AlloError, AlloTypeError
+from ..ir.types import ArrayType
 
 
 class Memory:
@@ -53,8 +54,6 @@ class Memory:
         return out
 
     def __rmatmul__(self, array_type):
-        from ..ir.types import ArrayType
-
         if not isinstance(array_type, ArrayType):
             raise AlloTypeError(f"`@ Memory(...)` annotates an array type such as int32[32], got {array_type!r}")
         return ArrayType(array_type.dtype, array_type.shape, memory=self)

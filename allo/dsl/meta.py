@@ -22,14 +22,13 @@ from ..errors import AlloSyntaxError, AlloTypeError
 from ..ir import emit
 from ..ir.nodes import Buffer, Expr
 from ..ir.types import ConstType
+from . import names as dsl
 
 META_FUNCS = ("meta_if", "meta_elif", "meta_else", "meta_for")
 
 
 def meta_kind(fb, node: ast.With):
     """'meta_if'/'meta_elif'/'meta_else'/'meta_for' for a `with allo.meta_*(...)` statement, else None."""
-    from . import names as dsl
-
     if len(node.items) != 1 or not isinstance(node.items[0].context_expr, ast.Call):
         return None
     try:

@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from ..errors import AlloError
+
 
 def grid(*extents, name=None):
     """A band of nested loops over `extents` (outermost first); `name=` names the band
@@ -35,8 +37,6 @@ class _Meta:
         self.name = name
 
     def __enter__(self):
-        from ..errors import AlloError
-
         raise AlloError(f"allo.{self.name} is compile-time control flow for kernel bodies; it cannot run as "
                         f"plain Python (build the kernel with allo.customize)")
 

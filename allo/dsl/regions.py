@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import ast
 
-from ..errors import AlloSyntaxError, AlloTypeError
+from ..errors import AlloSyntaxError, AlloTypeError, located
 from ..ir import emit
-from ..ir.nodes import Buffer, Const, Load, Store
+from ..ir.nodes import Alloc, Buffer, CallStmt, Const, For, If, Load, Return, Store, While, stmt_exprs, walk_expr
 from ..ir.types import index
 
 
@@ -141,8 +141,6 @@ def write_back_views(fb, callee, args, loc):
 
 def _positions(body, loops=(), out=None):
     """[(stmt, pre-order position, ids of enclosing loops)] for every statement of `body`."""
-    from ..ir.nodes import For, If, While
-
     out = [] if out is None else out
     for s in body:
         out.append((s, len(out), loops))
@@ -156,8 +154,6 @@ def _positions(body, loops=(), out=None):
 
 def _touches(s, buf, write):
     """Does statement `s` write (write=True) or read `buf`?"""
-    from ..ir.nodes import Alloc, CallStmt, Return, stmt_exprs, walk_expr
-
     if write:
         return (isinstance(s, Store) and s.buf is buf) or (isinstance(s, CallStmt) and any(a is buf for a in s.args))
     if isinstance(s, (CallStmt, Return)) and any(a is buf for a in (s.args if isinstance(s, CallStmt) else s.values)):
@@ -170,9 +166,6 @@ def _touches(s, buf, write):
 def check_stale_regions(fb, body):
     """Regions are copies, so a region read after its array changed would differ from a view (what
     numpy and upstream Allo give). That case is an error naming both lines, never a silent copy."""
-    from ..errors import located
-    from ..ir.nodes import Alloc
-
     if not fb.views:
         return
     stmts = _positions(body)

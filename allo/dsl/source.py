@@ -13,7 +13,7 @@ import linecache
 import textwrap
 from dataclasses import dataclass
 
-from ..errors import AlloSyntaxError, AlloError
+from ..errors import AlloError, AlloSyntaxError
 from ..ir.loc import Loc
 
 

@@ -12,8 +12,13 @@ from __future__ import annotations
 import itertools
 
 from ..errors import FrontendError
+from .capture import capture
+from .codegen import NnCall
 from .model import TARGETS, ImportedModel
+from .normalize import normalize
+from .precision import plan_for
 from .progress import Progress
+from .quant.torch_ao import reject_torch_quantized
 
 _counter = itertools.count()
 
@@ -105,12 +110,7 @@ def import_model(model, example_inputs, weights_as_args=None, precision=None, ca
         print(imported.summary())       # op -> kernel instance table
         mod = imported.build("llvm")
     """
-    from .capture import capture
     from .lower import has_handler, lower
-    from .normalize import normalize
-    from .precision import plan_for
-
-    from .quant.torch_ao import reject_torch_quantized
 
     reject_torch_quantized(model)
     progress = _progress or Progress(verbose)
@@ -134,8 +134,6 @@ def import_model(model, example_inputs, weights_as_args=None, precision=None, ca
 
 
 def _instances(prog) -> int:
-    from .codegen import NnCall
-
     return len({(s.kernel, s.inst_id) for s in prog.stmts if isinstance(s, NnCall)})
 
 

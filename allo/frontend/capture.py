@@ -14,8 +14,12 @@ Example::
 """
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import operator
 import os
+import sys
 import warnings
 from dataclasses import dataclass, field
 
@@ -168,8 +172,6 @@ def capture(model, example_inputs) -> Captured:
 
 def _caller_level() -> int:
     """The warnings stacklevel of the first frame outside allo (the user's from_pytorch call)."""
-    import sys
-
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     frame, level = sys._getframe(1), 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root + os.sep):
@@ -182,10 +184,6 @@ class _quiet_torch:
     stderr; our FrontendError says what went wrong instead)."""
 
     def __enter__(self):
-        import contextlib
-        import io
-        import logging
-
         self.redirect = contextlib.redirect_stderr(io.StringIO())
         self.redirect.__enter__()
         self.warnings = warnings.catch_warnings()

@@ -30,12 +30,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import FrontendError
-from .layout import Buf, View, numel, plan_loops, rank1
-from .precision import torch_dtype_to_allo  # noqa: F401 - re-exported for older imports
 from ..ir import types
 from ..ir.types import Fixed, Int, UFixed, UInt, int128
-from ..library import lang as allo_names  # what generated code spells `allo.grid`, `allo.exp`
-from ..library import nn
+from ..library import lang as allo_names, nn  # what generated code spells `allo.grid`, `allo.exp`
+from .layout import Buf, View, numel, plan_loops, rank1
+from .precision import torch_dtype_to_allo  # noqa: F401 - re-exported for older imports
 
 WEIGHT_ARG_LIMIT = 65536  # elements; larger weights are forward() arguments unless weights_as_args=False
 

@@ -12,15 +12,15 @@ Example::
 """
 from __future__ import annotations
 
-from ..errors import AlloError, FrontendError
-from .codegen import HelperCall, NnCall
+from ..errors import AlloError, FrontendError, ScheduleError
+from ..library.nn.common import PARALLEL_MIN_WORK
 from ..schedule.customize import customize
+from .codegen import HelperCall, NnCall
+from allo.library import nn
 
 
 def compose_schedules(program, forward, filename, progress=None):
     """`allo.customize(forward)` with every library instance's schedule composed."""
-    from allo.library import nn
-
     try:
         s = customize(forward)
     except AlloError as e:
@@ -51,9 +51,6 @@ def parallel_helpers(s, program):
     """Mark the outermost loop (of extent > 1) of every large generated loop nest parallel, as the
     library schedules do for their kernels (OpenMP on the CPU; HLS ignores it). Nests the parallel
     check refuses (a scan's carried state) stay serial."""
-    from ..errors import ScheduleError
-    from ..library.nn.common import PARALLEL_MIN_WORK
-
     used = {c.helper for c in program.stmts if isinstance(c, HelperCall)}
     for helper, nests in program.outer_loops.items():
         for names, extents in (nests if helper in used else ()):

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..errors import FrontendError
 
 
@@ -170,8 +172,6 @@ def _compute_stride(oldshape, oldstride, newshape):
 
 def view_window(array, view: View):
     """The elements of `view` in the (flat, contiguous) numpy `array` holding its buffer."""
-    import numpy as np
-
     flat = np.ascontiguousarray(array).reshape(-1)
     if not view.sizes:
         return flat[view.offset:view.offset + 1]

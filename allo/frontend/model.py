@@ -11,8 +11,10 @@ Example::
 """
 from __future__ import annotations
 
-from ..errors import FrontendError, clean
+from ..backend.hls import build_hls
+from ..errors import AlloError, FrontendError, clean
 from .compose import compose_schedules, pipeline_helpers as _pipeline_helpers
+from .quant.report import quant_report
 from .runtime import TorchModule
 
 TARGETS = ("llvm", "vhls", "vitis_hls", "mlir", "rtl", "calyx")
@@ -79,9 +81,6 @@ class ImportedModel:
         return TorchModule(build_llvm(threads), self, rebuild=build_llvm)
 
     def _build_hls(self, s, target, mode, project):
-        from ..backend.hls import build_hls
-        from ..errors import AlloError
-
         first = len(self.program.inputs)
         weights = {first + j: arr for j, (_, arr) in enumerate(self.program.arg_weights())}
         try:
@@ -103,8 +102,6 @@ class ImportedModel:
             mod = from_pytorch(model, [x], precision="int8", calibration_data=[[x1], [x2]])
             print(mod.imported.quant_report())
         """
-        from .quant.report import quant_report
-
         return quant_report(self, as_text)
 
     def summary(self) -> str:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from ..errors import FrontendError
 from ..ir import types as T
-from ..ir.types import bfloat16, float16, float32, float64, int16, int32, int64, int8, uint8
+from ..ir.types import bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8
+from .quant.config import PrecisionConfig
 
 
 def torch_dtype_to_allo(dtype):
@@ -63,8 +64,6 @@ class TypePlan:
 def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None) -> TypePlan:
     """The TypePlan for from_pytorch's `precision=`/`calibration_data=` (default: torch's dtypes;
     a quantized precision calibrates `captured` and returns a QuantPlan, see quant/plan.py)."""
-    from .quant.config import PrecisionConfig
-
     config = PrecisionConfig(precision)
     if not config.quantized:
         if calibration_data is not None and precision is None:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backend.llvm.openmp import resolve_threads
 from ..errors import AlloError
+from .layout import view_window
 
 
 class TorchModule:
@@ -53,8 +55,6 @@ class TorchModule:
     def threads(self):
         """CPU threads of the parallel loops (LLVM builds). Setting it rebuilds the module (builds
         are cached, so switching back is free)."""
-        from ..backend.llvm.openmp import resolve_threads
-
         return resolve_threads(getattr(self.built, "threads", None)) if self._rebuild else None
 
     @threads.setter
@@ -111,8 +111,6 @@ class TorchModule:
 
 def _check_ids(array: np.ndarray, view, low, high, message):
     """Raise if an element of `view` (a strided window of the input array) is outside [low, high)."""
-    from .layout import view_window
-
     window = np.asarray(view_window(array, view))
     if window.size and (window.min() < low or window.max() >= high):
         bad = window[(window < low) | (window >= high)].reshape(-1)[0]

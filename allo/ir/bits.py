@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..errors import AlloTypeError
 from . import emit
 from .nodes import Const, Expr, MathCall
-from .types import Float, Index, Int, UInt, index, int16, int32, int64, float16, float32, float64
+from .types import Float, Index, Int, UInt, float16, float32, float64, index, int16, int32, int64
 
 BIT_FUNCS = ("bit_get", "bit_slice", "bit_reverse", "bitcast", "bit_set", "bit_setslice")
 _FLOAT_OF = {16: float16, 32: float32, 64: float64}

@@ -24,10 +24,9 @@ import operator
 import numpy as np
 
 from ..errors import AlloTypeError
-from .nodes import BinOp, Cast, Const, Expr, MathCall, Select, UnaryOp
+from .nodes import BinOp, Cast, Const, Expr, MathCall, Select, UnaryOp, describe
 from .promote import common, fits, literal_type, negate_type, result_type
-from .types import (AlloType, Fixed, Float, Index, Int, UFixed, UInt, float32, index, int64, is_bool, is_fixed,
-                    is_float)
+from .types import AlloType, Fixed, Float, Index, Int, UFixed, UInt, float32, index, int64, is_bool, is_fixed, is_float
 
 bool_t = UInt(1)
 
@@ -63,7 +62,6 @@ def to_expr(v, like: AlloType | None = None, loc=None) -> Expr:
         v = py_number(v)
         t = literal_type(v, like)
         return Const(_const_value(v, t), t, loc)
-    from .nodes import describe
 
     raise AlloTypeError(f"expected a scalar value, got {describe(v)}")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .types import Fixed, UFixed, Int, UInt, container_bits
+from .types import Fixed, Int, UFixed, UInt, container_bits
 
 
 def wrap_int(values, bits: int, signed: bool) -> np.ndarray:

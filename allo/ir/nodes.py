@@ -21,6 +21,7 @@ Example (what `for i in range(4): C[i] = A[i] + 1.0` becomes)::
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -378,8 +379,6 @@ def describe(v) -> str:
 
 def user_words(message: str) -> str:
     """`message` with the IR's class names ('IterVar', 'Load', ...) replaced by user words."""
-    import re
-
     global _USER_WORDS_RE
     if _USER_WORDS_RE is None:
         _USER_WORDS_RE = re.compile(r"\b(" + "|".join(_USER_WORDS) + r")\b")

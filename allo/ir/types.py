@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import typing
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -272,8 +273,6 @@ class ArrayType:
 
 
 def _is_type_param(v) -> builtins.bool:
-    import typing
-
     return isinstance(v, typing.TypeVar) or type(v).__name__ in ("TypeVarTuple", "ParamSpec")
 
 

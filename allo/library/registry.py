@@ -22,6 +22,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from ..dsl.kernel import KernelDef
 from ..errors import AlloError
 
 
@@ -43,8 +44,6 @@ KERNELS: dict = {}  # kernel name -> Entry, in definition order
 
 def schedule_for(*kernels):
     """Register the decorated `fn(s)` as the predefined schedule of each of `kernels`."""
-    from ..dsl.kernel import KernelDef
-
     if not kernels:
         raise AlloError("schedule_for needs at least one kernel")
     for k in kernels:

@@ -16,8 +16,8 @@ Example::
     print(r)                        # table like Vitis's synthesis summary
     r.latency_cycles, r.ii, r.resources["DSP"]
 """
+from .api import estimate, report
 from .estimate import Estimator
 from .report import LoopRow, QoRReport
-from .api import estimate, report
 
 __all__ = ["estimate", "report", "Estimator", "QoRReport", "LoopRow"]

@@ -23,7 +23,9 @@ import math
 from collections import Counter
 
 from ..ir import nodes as N
+from ..ir.promote import common
 from .affine import MAY, cond_value, dependence_distance, index_aff
+from .memory import Mem
 from .tables import FREE, OpCost
 
 UNROLL_LIMIT = 400_000  # statement visits per iteration before we stop expanding lanes
@@ -42,8 +44,6 @@ def _bits(t) -> int:
 def _source_bits(e) -> int:
     """Width of an operand before the exact widening casts of bit growth (int8 * int8 is an 8x8
     multiplier even though the IR computes it in the int16 result type)."""
-    from ..ir.promote import common
-
     while isinstance(e, N.Cast) and _tname(e.value.type) in ("Int", "UInt", "Fixed", "UFixed") \
             and _tname(e.type) in ("Int", "UInt", "Fixed", "UFixed") and common(e.value.type, e.type) == e.type:
         e = e.value
@@ -184,8 +184,6 @@ class Interpreter:
 
     def _declare(self, body):
         """Arrays declared inside the body live in registers (one copy per iteration)."""
-        from .memory import Mem
-
         for s in N.walk_stmts(body):
             if isinstance(s, N.Alloc) and s.buf.shape and id(s.buf) not in self.local_mems:
                 self.local_mems[id(s.buf)] = Mem(s.buf.name, "reg", tuple(s.buf.shape), _bits(s.buf.dtype))

@@ -24,11 +24,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .bundles import bundle_name
 from ..errors import AlloError
 from ..ir import nodes as N
 from .affine import Aff, index_aff
-from .body import interpret
+from .body import Interpreter, interpret
+from .bundles import bundle_name
 from .memory import Mem, bind_param, interface_mem, local_mem, port_ii
 from .report import LoopRow, QoRReport
 from .resources import Resources
@@ -560,8 +560,6 @@ class Estimator:
 # ----------------------------------------------------------------------------- helpers
 def _expr_depth(fctx, e, ranges) -> int:
     """States to evaluate expression `e` (a branch condition) in sequential code."""
-    from .body import Interpreter
-
     it = Interpreter(fctx, var_ranges=ranges)
     return max(1, it.ev(e, {})[0] + 1)
 

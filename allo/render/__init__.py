@@ -26,11 +26,12 @@ May import: `allo.errors`, `allo.ir`, the `mlir` wheel.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..errors import BackendError
 from ..ir import nodes as N
-
 # Re-exported: allo.backend.cpu subclasses the renderers and uses these helpers.
 from .affine import _aff_add, _aff_const, _aff_mul, _aff_str, _aff_vars, affine_form  # noqa: F401
 from .arith import _CMP, _FIXED_OK, _FLOAT_OPS, _INT_OPS, _SINT_OPS, _UINT_OPS  # noqa: F401
@@ -101,8 +102,6 @@ def render_with_globals(mod: N.Module, mode: str = "llvm") -> tuple[str, dict]:
 
 def _error_lines(message: str) -> list:
     """Line numbers an MLIR diagnostic points at (`"-":12:5: error ...`)."""
-    import re
-
     return sorted({int(m) for m in re.findall(r'"-":(\d+):\d+', message)})
 
 

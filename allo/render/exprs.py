@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 from ..ir import nodes as N
+from ..ir.bits import BIT_FUNCS
 from ..ir.promote import common
 from ..ir.types import Fixed, Float, Int, UFixed, UInt, is_fixed
-from ..ir.bits import BIT_FUNCS
 from .arith import _CMP
 from .bitops import render_bit_op
 from .scalars import _cat, _int_literal

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import BackendError
+from ..errors import BackendError, located
 from ..ir import nodes as N
-from ..ir.types import ArrayType, Fixed, Float, Index, Int, UInt, UFixed
+from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt
 from .affine import _aff_str, affine_form
 from .arith import ArithMixin
 from .attrs import _attr_dict, buffer_attrs, partition_map
@@ -82,8 +82,6 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         return self.op(f"arith.constant {_int_literal(value, bits)} : {ty}")
 
     def error(self, msg):
-        from ..errors import located
-
         return located(BackendError, f"in function {self.f.name!r}: {msg}", self.loc)
 
     # ------------------------------------------------------------------ function

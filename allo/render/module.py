@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import BackendError
 from ..ir import nodes as N
 from ..ir.fixed import to_raw, wrap_int
-from ..ir.types import ArrayType, Fixed, Float, Index, Int, UInt, UFixed
+from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt
 from .func import _FuncRenderer
 from .scalars import _abi_scalar, _is_bool, _scalar_storage, _signed
 

@@ -15,7 +15,7 @@ import struct
 import numpy as np
 
 from ..errors import BackendError
-from ..ir.types import Fixed, Float, Index, Int, UInt, UFixed, container_bits
+from ..ir.types import Fixed, Float, Index, Int, UFixed, UInt, container_bits
 
 index_t = Index()
 i64_t = Int(64)

@@ -14,6 +14,7 @@ from ..ir import nodes as N
 from . import rewrite as R
 from .dependence import check_dependences
 from .loops import find_loop, loop_path, parent_list
+from .parallel_check import carried_dependence
 
 
 def _err(prim, arg, msg):
@@ -241,8 +242,6 @@ def pipeline(func: N.Func, loop, ii=1, rewind=False) -> None:
 
 def parallel(func: N.Func, loop) -> None:
     """Mark `loop` as parallel (OpenMP on LLVM); refused when iterations may depend on each other."""
-    from .parallel_check import carried_dependence
-
     lp = find_loop(func, loop, "parallel", "axis")
     reason = carried_dependence(func, lp)
     if reason is not None:

@@ -15,17 +15,24 @@ Example::
 """
 from __future__ import annotations
 
+import copy
+import inspect
 from dataclasses import dataclass, field
 
-from ..errors import AlloError, ScheduleError, clean
 from ..dsl.kernel import KernelDef, KernelInstance
+from ..errors import AlloError, ScheduleError, clean
+from ..ir.check import verify_func
+from ..ir.nodes import Buffer, CallStmt, Module, iter_buffers, walk_stmts
+from ..render import BIG_GLOBAL, _render, parse_with_globals
+from . import primitives as P
 from .kernel_ir import build_ir_for_user
+from .loops import BandHandle, LoopHandle, get_loops
+from .streams import to
+from .usedef import UseDefChain
 
 
 def _check_options(builder, target, kw, **not_applicable):
     """Reject build options the target does not take (instead of a raw TypeError or silence)."""
-    import inspect
-
     valid = [p for p in inspect.signature(builder).parameters if p not in ("mod", "target")]
     bad = sorted(k for k in kw if k not in valid) + sorted(k for k, v in not_applicable.items() if v is not None)
     if bad:
@@ -76,8 +83,6 @@ def _verify_context():
 
 
 def _stream_to(module, func_name, target, dst, depth=-1):
-    from .streams import to
-
     return to(module, func_name, target, dst, depth)
 
 
@@ -120,8 +125,6 @@ class Schedule:
     @property
     def use_def_chain(self):
         """Which tensors are computed from which (`s.use_def_chain["kernel.A"].users`); see usedef.py."""
-        from .usedef import UseDefChain
-
         return UseDefChain(self.ir)
 
     @property
@@ -142,7 +145,6 @@ class Schedule:
         if name.startswith("_") or name in ("ir", "kernel", "targs", "steps", "top_func_name", "use_def_chain"):
             raise AttributeError(name)
         func = self.ir.func(self.top_func_name)
-        from ..ir.nodes import iter_buffers
 
         bufs = iter_buffers(func)
         for b in bufs:
@@ -170,7 +172,6 @@ class Schedule:
         try:
             if target == "llvm":
                 from ..backend.llvm.module import build_llvm
-
                 from ..transforms.streams import lower_streams
 
                 _check_options(build_llvm, target, kw, mode=mode, project=project)
@@ -239,8 +240,6 @@ class Schedule:
 
     def _apply_unchecked(self, primitive, func_name, args, kwargs, fn):
         """`_apply` without the snapshot and the MLIR verifier (the Python structure check stays)."""
-        from ..ir.check import verify_func
-
         result = fn()
         if func_name in self._func_names():
             verify_func(self.ir.func(func_name))
@@ -263,8 +262,6 @@ class Schedule:
             s2 = allo.customize(gemm)
             s2.replay(s.steps)        # same as s2.compose(s) for a schedule of the same kernel
         """
-        from ..ir.nodes import Buffer
-
         results = []
         self._unchecked = not checked
         try:
@@ -292,10 +289,6 @@ class Schedule:
     def _verify(self, func_name):
         """Check the rewritten function: structure in Python, then MLIR's verifier on the function
         with its callees (weights are not attached: verification needs only their types)."""
-        from ..ir.nodes import CallStmt, Module, walk_stmts
-        from ..render import BIG_GLOBAL, _render, parse_with_globals
-        from ..ir.check import verify_func
-
         if func_name not in self._func_names():
             return
         func = self.ir.func(func_name)
@@ -316,8 +309,6 @@ class Schedule:
 
     def _split_func(self, target):
         """(func name, local address) for a loop/buffer address of any accepted form."""
-        from .loops import BandHandle, LoopHandle
-
         if isinstance(target, (LoopHandle, BandHandle, BufferHandle)):
             return target.func_name, target
         if isinstance(target, str):
@@ -339,8 +330,6 @@ class Schedule:
     @staticmethod
     def _addr(x):
         """The replayable string form of a resolved address."""
-        from .loops import BandHandle, LoopHandle
-
         if isinstance(x, LoopHandle):
             return f"{x.band}/{x.name}" if x.band else x.name
         if isinstance(x, BandHandle):
@@ -351,15 +340,11 @@ class Schedule:
 
     def get_loops(self, func: str | None = None):
         """Handles for the bands of `func` (default: the top function): `loops["S_i_0"]["j"]`."""
-        from .loops import get_loops
-
         return get_loops(self._func(func or self.top_func_name, "get_loops"))
 
     # ------------------------------------------------------------------ primitives
     def _run(self, primitive, func_name, args, kwargs=None):
         """Apply primitive `primitive` with resolved string args on `func_name` (used by replay too)."""
-        from . import primitives as P
-
         kwargs = dict(kwargs or {})
         if primitive in MODULE_PRIMITIVES:
             impl = MODULE_PRIMITIVES[primitive]
@@ -448,8 +433,6 @@ class Schedule:
 
     @staticmethod
     def _calls(func, callee):
-        from ..ir.nodes import CallStmt, walk_stmts
-
         return any(isinstance(st, CallStmt) and st.callee == callee for st in walk_stmts(func.body))
 
     def unfold(self, band_name, axes):
@@ -572,8 +555,6 @@ class Schedule:
     def _snapshot(self, touched):
         """A function restoring the module as it is now, given the functions about to change (only
         those are copied: cloning a whole imported model per compose was quadratic)."""
-        import copy
-
         funcs, meta, top = list(self.ir.funcs), copy.deepcopy(self.ir.meta), self.ir.top
         clones = {f.name: f.clone() for f in funcs if f.name in touched}
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from ..ir import nodes as N
-from . import rewrite as R
 from ..ir.types import ArrayType
+from . import rewrite as R
 from .loops import find_buffer, parent_list
 
 

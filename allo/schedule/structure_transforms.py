@@ -15,8 +15,8 @@ import math
 from ..errors import ScheduleError
 from ..ir import nodes as N
 from ..ir.types import ArrayType
-from .loops import find_buffer, get_bands, loop_path
-from .rewrite import add, as_int, const, floordiv, mod, mul
+from .loops import find_buffer, get_bands, loop_path, parent_list
+from .rewrite import add, as_int, const, floordiv, mod, mul, subst_stmts
 
 
 def _err(prim, arg, msg):
@@ -194,14 +194,11 @@ def _parent_body(func, loop):
     path = loop_path(func, loop)
     if len(path) > 1:
         return path[-2].body
-    from .loops import parent_list
 
     return parent_list(func, loop)[0]
 
 
 def _unfolded(func, lp, values):
-    from .rewrite import subst_stmts
-
     out = []
     shared = {id(b): b for b in N.iter_buffers(func)}
     shared.update({id(x.var): x.var for x in loop_path(func, lp)})  # outer loop vars stay linked

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..errors import BoundsError, located
 from ..ir import nodes as N
-from .bounds import affine, guard_ranges, in_bounds, loop_range
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
+from .bounds import affine, guard_ranges, in_bounds, loop_range
 
 STATUS_NAME = "_allo_status"
 SITE, DIM, VALUE, ABORT = 0, 1, 2, 3

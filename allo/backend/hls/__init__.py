@@ -16,6 +16,10 @@ and ap_none for scalars); "vitis_hls" makes the top `extern "C"` with `m_axi` po
 (one shared bundle `gmem` by default, as Vitis does; build option `bundle="separate"` gives one
 per array, a name or an {argument: bundle} dict choose) and `s_axilite` for scalars and the return.
 """
+import os
+import shutil
+
+from ...errors import AlloError
 from .csim import HLSModule, build_hls
 from .emit import emit_module
 from .types import cpp_type
@@ -34,10 +38,6 @@ def is_available(backend: str = "vitis_hls") -> bool:
         if allo.backend.hls.is_available("vitis_hls"):
             mod = s.build(target="vitis_hls", mode="csyn", project="gemm.prj")
     """
-    import os
-    import shutil
-
-    from ...errors import AlloError
 
     tools = {"vitis_hls": "vitis_hls", "vivado_hls": "vivado_hls", "v++": "v++", "vitis": "v++",
              "csim": os.environ.get("CXX", "g++")}

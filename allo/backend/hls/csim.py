@@ -25,17 +25,20 @@ from pathlib import Path
 
 import numpy as np
 
+from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
-from ..marshal import check_writable
-from ..toolchain import run_child
 from ...ir import nodes as N
 from ...ir.fixed import from_raw, to_raw, wrap_int
-from ...transforms.guards import instrument
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
+from ...qor import estimate
+from ...qor.vitis import find_csynth_xml, parse_csynth_xml
+from ...transforms.guards import instrument
 from ..convert import convert_input
-from ..marshal import check_io_widths, returned_params
+from ..marshal import check_io_widths, check_writable, returned_params
+from ..toolchain import run_child
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
+from .vitis import check_clock, resolve_part, tcl_text
 
 INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv"]
@@ -80,7 +83,6 @@ class HLSModule:
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target, self.timeout = mode, target, timeout
-        from .vitis import check_clock, resolve_part
 
         self.part, self.clock_ns = resolve_part(part), check_clock(clock_ns)
         if bounds_check and mode in ("csyn", "cosim", "impl"):
@@ -167,9 +169,6 @@ class HLSModule:
             r = s.build(target="vhls").report(clock_ns=3.33, part="xcu280")
             print(r.latency_cycles, r.ii, r.resources["DSP"])
         """
-        from ...qor import estimate
-        from ...qor.vitis import find_csynth_xml, parse_csynth_xml
-
         if source not in (None, "vitis", "estimate"):
             raise BackendError(f"report: source must be 'vitis', 'estimate' or None, got {source!r}")
         if source != "estimate":
@@ -201,7 +200,6 @@ class HLSModule:
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
         params = self.func.params
-        from ...dsl.calls import fill_defaults
 
         passed = self._passed()
         args = fill_defaults(self.func, args) if not self._weights else list(args)
@@ -509,8 +507,6 @@ def _host_text(hls: HLSModule) -> str:
 
 
 def _tcl_text(hls: HLSModule) -> str:
-    from .vitis import tcl_text
-
     return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files))
 
 

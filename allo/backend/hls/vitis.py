@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 
 from ...errors import BackendError
+from ..toolchain import run_child
 
 DEFAULT_PART = "xcu280-fsvh2892-2L-e"
 DEFAULT_CLOCK_NS = 3.33
@@ -89,7 +90,6 @@ def run_vitis(project, timeout=None) -> str:
         raise BackendError("vitis_hls is not on PATH: modes 'csyn', 'cosim' and 'impl' run AMD Vitis HLS "
                            f"(source its settings64.sh). The project is ready in {project}: run "
                            "`vitis_hls -f run.tcl` there, or use allo.report(...) for an estimate without it")
-    from ..toolchain import run_child  # killed with its process group on timeout, Ctrl-C or exit
 
     r = run_child([exe, "-f", "run.tcl"], cwd=project, timeout=timeout, what=f"vitis_hls run in {project}")
     log = (r.stdout or "") + (r.stderr or "")

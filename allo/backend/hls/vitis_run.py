@@ -15,6 +15,7 @@ from __future__ import annotations
 import shutil
 
 from ...errors import AlloTypeError, BackendError
+from .csim import _to_storage
 from .vitis import run_vitis
 
 
@@ -29,8 +30,6 @@ def run_mode(hls, args):
 
 
 def _cosim(hls, args):
-    from .csim import _to_storage
-
     params = hls.func.params
     if len(args) != len(params):
         raise AlloTypeError(f"{hls.func.name}: expected {len(params)} arguments "

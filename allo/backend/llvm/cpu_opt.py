@@ -20,11 +20,15 @@ Example::
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass, field
 
 from ...ir import nodes as N
 from ...render import render_with_globals
+from ...render.pipelines import LLVM_PIPELINE
 from . import openmp
+from .cpu.render import Arch, CpuConfig, render_cpu
+from .cpu.rewrite import optimise_loops
 
 FAST_MATH_FLAGS = "contract, reassoc"  # no nnan/ninf: NaN and inf keep IEEE behaviour
 _FLOAT_ARITH = ("arith.addf", "arith.subf", "arith.mulf", "arith.divf", "arith.negf", "arith.remf",
@@ -86,8 +90,6 @@ def host_arch():
 
         host_arch().vector_bytes      # 64 on an AVX-512 machine
     """
-    from .cpu.render import Arch
-
     flags = set()
     try:
         with open("/proc/cpuinfo") as fh:
@@ -127,7 +129,6 @@ def prepare(mod: N.Module, optimize: bool = True, fast_math: bool = False, threa
             fallback_warning(e)
             return plain
     # exactly the plain backend: its renderer and its pipeline
-    from ...render.pipelines import LLVM_PIPELINE
 
     text, big = render_with_globals(mod, "llvm")
     return Prepared(text, big, LLVM_PIPELINE, [], bool(fast_math), 1, [])
@@ -135,16 +136,12 @@ def prepare(mod: N.Module, optimize: bool = True, fast_math: bool = False, threa
 
 def fallback_warning(err):
     """Warn that the optimised build failed and the loops are compiled as written."""
-    import warnings
-
     warnings.warn(f"allo: CPU optimisation failed ({type(err).__name__}: {str(err)[:300]}); "
                   f"building the loops as written", RuntimeWarning, stacklevel=4)
 
 
 def _prepare_optimised(mod: N.Module, fast_math: bool, threads) -> Prepared:
     use_omp, n, lib = openmp.parallel_plan(has_parallel(mod), threads)
-    from .cpu.render import CpuConfig, render_cpu
-    from .cpu.rewrite import optimise_loops
 
     work = mod.clone()
     report = optimise_loops(work)

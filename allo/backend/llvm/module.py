@@ -26,14 +26,16 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from ...errors import AlloError, AlloTypeError, BackendError
+from ...errors import AlloError, AlloTypeError, BackendError, located
 from ...ir import nodes as N
-from ...transforms.guards import ABORT, SITE, instrument, may_run_long
-from ...render.pipelines import LLVM_PIPELINE, run_pipeline
 from ...render import ENTRY_PREFIX, parse_with_globals, render_with_globals
+from ...render.pipelines import LLVM_PIPELINE, run_pipeline
+from ...render.scalars import _elem_bytes
+from ...transforms.guards import ABORT, SITE, instrument, may_run_long
+from ..marshal import CallPlan, written_params
 from . import interrupt
 from .allocator import tune_malloc
-from ..marshal import CallPlan, written_params
+from .cpu_opt import Prepared, optimize_mlir, prepare
 
 DEFAULT_OPT_LEVEL = 2
 _CACHE_SIZE = 8  # engines kept alive after their modules are gone (see _remember)
@@ -48,7 +50,6 @@ def optimize_for_cpu(module, prep=None):
     tiling/vectorisation happen while rendering; here fast-math flags are set)."""
     if prep is None:
         return module
-    from .cpu_opt import optimize_mlir
 
     return optimize_mlir(module, prep)
 
@@ -234,7 +235,6 @@ class LLVMModule:
         self.interruptible = may_run_long(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible)
         top = mod.func(mod.top)
-        from .cpu_opt import prepare
 
         prep = prepare(mod, optimize=optimize, fast_math=fast_math, threads=threads)
         self.cpu_report = prep.report
@@ -331,8 +331,6 @@ def _signature_of(top: N.Func):
 
 
 def _unpickle_llvm(state) -> LLVMModule:
-    from .cpu_opt import Prepared
-
     for lib in state["prep"][3]:
         if not os.path.exists(lib):
             raise BackendError(f"cannot load the pickled LLVM module here: runtime library {lib} is missing")
@@ -354,9 +352,6 @@ def _unpickle_llvm(state) -> LLVMModule:
 def check_allocation_sizes(mod: N.Module, limit: int | None = None) -> None:
     """Refuse locals larger than this machine's memory (malloc would fail and the kernel would
     write through a null pointer): BackendError at the declaring kernel line."""
-    from ...errors import located
-    from ...render.scalars import _elem_bytes
-
     if limit is None:
         try:
             limit = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

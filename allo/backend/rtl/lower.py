@@ -18,9 +18,9 @@ import re
 
 from ...errors import BackendError
 from ...ir import nodes as N
-from ...render.pipelines import run_pipeline
 from ...render.func import _FuncRenderer
 from ...render.module import _ModuleRenderer
+from ...render.pipelines import run_pipeline
 from .memories import legalize_memory_args
 from .prepare import HWTop
 from .workarounds import apply_workarounds, check_merges, localize_constants

@@ -22,12 +22,14 @@ import numpy as np
 from ...errors import AlloError, BackendError
 from ...ir import nodes as N
 from ...ir.types import is_signed
+from ...qor import estimate
 from ..marshal import CallPlan, _ArraySpec
 from .harness import glue_cpp
 from .lower import lower_for_circt
 from .ports import Interface
 from .prepare import prepare_for_hw
 from .sim import build_simulator, copy_build_inputs, run_simulator
+from .synth import synthesize
 from .tools import cache_dir, run_circt
 
 DEFAULT_MAX_CYCLES = 10_000_000
@@ -153,8 +155,6 @@ class RTLModule:
     def synth(self, part: str = "generic", timeout: int = 1800):
         """Synthesise the Verilog with Yosys; returns a SynthReport (LUT/FF/DSP/BRAM for "xc7",
         generic cell counts for "generic")."""
-        from .synth import synthesize
-
         return synthesize(self.verilog, self.hw.func.name, part=part, timeout=timeout)
 
     def qor(self, clock_ns: float = 3.33, part: str = "xcu280"):
@@ -167,8 +167,6 @@ class RTLModule:
             est = mod.qor(); syn = mod.synth(part="xc7")
             print(mod.cycles, est.latency_cycles, syn.luts, est.resources["LUT"])
         """
-        from ...qor import estimate
-
         return estimate(self.ir, clock_ns=clock_ns, part=part)
 
     def __str__(self):

@@ -30,8 +30,8 @@ import numpy as np
 
 from ...errors import BackendError, located
 from ...ir import nodes as N
-from ...render.module import storage_array
 from ...ir.types import ArrayType, Float, Index
+from ...render.module import storage_array
 
 index_t = Index()
 _MAX_INLINE_DEPTH = 64

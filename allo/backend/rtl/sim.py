@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-
 import tempfile
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import numpy as np
 from ...errors import BackendError
 from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
 from .ports import Interface
-from .tools import run_tool, cache_dir, cxx, verilator_env, verilator_root, verilator_version
+from .tools import cache_dir, cxx, run_tool, verilator_env, verilator_root, verilator_version
 
 CXX_FLAGS = ["-std=gnu++17", "-O0", "-w", "-faligned-new", "-DVERILATOR=1", "-DVM_COVERAGE=0", "-DVM_SC=0",
              "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_TRACE_FST=0", "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]

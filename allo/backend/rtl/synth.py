@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ...errors import BackendError
-from .tools import run_tool, cache_dir, yosys_command
+from .tools import cache_dir, run_tool, yosys_command
 
 PARTS = ("generic", "xc7")
 _SCRIPTS = {

@@ -64,6 +64,6 @@ def bind(target, args, kwargs) -> dict:
     return out
 
 
-from . import shape, elementwise, reduce, linalg, norms, conv, pool, attention, recurrent  # noqa: E402,F401
+from . import attention, conv, elementwise, linalg, norms, pool, recurrent, reduce, shape  # noqa: E402,F401
 
 __all__ = ["OPS", "torch_op", "supported_ops", "closest_ops", "bind"]

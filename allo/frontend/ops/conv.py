@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..capture import Const
 from ..codegen import literal, loop_text
-from ..layout import Buf, View
+from ..layout import Buf, View, plan_loops
 from . import torch_op
 from .common import elem_type, flat_param, pair, zeros
 
@@ -112,7 +112,6 @@ def _zero_stuff(ctx, x: View, stride, lo, hi) -> View:
         dst = dst.slice(2 + d, start, start + (n - 1) * s + 1, s)
     names = [f"f{d}" for d in range(4)]
     lines = loop_text(list(out_sizes), names, [f"Y[{', '.join(names)}] = {literal(0.0)}"])
-    from ..layout import plan_loops
 
     extents, lnames, idx = plan_loops(x.sizes, [dst, x])
     lines += loop_text(extents, lnames, [f"Y[{', '.join(idx[0])}] = X[{', '.join(idx[1])}]"])

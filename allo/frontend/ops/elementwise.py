@@ -12,6 +12,7 @@ from ..layout import View
 from . import torch_op
 from .common import elem_type
 
+
 def activation(ctx, x, kernel, formula, extra=()):
     """A library activation (`nn.<kernel>[T, M, N]`) on a whole 2-D array, else a generated loop."""
     v = ctx.view(x)

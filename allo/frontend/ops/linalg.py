@@ -11,6 +11,7 @@ from ..layout import numel
 from . import torch_op
 from .common import broadcast_shapes, elem_type, flat_param, reshape_view, zeros
 
+
 @torch_op("aten.linear")
 def linear(ctx, node, a):
     return linear_view(ctx, a["input"], a["weight"], a["bias"], node.shape)

@@ -9,6 +9,7 @@ from ..layout import numel
 from . import torch_op
 from .common import elem_type, flat_param, ones, zeros
 
+
 @torch_op("aten.layer_norm")
 def layer_norm(ctx, node, a):
     d = numel(a["normalized_shape"])

@@ -5,11 +5,11 @@ Example: `x.mean(-1, keepdim=True)` becomes one generated loop nest `acc = 0.0; 
 """
 from __future__ import annotations
 
+from ...ir.types import int64
 from ..codegen import loop_text
 from ..layout import View, numel
 from . import torch_op
 from .common import reduce_dims
-from ...ir.types import int64
 
 
 @torch_op("aten.sum")

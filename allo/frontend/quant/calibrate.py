@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...errors import FrontendError
+from ..capture import example_tuple
 
 
 @dataclass
@@ -48,8 +49,6 @@ class Range:
 def batches(calibration_data, example_inputs) -> list:
     """The calibration batches as tuples of tensors (checked against the example inputs' shapes)."""
     import torch
-
-    from ..capture import example_tuple
 
     examples = example_tuple(example_inputs)
     if calibration_data is None:

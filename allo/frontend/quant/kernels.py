@@ -19,11 +19,11 @@ import math
 
 import numpy as np
 
+from ...ir.types import Fixed, Int, int32, int64
 from ..capture import Const
 from ..layout import numel
 from ..ops.conv import _as_2d, _padding, _per_dim
 from .plan import fixed_type, scale_for
-from ...ir.types import Fixed, Int, int32, int64
 
 
 def lower_compute(plan, ctx, tn, a, lp, kind):

@@ -20,11 +20,13 @@ import math
 from dataclasses import dataclass, field
 
 from ...errors import FrontendError
+from ...ir.types import Fixed, Int, float32
 from ..codegen import literal
 from ..layout import View
 from ..precision import TypePlan
+from .calibrate import batches, calibrate
 from .config import COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, op_kind
-from ...ir.types import Fixed, Int, float32
+from .fold import fold_batch_norms
 
 
 @dataclass
@@ -55,9 +57,6 @@ class QuantPlan(TypePlan):
 
     @classmethod
     def calibrated(cls, config, graph, calibration_data, example_inputs):
-        from .calibrate import batches, calibrate
-        from .fold import fold_batch_norms
-
         config.check_names(graph.nodes)
         batch_list = batches(calibration_data, example_inputs)
         ranges = calibrate(graph, batch_list)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import FrontendError
+from ..compose import compose_schedules
+from .calibrate import run_graph
 
 
 def quant_report(imported, as_text=True):
@@ -34,9 +36,7 @@ def quant_report(imported, as_text=True):
 
 def _measure(imported, plan):
     """Per record: max and mean absolute error and the error relative to the float output's RMS."""
-    from ..compose import compose_schedules
     from ..lower import lower
-    from .calibrate import run_graph
 
     plan.reset()
     plan.probe = True

@@ -7,9 +7,8 @@ Example::
 """
 from __future__ import annotations
 
-from .. import lang as allo  # the public names as kernel code spells them
 from ...ir.types import int64  # noqa: F401 - used by the "int64[L]" annotation
-
+from .. import lang as allo  # the public names as kernel code spells them
 from ..registry import schedule_for
 from .common import LOWEST, parallel_rows, targ
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from ...errors import AlloTypeError, ScheduleError
 from ...ir.types import lowest
 
+
 class _Lowest:
     """`LOWEST[T]`: the most negative finite value of T (subscripted at kernel build time)."""
 

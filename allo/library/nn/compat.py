@@ -24,7 +24,6 @@ from __future__ import annotations
 from .. import lang as allo  # the public names as kernel code spells them
 
 
-
 def _schedule(*kernels):
     """Attach a predefined schedule (what `s.compose(kernel, ...)` applies). The aliases stay out of
     the registry that documents the library (docs/library.md lists allo's own names)."""

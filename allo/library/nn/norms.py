@@ -11,9 +11,8 @@ Example::
 """
 from __future__ import annotations
 
-from .. import lang as allo  # the public names as kernel code spells them
 from ...ir.types import float32
-
+from .. import lang as allo  # the public names as kernel code spells them
 from ..registry import schedule_for
 from .common import output_size, parallel_rows, targ
 

@@ -10,7 +10,6 @@ Example::
 from __future__ import annotations
 
 from .. import lang as allo  # the public names as kernel code spells them
-
 from ..registry import schedule_for
 from .common import LOWEST, OUT_SIZE, parallel_rows, targ
 

@@ -15,7 +15,6 @@ Example::
 from __future__ import annotations
 
 from .. import lang as allo  # the public names as kernel code spells them
-
 from ..registry import schedule_for
 from .common import OUT_SIZE, targ
 from .linear import _row_buffered_gemm

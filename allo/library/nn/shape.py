@@ -12,9 +12,8 @@ Example::
 from __future__ import annotations
 
 from .. import lang as allo  # the public names as kernel code spells them
-
 from ..registry import schedule_for
-from .common import CAT, INSERT, PERMUTED, RANK, SIZE, SLICED, DROP, targ
+from .common import CAT, DROP, INSERT, PERMUTED, RANK, SIZE, SLICED, targ
 
 
 def _pipeline_innermost(s, prefix, rank):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from ....ir import nodes as N
 from ....ir.types import Float
 from .linear import access_forms, injective
-from .nests import Nest, depends, loads_of, vector_dtype
+from .nests import Nest, const_extent, depends, loads_of, vector_dtype
 
 ACC_OPS = ("add", "sub", "max", "min")
 _COMMUTATIVE = ("add", "max", "min")
@@ -207,8 +207,6 @@ class Reduction:
 def recognise_reduction(f: N.For, fast_math: bool, min_trip: int):
     """A Reduction when loop `f` only folds a vectorisable, contiguous rhs into a rank-0 local
     with an op that is exact in any order (max/min; integer add), or float add under fast_math."""
-    from .nests import const_extent
-
     n = const_extent(f)
     if n is None or n < min_trip or len(f.body) != 1 or not isinstance(f.body[0], N.Store):
         return None

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from ....ir import nodes as N
 from ....ir.types import Float, UInt
+from .contraction import _contiguous
+from .linear import access_forms
 from .nests import depends
 
 _VFLOAT = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf",
@@ -264,8 +266,6 @@ class ContractionEmitter:
         """Can the transposing copy of `ld` move VL x VL blocks (vector loads along the reduction,
         an in-register transpose, vector stores along the lanes)? Needs ld contiguous in the
         reduction variable and whole blocks: width, KC and K multiples of VL."""
-        from .linear import access_forms
-
         VL, kf = self.t.VL, self.c.reds[0][0]
         forms = access_forms(ld.indices)
         if forms is None or width % VL or self.t.KC % VL or K % VL or VL > 16:
@@ -299,8 +299,6 @@ class ContractionEmitter:
         self.close_for()
 
     def _contig(self, ld):
-        from .contraction import _contiguous
-
         return _contiguous(ld, self.c.v)
 
     def index_const(self, n) -> str:

@@ -10,6 +10,8 @@ Example::
 """
 from __future__ import annotations
 
+from ....ir.types import Float
+
 LOG2E = 1.44269504088896341
 LN2_HI = 0.693359375
 LN2_LO = -2.12194440e-4
@@ -27,8 +29,6 @@ class F32:
         self.r = r
 
     def c(self, v) -> str:
-        from ....ir.types import Float
-
         return self.r.const(float(v), Float(32))
 
     def bin(self, op, a, b) -> str:

@@ -12,8 +12,8 @@ Example::
 """
 from __future__ import annotations
 
-from ....ir import nodes as N
 from .... import render as R
+from ....ir import nodes as N
 from ....ir.types import ArrayType, Index
 
 index_t = Index()

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ....ir import nodes as N
 from .... import render as R
-from .contraction import recognise, recognise_reduction
+from ....ir import nodes as N
 from ....ir.types import Float
+from .contraction import recognise, recognise_reduction
 from .emit import ContractionEmitter, ReductionEmitter
 from .fastmath import EMITTERS
 from .nests import perfect_nest

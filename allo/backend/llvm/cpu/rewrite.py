@@ -24,8 +24,8 @@ from __future__ import annotations
 import dataclasses
 
 from ....ir import nodes as N
+from ....ir.types import ArrayType, Index
 from ....render import _subst_stmt
-from ....ir.types import Index
 from .contraction import ACC_OPS, recognise
 from .linear import access_forms, injective, linear
 from .nests import accesses, const_extent, has_control, perfect_nest
@@ -498,6 +498,4 @@ def _scalar_replace(s, nest, red, report, fname):
 
 
 def _rank0(t):
-    from ....ir.types import ArrayType
-
     return ArrayType(t, ())
