@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .ir.types import Fixed, Float, UFixed
+from .ir.types import Fixed, Float, Int, UFixed
 
 
 def _random_input(p, rng):
@@ -27,8 +27,8 @@ def _random_input(p, rng):
         lo = 0.0 if isinstance(t, UFixed) else -1.0
         return rng.uniform(lo, 1.0, size=shape)
     bits = min(t.bits, 16)  # small values: index-like arguments stay in range more often
-    lo = -(1 << (bits - 1)) if t.__class__.__name__ == "Int" else 0
-    hi = (1 << (bits - 1)) if t.__class__.__name__ == "Int" else (1 << bits)
+    lo = -(1 << (bits - 1)) if isinstance(t, Int) else 0
+    hi = (1 << (bits - 1)) if isinstance(t, Int) else (1 << bits)
     out = rng.integers(lo, hi, size=shape)
     return out.astype(t.np_dtype) if shape else int(out)
 

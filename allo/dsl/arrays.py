@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..errors import AlloTypeError
 from ..ir import emit
 from ..ir.nodes import Alloc, Buffer, Const, For, IterVar, Load, Store
-from ..ir.types import MAX_BITS, ArrayType, Fixed, Int, UFixed, UInt, index
+from ..ir.types import MAX_BITS, ArrayType, Fixed, Float, Int, UFixed, UInt, index
 
 
 class ArrayOps:
@@ -92,7 +92,7 @@ class ArrayOps:
         dtype = emit.binary("mul", Load(a, [Const(0, index)] * 2), Load(b, [Const(0, index)] * 2)).type
         dtype = sum_type(dtype, k)
         out = self.new_temp(dtype, (m, n), loc, "matmul")
-        out_init = Const(0.0 if hasattr(dtype, "frac") or dtype.__class__.__name__ == "Float" else 0, dtype)
+        out_init = Const(0.0 if isinstance(dtype, (Fixed, UFixed, Float)) else 0, dtype)
         names = self.loop_names(3, band=band) if band else [self.fb.fresh_loop_name(x) for x in ("i", "j", "k")]
         i, j, kk = (IterVar(x, loc=loc) for x in names)
         acc = Store(out, [i, j], emit.binary("add", Load(out, [i, j]), emit.binary("mul", Load(a, [i, kk]), Load(b, [kk, j]), loc), loc), loc)

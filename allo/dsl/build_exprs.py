@@ -15,7 +15,7 @@ import numpy as np
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError
 from ..ir import bits, emit
 from ..ir.nodes import Alloc, Buffer, Expr, If, Load, Store, describe, user_words, walk_expr
-from ..ir.types import ArrayType, Index, Int, UInt, index
+from ..ir.types import ArrayType, Fixed, Index, Int, UFixed, UInt, index
 from .calls import plain_kernel
 from .forms import _compile_time
 from .regions import read_region, region_spec
@@ -194,7 +194,7 @@ class ExpressionVisitors:
                 k = int(v)
                 out.append(emit.Const(k + size if -size <= k < 0 else k, index))  # A[-1]: Python's last element
                 continue
-            if not isinstance(v.type, (Index,)) and not hasattr(v.type, "frac") and v.type.__class__.__name__ not in ("Int", "UInt"):
+            if not isinstance(v.type, (Index, Int, UInt, Fixed, UFixed)):  # fixed-point indices are cast
                 raise self.error(AlloTypeError, f"array index must be an integer, got {v.type!r}", e)
             out.append(emit.cast(v, index, self.loc(e)))
         return out

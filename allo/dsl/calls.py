@@ -19,7 +19,7 @@ import numpy as np
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError
 from ..ir import emit
 from ..ir.nodes import Buffer, CallStmt, Const, Expr, Load, describe
-from ..ir.types import AlloType, ArrayType, float32, index, int32
+from ..ir.types import AlloType, ArrayType, Index, Int, UInt, float32, index, int32
 from . import builtins as whole_array, names
 from .builtins import _REQUIRED, bind_args
 from .kernel import KernelDef, KernelInstance
@@ -104,7 +104,7 @@ class CallDispatcher:
                 raise self.fb.error(AlloTypeError, f"loop bound must be an integer, got {v!r}", node)
             return Const(int(v), index)
         if isinstance(v, Expr):
-            if v.type.__class__.__name__ not in ("Int", "UInt", "Index"):
+            if not isinstance(v.type, (Int, UInt, Index)):
                 raise self.fb.error(AlloTypeError, f"loop bound must be an integer, got {v.type!r}", node)
             return emit.cast(v, index, self.fb.loc(node))
         raise self.fb.error(AlloTypeError, "loop bound must be an integer", node)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from ...ir.types import UInt
 from ..capture import Const
 from ..layout import numel
 from . import torch_op
@@ -58,7 +59,7 @@ def sdpa(ctx, node, a):
         mask = Const(torch.ones(length, s, dtype=torch.bool).tril(), f"{hint}_causal")
     if mask is None:
         scores = ctx.ew("scale", lambda p: f"{p} * {float(scale)!r}", [scores], out_sizes=scores.sizes)
-    elif ctx.view(mask).dtype.__class__.__name__ == "UInt":
+    elif isinstance(ctx.view(mask).dtype, UInt):
         scores = ctx.ew("mask", lambda p, m: f"({p} * {float(scale)!r} if {m} else NEG_INF)", [scores, mask],
                         out_sizes=scores.sizes, cast={0})
     else:

@@ -6,6 +6,7 @@ everything else becomes a generated loop (`ctx.ew`) that reads broadcast views i
 """
 from __future__ import annotations
 
+from ...ir.types import Float
 from ..capture import Const
 from ..codegen import literal
 from ..layout import View
@@ -196,7 +197,7 @@ def div(ctx, node, a):
         if out is not None:
             return out
         return ctx.ew("div", lambda p, q: f"{p} / {q}", [a["self"], a["other"]])
-    if ctx.dtype().__class__.__name__ == "Float":
+    if isinstance(ctx.dtype(), Float):
         if mode == "floor":
             return ctx.ew("div", lambda p, q: f"allo.floor({p} / {q})", [a["self"], a["other"]])
         return ctx.ew("div", lambda p, q: f"(allo.floor({p} / {q}) if {p} / {q} >= 0.0 else allo.ceil({p} / {q}))",

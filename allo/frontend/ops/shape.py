@@ -6,6 +6,7 @@ shape. Example: `x.transpose(1, 2)` returns `View.permute`, `torch.cat` emits on
 """
 from __future__ import annotations
 
+from ...ir.types import is_bool
 from ..capture import Const
 from ..codegen import loop_text
 from ..layout import View, numel
@@ -41,7 +42,7 @@ def to_dtype(ctx, node, a):
     dst = ctx.dtype()
     if src == dst:
         return x
-    if repr(dst) == "bool":
+    if is_bool(dst):
         return ctx.ew("to_bool", lambda p: f"{p} != 0", [x], dtype=dst, cast=False)
     return ctx.ew("cast", lambda p: p, [x])
 
