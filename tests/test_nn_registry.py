@@ -8,7 +8,8 @@ import pytest
 import allo
 from allo.ir.types import Fixed, float32, int8, int32
 from allo.library import nn
-from allo.library.registry import KERNELS, reference_table, schedule_for
+from allo.library.reference import reference_table
+from allo.library.registry import KERNELS, schedule_for
 
 from .nn_util import TOL, pipelined_loops, rand
 

@@ -26,7 +26,7 @@ from ..qor.api import estimate
 from .derive import default_space, reachable_funcs
 from .evaluate import Base, Settings
 from .executors import make_executor
-from .explore import Search, _check_int, _is_torch_module, resolve_budget, resolve_objective, schedule_of
+from .search import Search, check_int, is_torch_module, resolve_budget, resolve_objective, schedule_of
 from .strategies import make_strategy
 from .verify import check_equal
 
@@ -94,7 +94,7 @@ def explore_model(model_or_schedule, example_inputs=None, objective="latency", b
                   verbose: bool = False) -> ModelResult:
     """Per-layer search of a from_pytorch model (or any top function calling layer functions)
     under one whole-model `budget`; `trials` is the total over all layers. See module docstring."""
-    _check_int("trials", trials, 1)
+    check_int("trials", trials, 1)
     sched = _model_schedule(model_or_schedule, example_inputs)
     layers = layer_names(sched.ir)
     if not layers:
@@ -137,7 +137,7 @@ def explore_model(model_or_schedule, example_inputs=None, objective="latency", b
 
 
 def _model_schedule(obj, example_inputs):
-    if _is_torch_module(obj):
+    if is_torch_module(obj):
         if example_inputs is None:
             raise DSEError("explore_model: a torch.nn.Module needs example_inputs=[...] (as for from_pytorch)")
         from ..frontend import from_pytorch

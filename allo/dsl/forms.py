@@ -27,6 +27,7 @@ from ..ir.types import AlloType, ArrayType
 from .kernel import NestedKernel
 from .meta import meta_kind, visit_meta
 from .scope import Environment
+from .unsupported import UNSUPPORTED_HINTS
 
 
 class InstanceNames:
@@ -138,8 +139,6 @@ class LanguageForms:
         kind = meta_kind(self, node)
         if kind is None:
             self.meta_chain = None
-            from .builder import UNSUPPORTED_HINTS
-
             raise self.error(AlloSyntaxError, UNSUPPORTED_HINTS["With"], node)
         visit_meta(self, node, kind)
 

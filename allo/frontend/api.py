@@ -16,8 +16,8 @@ from .capture import capture
 from .codegen import NnCall
 from .model import TARGETS, ImportedModel
 from .normalize import normalize
-from .precision import plan_for
 from .progress import Progress
+from .quant.plan import plan_for
 from .quant.torch_ao import reject_torch_quantized
 
 _counter = itertools.count()

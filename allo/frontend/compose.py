@@ -12,11 +12,12 @@ Example::
 """
 from __future__ import annotations
 
+from allo.library import nn
+
 from ..errors import AlloError, FrontendError, ScheduleError
 from ..library.nn.common import PARALLEL_MIN_WORK
 from ..schedule.customize import customize
 from .codegen import HelperCall, NnCall
-from allo.library import nn
 
 
 def compose_schedules(program, forward, filename, progress=None):

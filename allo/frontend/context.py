@@ -17,8 +17,8 @@ import numpy as np
 
 from ..errors import FrontendError
 from ..ir.types import int64
-from .capture import Const
 from .codegen import Program, literal, loop_text, rename_loops, split_loops
+from .graph import Const
 from .layout import Buf, View, contiguous_strides, numel, plan_loops, rank1 as _rank1, view_window
 from .precision import TypePlan
 

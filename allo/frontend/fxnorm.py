@@ -16,7 +16,7 @@ from __future__ import annotations
 import operator
 
 from ..errors import FrontendError
-from .capture import Captured, Const, TNode, make_node
+from .graph import Captured, Const, TNode, make_node
 
 OPERATORS = {operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "div",
              operator.matmul: "matmul", operator.neg: "neg", operator.pow: "pow", operator.floordiv: "floor_divide",

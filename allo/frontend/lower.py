@@ -15,9 +15,9 @@ from __future__ import annotations
 from torch.fx.node import map_arg
 
 from ..errors import AlloError, FrontendError
-from .capture import Captured, Const
 from .codegen import Layer, Program
 from .context import Lowering
+from .graph import Captured, Const
 from .layout import View
 from .ops import OPS, bind, closest_ops
 from .precision import TypePlan

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import FrontendError
-from .capture import Captured, Const, TNode
+from .graph import Captured, Const, TNode
 
 NOOP_KEYS = {"aten._assert_tensor_metadata", "aten._assert_scalar", "aten.sym_constrain_range_for_size",
              "aten._assert_async", "aten.sym_constrain_range", "aten._functional_assert_async"}

@@ -7,7 +7,7 @@ dtypes: float32 stays float32, int64 ids stay int64.
 
 Example::
 
-    plan = plan_for(precision=None, calibration_data=None)
+    plan = TypePlan()
     plan.value_type(node)            # allo.float32 for a float32 node
 """
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 from ..errors import FrontendError
 from ..ir import types as T
 from ..ir.types import bfloat16, float16, float32, float64, int8, int16, int32, int64, uint8
-from .quant.config import PrecisionConfig
 
 
 def torch_dtype_to_allo(dtype):
@@ -59,17 +58,3 @@ class TypePlan:
 
     def finish(self, ctx, env):
         """Called once every node is lowered (before the outputs)."""
-
-
-def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None) -> TypePlan:
-    """The TypePlan for from_pytorch's `precision=`/`calibration_data=` (default: torch's dtypes;
-    a quantized precision calibrates `captured` and returns a QuantPlan, see quant/plan.py)."""
-    config = PrecisionConfig(precision)
-    if not config.quantized:
-        if calibration_data is not None and precision is None:
-            raise FrontendError("calibration_data= is only used by a quantized import; pass precision= too "
-                                "(e.g. precision='int8')")
-        return TypePlan()
-    from .quant.plan import QuantPlan
-
-    return QuantPlan.calibrated(config, captured, calibration_data, example_inputs)

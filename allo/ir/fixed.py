@@ -6,12 +6,22 @@ Quantisation truncates toward minus infinity; overflow wraps (ap_fixed defaults)
 Example::
 
     quantize(np.array([1.3, -1.3]), Fixed(8, 2))   # array([ 1.25, -1.5 ])
+
+Types are read through their attributes (`bits`, `frac`, `signed`, `np_dtype`), so this module
+imports nothing of allo: `allo.ir.types` builds its numpy conversions on it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .types import Fixed, Int, UFixed, UInt, container_bits
+
+
+def container_bits(bits: int) -> int:
+    """Width of the memory word holding `bits` bits: 8, 16, 32, 64, then multiples of 64."""
+    for c in (8, 16, 32, 64):
+        if bits <= c:
+            return c
+    return -(-bits // 64) * 64
 
 
 def wrap_int(values, bits: int, signed: bool) -> np.ndarray:
@@ -30,7 +40,7 @@ def wrap_int(values, bits: int, signed: bool) -> np.ndarray:
 
 def to_raw(x, t) -> np.ndarray:
     """Float values -> raw scaled integers of fixed type `t` (floor, then wrap), in the container dtype."""
-    signed = isinstance(t, Fixed)
+    signed = t.signed
     scaled = np.floor(np.asarray(x, dtype=np.float64) * (2.0 ** t.frac))
     # Values beyond int64 cannot wrap exactly; clip them first (they are far outside any W<=64 range anyway).
     scaled = np.clip(scaled, -(2.0 ** 63), 2.0 ** 63 - 1)
@@ -41,7 +51,7 @@ def to_raw(x, t) -> np.ndarray:
 
 def from_raw(raw, t) -> np.ndarray:
     """Raw container integers of fixed type `t` -> float64 values (sign-extends at width)."""
-    signed = isinstance(t, Fixed)
+    signed = t.signed
     v = wrap_int(np.asarray(raw), t.bits, signed)
     return v.astype(np.float64) / (2.0 ** t.frac)
 
@@ -53,9 +63,9 @@ def quantize(x, t) -> np.ndarray:
 
 def int_wrap_array(x, t) -> np.ndarray:
     """Wrap an integer array to allo integer type `t` and return it in t's numpy dtype."""
-    if isinstance(t, UInt) and t.bits == 1:
+    if t.np_dtype == np.bool_:
         return np.asarray(x).astype(np.bool_)
-    return wrap_int(np.asarray(x), t.bits, isinstance(t, Int)).astype(t.np_dtype)
+    return wrap_int(np.asarray(x), t.bits, t.signed).astype(t.np_dtype)
 
 
-__all__ = ["wrap_int", "to_raw", "from_raw", "quantize", "int_wrap_array", "Fixed", "UFixed"]
+__all__ = ["container_bits", "wrap_int", "to_raw", "from_raw", "quantize", "int_wrap_array"]

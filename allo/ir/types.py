@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import AlloTypeError
+from .fixed import container_bits, int_wrap_array, quantize
 
 MAX_BITS = 1024  # widest Int/UInt/Fixed (Xilinx AP_INT_MAX_W's default)
 
@@ -69,8 +70,6 @@ class AlloType:
 
     def __call__(self, value):
         """Outside kernels, convert a Python value to this type's numpy representation."""
-        from .fixed import int_wrap_array, quantize
-
         if isinstance(self, (Fixed, UFixed)):
             return quantize(np.asarray(value, dtype=np.float64), self)
         if isinstance(self, Index):
@@ -87,6 +86,8 @@ class AlloType:
 @dataclass(frozen=True, repr=False)
 class Int(AlloType):
     """Signed integer of any width 1..MAX_BITS (two's complement, wraps at its width)."""
+
+    signed: typing.ClassVar[bool] = True
 
     bits: int
 
@@ -112,6 +113,8 @@ class Int(AlloType):
 @dataclass(frozen=True, repr=False)
 class UInt(AlloType):
     """Unsigned integer of any width 1..MAX_BITS. `UInt(1)` is `bool`."""
+
+    signed: typing.ClassVar[bool] = False
 
     bits: int
 
@@ -139,6 +142,8 @@ class UInt(AlloType):
 @dataclass(frozen=True, repr=False)
 class Float(AlloType):
     """IEEE float: float16, float32, float64 (and bfloat16, computed but not numpy-backed)."""
+
+    signed: typing.ClassVar[bool] = True
 
     bits: int
     brain: bool = False
@@ -175,6 +180,8 @@ class Float(AlloType):
 class Index(AlloType):
     """MLIR `index` (loop induction variables)."""
 
+    signed: typing.ClassVar[bool] = True
+
     bits: int = 64
 
     def __repr__(self):
@@ -192,6 +199,8 @@ class Index(AlloType):
 @dataclass(frozen=True, repr=False)
 class Fixed(AlloType):
     """Signed fixed point ap_fixed<bits, bits-frac>: truncation toward -inf, wrap on overflow."""
+
+    signed: typing.ClassVar[bool] = True
 
     bits: int
     frac: int
@@ -220,6 +229,8 @@ class Fixed(AlloType):
 @dataclass(frozen=True, repr=False)
 class UFixed(AlloType):
     """Unsigned fixed point ap_ufixed<bits, bits-frac>."""
+
+    signed: typing.ClassVar[bool] = False
 
     bits: int
     frac: int
@@ -291,14 +302,6 @@ class TemplateArrayType:
 def _check_bits(bits, what):
     if isinstance(bits, builtins.bool) or not isinstance(bits, (int, np.integer)) or not 1 <= int(bits) <= MAX_BITS:
         raise AlloTypeError(f"{what} width must be an integer in 1..{MAX_BITS}, got {bits!r}")
-
-
-def container_bits(bits: int) -> int:
-    """Width of the memory word holding `bits` bits: 8, 16, 32, 64, then multiples of 64."""
-    for c in (8, 16, 32, 64):
-        if bits <= c:
-            return c
-    return -(-bits // 64) * 64
 
 
 def _numpy_bits(t) -> int:

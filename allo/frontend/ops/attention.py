@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from ...ir.types import UInt
-from ..capture import Const
+from ..graph import Const
 from ..layout import numel
 from . import torch_op
 from .common import broadcast_shapes, elem_type, reshape_view

@@ -8,7 +8,7 @@ Example::
 from __future__ import annotations
 
 from ...errors import FrontendError
-from ..capture import Const
+from ..graph import Const
 from ..layout import View
 
 

@@ -8,7 +8,7 @@ runs a stride-1 convolution with the kernel flipped and its in/out channels swap
 """
 from __future__ import annotations
 
-from ..capture import Const
+from ..graph import Const
 from ..codegen import literal, loop_text
 from ..layout import Buf, View, plan_loops
 from . import torch_op

@@ -7,7 +7,7 @@ everything else becomes a generated loop (`ctx.ew`) that reads broadcast views i
 from __future__ import annotations
 
 from ...ir.types import Float
-from ..capture import Const
+from ..graph import Const
 from ..codegen import literal
 from ..layout import View
 from . import torch_op

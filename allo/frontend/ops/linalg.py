@@ -5,7 +5,7 @@ as the arrays those kernels take (a copy only when a view is not already that ar
 """
 from __future__ import annotations
 
-from ..capture import Const
+from ..graph import Const
 from ..codegen import literal
 from ..layout import numel
 from . import torch_op

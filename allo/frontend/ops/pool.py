@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..capture import Const
+from ..graph import Const
 from ..codegen import literal, loop_text
 from ..layout import Buf, View, numel, plan_loops
 from . import torch_op

@@ -12,7 +12,7 @@ Example::
 """
 from __future__ import annotations
 
-from ..capture import Const
+from ..graph import Const
 from ..codegen import loop_text
 from ..layout import View
 from . import torch_op

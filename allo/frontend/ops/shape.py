@@ -7,7 +7,7 @@ shape. Example: `x.transpose(1, 2)` returns `View.permute`, `torch.cat` emits on
 from __future__ import annotations
 
 from ...ir.types import is_bool
-from ..capture import Const
+from ..graph import Const
 from ..codegen import loop_text
 from ..layout import View, numel
 from . import torch_op

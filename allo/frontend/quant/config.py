@@ -23,6 +23,7 @@ Example::
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ...errors import FrontendError
@@ -191,3 +192,14 @@ class PrecisionConfig:
     @property
     def quantized(self) -> bool:
         return self.default.quantized or any(lp.quantized for lp in self.per_key.values())
+
+
+def scale_for(absmax: float, qmax: int) -> float:
+    """Symmetric scale mapping [-absmax, absmax] onto [-qmax, qmax] (1.0 for an all-zero tensor)."""
+    return absmax / qmax if absmax > 0 else 1.0
+
+
+def fixed_type(absmax: float, bits=16):
+    """Fixed(bits, frac) with the integer bits (sign included) that hold +-absmax."""
+    ibits = 1 if absmax <= 0 else max(1, math.floor(math.log2(absmax)) + 2)
+    return Fixed(bits, max(0, min(bits, bits - ibits)))

@@ -9,7 +9,7 @@ Example::
 """
 from __future__ import annotations
 
-from ..capture import Const
+from ..graph import Const
 from ..ops import bind, torch_op
 
 BN_KEYS = ("aten.batch_norm", "aten._native_batch_norm_legit_no_training")

@@ -20,10 +20,10 @@ import math
 import numpy as np
 
 from ...ir.types import Fixed, Int, int32, int64
-from ..capture import Const
+from ..graph import Const
 from ..layout import numel
 from ..ops.conv import _as_2d, _padding, _per_dim
-from .plan import fixed_type, scale_for
+from .config import fixed_type, scale_for
 
 
 def lower_compute(plan, ctx, tn, a, lp, kind):

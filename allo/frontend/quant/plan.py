@@ -16,7 +16,6 @@ Example::
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from ...errors import FrontendError
@@ -24,8 +23,10 @@ from ...ir.types import Fixed, Int, float32
 from ..codegen import literal
 from ..layout import View
 from ..precision import TypePlan
+from . import kernels
 from .calibrate import batches, calibrate
-from .config import COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, op_kind
+from .config import (COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, PrecisionConfig,
+                     fixed_type, op_kind, scale_for)
 from .fold import fold_batch_norms
 
 
@@ -105,8 +106,6 @@ class QuantPlan(TypePlan):
         return self.ranges.get(self.folded.get(tn.name, tn.name))
 
     def lower_node(self, ctx, tn, a, handler):
-        from . import kernels
-
         lp = self.config.for_node(tn)
         kind = op_kind(tn.op)
         value = None
@@ -271,17 +270,6 @@ class QuantPlan(TypePlan):
         return rec
 
 
-def scale_for(absmax: float, qmax: int) -> float:
-    """Symmetric scale mapping [-absmax, absmax] onto [-qmax, qmax] (1.0 for an all-zero tensor)."""
-    return absmax / qmax if absmax > 0 else 1.0
-
-
-def fixed_type(absmax: float, bits=16):
-    """Fixed(bits, frac) with the integer bits (sign included) that hold +-absmax."""
-    ibits = 1 if absmax <= 0 else max(1, math.floor(math.log2(absmax)) + 2)
-    return Fixed(bits, max(0, min(bits, bits - ibits)))
-
-
 def _views(value):
     if isinstance(value, View):
         yield value
@@ -302,3 +290,15 @@ def _with_hint(ctx, suffix, fn):
         return fn()
     finally:
         ctx.hint = hint
+
+
+def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None) -> TypePlan:
+    """The TypePlan for from_pytorch's `precision=`/`calibration_data=` (default: torch's dtypes;
+    a quantized precision calibrates `captured` and returns a QuantPlan, see quant/plan.py)."""
+    config = PrecisionConfig(precision)
+    if not config.quantized:
+        if calibration_data is not None and precision is None:
+            raise FrontendError("calibration_data= is only used by a quantized import; pass precision= too "
+                                "(e.g. precision='int8')")
+        return TypePlan()
+    return QuantPlan.calibrated(config, captured, calibration_data, example_inputs)
