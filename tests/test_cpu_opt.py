@@ -495,7 +495,7 @@ def test_malloc_tuning_switches(monkeypatch):
     ALLO_MALLOC_TUNING=0 or glibc's own MALLOC_*_THRESHOLD_ variables turn allo's tuning off."""
     import platform
 
-    from allo.backend.llvm import allocator
+    from allo.backend import allocator
 
     tune = allocator.tune_malloc.__wrapped__
     monkeypatch.setenv(allocator.ENV_SWITCH, "0")

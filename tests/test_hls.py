@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from allo.backend.hls import build_hls
-from allo.backend.hls.csim import CXX_FLAGS, cache_dir
+from allo.backend.hls.csim import CXX_FLAGS
+from allo.backend.toolchain import cache_dir
 from allo.errors import AlloTypeError, BackendError
 from allo.ir import nodes as N
 from allo.ir.fixed import from_raw, to_raw, wrap_int
@@ -153,9 +154,9 @@ def test_gemm_csim_matches_numpy_and_pragmas_are_in_place(tmp_path):
     assert (tmp_path / "gemm.prj" / "kernel.cpp").read_text() == code
     # a second build of the same code reuses the compiled testbench
     again = build_hls(gemm_module(), mode="csim")
-    before = sorted(cache_dir().glob("csim_gemm_*"))
+    before = sorted(cache_dir("hls").glob("csim_gemm_*"))
     np.testing.assert_allclose(again(a, b), c)
-    assert sorted(cache_dir().glob("csim_gemm_*")) == before
+    assert sorted(cache_dir("hls").glob("csim_gemm_*")) == before
     temp_project = again.project
     del again
     assert not temp_project.exists()  # temp projects go away with their module
@@ -587,7 +588,7 @@ def test_argument_errors_are_raised_before_running(tmp_path, monkeypatch):
         mod(good, [[0.0] * 4] * 4)
     with pytest.raises(AlloTypeError, match="expected 2 arguments"):
         mod(good)
-    assert not list(cache_dir().iterdir())  # nothing was compiled or run
+    assert not list(cache_dir("hls").iterdir())  # nothing was compiled or run
     ints = build_hls(multi_out("one", [int8], 4, [("o", int8, lambda a: a)]), mode="csim")
     with pytest.raises(AlloTypeError, match="do not fit int8"):
         ints(np.full(4, 300, np.int16))

@@ -20,7 +20,6 @@ Example::
 """
 from __future__ import annotations
 
-import atexit
 import math
 import os
 import queue
@@ -28,6 +27,7 @@ import subprocess
 import sys
 import threading
 
+from ..backend.host import at_exit
 from ..errors import DSEError
 from .evaluate import cached_base, evaluate_chunk
 from .wire import read_message, write_message
@@ -143,13 +143,14 @@ def local_pool(workers: int | None) -> LocalExecutor:
     n = workers if workers is not None else (os.cpu_count() or 1)
     pool = _POOLS.get(n)
     if pool is None or any(p.proc.poll() is not None for p in pool._procs):
+        at_exit(shutdown_pools)
         pool = _POOLS[n] = LocalExecutor(n)
     return pool
 
 
-@atexit.register
 def shutdown_pools():
-    """Stop the kept local worker processes (also runs at interpreter exit)."""
+    """Stop the kept local worker processes (also runs at interpreter exit, through allo.backend.host;
+    with ALLO_PROCESS_EFFECTS=0 the workers end when they see this process's end of their input)."""
     for pool in _POOLS.values():
         pool.close()
     _POOLS.clear()

@@ -16,10 +16,10 @@ and ap_none for scalars); "vitis_hls" makes the top `extern "C"` with `m_axi` po
 (one shared bundle `gmem` by default, as Vitis does; build option `bundle="separate"` gives one
 per array, a name or an {argument: bundle} dict choose) and `s_axilite` for scalars and the return.
 """
-import os
 import shutil
 
 from ...errors import AlloError
+from ..toolchain import cxx_name
 from .csim import HLSModule, build_hls
 from .emit import emit_module
 from .types import cpp_type
@@ -40,7 +40,7 @@ def is_available(backend: str = "vitis_hls") -> bool:
     """
 
     tools = {"vitis_hls": "vitis_hls", "vivado_hls": "vivado_hls", "v++": "v++", "vitis": "v++",
-             "csim": os.environ.get("CXX", "g++")}
+             "csim": cxx_name()}
     if backend not in tools:
         raise AlloError(f"is_available({backend!r}): unknown HLS backend; known: {', '.join(tools)}")
     return shutil.which(tools[backend]) is not None

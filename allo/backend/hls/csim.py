@@ -34,8 +34,9 @@ from ...qor import estimate
 from ...qor.vitis import find_csynth_xml, parse_csynth_xml
 from ...transforms.guards import instrument
 from ..convert import convert_input
+from ..limits import check_allocation_sizes
 from ..marshal import check_io_widths, check_writable, returned_params
-from ..toolchain import run_child
+from ..toolchain import cache_dir, cxx, run_child
 from .emit import ModuleCode, emit_module
 from .types import cpp_type, storage_cpp_type
 from .vitis import check_clock, resolve_part, tcl_text
@@ -91,8 +92,6 @@ class HLSModule:
             for f in mod.funcs:
                 f.attrs.pop("_bounds_check", None)
         else:
-            from ..llvm.module import check_allocation_sizes
-
             check_allocation_sizes(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
         code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
@@ -278,18 +277,18 @@ class HLSModule:
         It is compiled from this module's own sources in a private folder (never from the
         project folder, which another module may have rewritten), into a temp file unique to
         this call, then renamed into place atomically (safe across threads and processes)."""
-        cxx = _cxx()
+        compiler = cxx("HLS C simulation")
         files = self._files()
         key = hashlib.sha256("\0".join([files["kernel.cpp"], files["kernel.h"], files["host.cpp"], " ".join(CXX_FLAGS),
-                                        files["allo_ap.h"], cxx]).encode()).hexdigest()[:20]
-        exe = cache_dir() / f"csim_{self.top}_{key}"
+                                        files["allo_ap.h"], compiler]).encode()).hexdigest()[:20]
+        exe = cache_dir("hls") / f"csim_{self.top}_{key}"
         if exe.exists():
             return exe
         tmp = exe.with_name(f"{exe.name}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:12]}.tmp")
         with tempfile.TemporaryDirectory(prefix="allo_csim_build_") as build:
             for name in ("kernel.cpp", "kernel.h", "host.cpp", "allo_ap.h"):
                 Path(build, name).write_text(files[name])
-            cmd = [cxx, *CXX_FLAGS, "-I", build, "kernel.cpp", "host.cpp", "-o", str(tmp)]
+            cmd = [compiler, *CXX_FLAGS, "-I", build, "kernel.cpp", "host.cpp", "-o", str(tmp)]
             try:
                 r = run_child(cmd, cwd=build, timeout=900, what=f"C++ compiler for the C simulation of {self.top!r}")
                 if r.returncode != 0:
@@ -510,26 +509,4 @@ def _tcl_text(hls: HLSModule) -> str:
     return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files))
 
 
-def cache_dir() -> Path:
-    """Where compiled testbenches are kept: $ALLO_CACHE_DIR/hls, else a per-user temp folder."""
-    root = os.environ.get("ALLO_CACHE_DIR")
-    d = Path(root) / "hls" if root else Path(tempfile.gettempdir()) / f"allo-hls-cache-{os.getuid()}"
-    try:
-        d.mkdir(parents=True, exist_ok=True)
-        if not os.access(d, os.W_OK | os.X_OK):
-            raise PermissionError(f"no write permission on {d}")
-    except OSError as e:
-        where = "ALLO_CACHE_DIR" if root else "the temp folder"
-        raise BackendError(f"cannot use {d} to cache compiled C simulations ({type(e).__name__}: {e}); "
-                           f"set {where if root else 'ALLO_CACHE_DIR'} to a writable folder") from None
-    return d
-
-
-def _cxx() -> str:
-    cxx = os.environ.get("CXX", "g++")
-    if shutil.which(cxx) is None:
-        raise BackendError(f"C++ compiler {cxx!r} not found: HLS C simulation needs g++ (set CXX to use another)")
-    return cxx
-
-
-__all__ = ["build_hls", "HLSModule", "written_params", "cache_dir", "CXX_FLAGS"]
+__all__ = ["build_hls", "HLSModule", "written_params", "CXX_FLAGS"]

@@ -26,15 +26,15 @@ import threading
 import weakref
 from collections import OrderedDict
 
-from ...errors import AlloError, AlloTypeError, BackendError, located
+from ...errors import AlloError, AlloTypeError, BackendError
 from ...ir import nodes as N
 from ...render import ENTRY_PREFIX, parse_with_globals, render_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
-from ...render.scalars import _elem_bytes
 from ...transforms.guards import ABORT, SITE, instrument, may_run_long
+from .. import interrupt
+from ..host import configure
+from ..limits import check_allocation_sizes
 from ..marshal import CallPlan, written_params
-from . import interrupt
-from .allocator import tune_malloc
 from .cpu_opt import Prepared, optimize_mlir, prepare
 
 DEFAULT_OPT_LEVEL = 2
@@ -176,6 +176,7 @@ def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None,
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
 
+    configure()  # the process-wide effects compiled code relies on, before the first engine exists
     ctx = ir.Context()
     module = parse_with_globals(text, big, ctx)
     with ctx:
@@ -207,7 +208,7 @@ class LLVMModule:
     Attributes: `top_func_name`, `mlir_text` (the module before lowering to the LLVM dialect),
     `opt_level`, `threads`, `cpu_report` (what allo.backend.cpu_opt optimised), `bounds_check`,
     `interruptible` (Ctrl-C stops a call: chosen for kernels with `while` loops or loops with
-    run-time bounds, see allo.backend.interrupt).
+    run-time bounds, see allo.backend.interrupt; not with ALLO_PROCESS_EFFECTS=0).
     Options: `optimize=False` compiles the loops as written (serial, scalar); `fast_math=True`
     allows FMA contraction and reassociation of float reductions (results may change slightly);
     `bounds_check=True` checks every index not proven in range at run time (allo.ir.guards).
@@ -231,7 +232,6 @@ class LLVMModule:
         except KeyError:
             raise BackendError(f"top function {mod.top!r} not found in the module") from None
         check_allocation_sizes(mod)
-        tune_malloc()
         self.interruptible = may_run_long(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible)
         top = mod.func(mod.top)
@@ -347,24 +347,6 @@ def _unpickle_llvm(state) -> LLVMModule:
             _remember(self.key, compiled)
     self._attach(compiled)
     return self
-
-
-def check_allocation_sizes(mod: N.Module, limit: int | None = None) -> None:
-    """Refuse locals larger than this machine's memory (malloc would fail and the kernel would
-    write through a null pointer): BackendError at the declaring kernel line."""
-    if limit is None:
-        try:
-            limit = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        except (ValueError, OSError):  # pragma: no cover - not POSIX
-            return
-    for f in mod.funcs:
-        for s in N.walk_stmts(f.body):
-            if isinstance(s, N.Alloc):
-                size = s.buf.type.size * _elem_bytes(s.buf.dtype)
-                if size > limit:
-                    raise located(BackendError, f"local {s.buf.name!r} in {f.name!r} needs {size / 2**30:.1f} GiB, "
-                                  f"more than this machine's memory ({limit / 2**30:.1f} GiB); make it smaller or "
-                                  "stream it in tiles", s.loc or s.buf.loc)
 
 
 def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAULT_OPT_LEVEL,

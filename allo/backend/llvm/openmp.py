@@ -4,6 +4,8 @@ Loops marked `parallel` (s.parallel(axis)) are rendered as `affine.parallel`; `l
 them `scf.parallel` and `convert-scf-to-openmp` turns those into `omp.parallel` + `omp.wsloop`
 with a fixed thread count. The `__kmpc_*` entry points come from libiomp5 of the PyPI
 `intel-openmp` wheel (`<sys.prefix>/lib/libiomp5.so`); the system libgomp does not provide them.
+The runtime's environment (KMP_BLOCKTIME) is set by allo.backend.host.configure before the first
+JIT build loads it.
 
 Example::
 
@@ -48,15 +50,6 @@ def resolve_threads(threads: int | None) -> int:
     return int(threads) if threads is not None else cores()
 
 
-def configure_runtime():
-    """Environment read by libiomp5 when it starts. KMP_BLOCKTIME=1: idle workers spin for 1 ms
-    after a parallel loop, then sleep. The default (200 ms of spinning) starves numpy/torch threads
-    and other processes on a small machine; 0 makes every parallel loop pay a thread wake-up (a
-    2-thread layer_norm 128x768 took 0.093 ms with 0, 0.053 ms with 1, 0.075 ms on one thread).
-    Users can override it by setting the variable."""
-    os.environ.setdefault("KMP_BLOCKTIME", "1")
-
-
 def parallel_plan(has_parallel: bool, threads: int | None):
     """(use_openmp, threads, runtime path). Warns and falls back to serial code when parallel
     loops exist but the runtime is missing."""
@@ -68,7 +61,6 @@ def parallel_plan(has_parallel: bool, threads: int | None):
         warnings.warn("allo: OpenMP runtime libiomp5.so not found (pip install intel-openmp); "
                       "parallel loops run serially", RuntimeWarning, stacklevel=3)
         return False, 1, None
-    configure_runtime()
     return True, n, lib
 
 
@@ -77,4 +69,4 @@ def passes(threads: int) -> list:
     return [f"convert-scf-to-openmp{{num-threads={int(threads)}}}"]
 
 
-__all__ = ["runtime", "cores", "resolve_threads", "parallel_plan", "passes", "configure_runtime", "ENV_LIBRARY"]
+__all__ = ["runtime", "cores", "resolve_threads", "parallel_plan", "passes", "ENV_LIBRARY"]

@@ -24,13 +24,14 @@ from ...ir import nodes as N
 from ...ir.types import is_signed
 from ...qor import estimate
 from ..marshal import CallPlan, _ArraySpec
+from ..toolchain import cache_dir
 from .harness import glue_cpp
 from .lower import lower_for_circt
 from .ports import Interface
 from .prepare import prepare_for_hw
 from .sim import build_simulator, copy_build_inputs, run_simulator
 from .synth import synthesize
-from .tools import cache_dir, run_circt
+from .tools import run_circt
 
 DEFAULT_MAX_CYCLES = 10_000_000
 _WORKER_VERSION = "1"  # bump when circt_worker.py changes what it returns
@@ -40,7 +41,7 @@ def circt_cached(request: dict) -> dict:
     """`run_circt` with the reply kept in the cache directory (keyed by the request text)."""
     worker = Path(__file__).with_name("circt_worker.py").read_bytes()
     key = hashlib.sha256(json.dumps(request, sort_keys=True).encode() + worker).hexdigest()[:24]
-    path = cache_dir() / f"circt_{request['form']}_{key}.json"
+    path = cache_dir("rtl") / f"circt_{request['form']}_{key}.json"
     if path.exists():
         try:
             return json.loads(path.read_text())

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -26,13 +25,18 @@ import numpy as np
 from ...errors import BackendError
 from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
 from .ports import Interface
-from .tools import cache_dir, cxx, run_tool, verilator_env, verilator_root, verilator_version
+from ..toolchain import cache_dir, cxx, run_child, run_children
+from .tools import verilator_env, verilator_root, verilator_version
 
 CXX_FLAGS = ["-std=gnu++17", "-O0", "-w", "-faligned-new", "-DVERILATOR=1", "-DVM_COVERAGE=0", "-DVM_SC=0",
              "-DVM_TIMING=0", "-DVM_TRACE=0", "-DVM_TRACE_FST=0", "-DVM_TRACE_VCD=0", "-DVM_TRACE_SAIF=0"]
 VERILATOR_FLAGS = ["--cc", "-Wno-fatal", "-Wno-lint", "-Wno-style", "--no-timing", "--x-assign", "fast",
                    "--x-initial", "fast", "--output-split", "0", "--output-split-cfuncs", "0"]
 _RUNTIME = ("verilated.cpp", "verilated_threads.cpp")  # from Verilator's include/
+
+
+def _cxx() -> str:
+    return cxx("the Verilator simulation")
 
 
 def _includes() -> list:
@@ -53,7 +57,7 @@ def runtime_objects() -> tuple:
     (Verilator, compiler, flags) into the cache. The precompiled header saves ~1 s of parsing per
     simulation build; g++ falls back to the plain header if it cannot use it."""
     driver = DRIVER_SOURCE.read_text() + DRIVER_HEADER.read_text()
-    d = cache_dir() / f"vlrt_{_key(verilator_version(), cxx(), CXX_FLAGS, driver)}"
+    d = cache_dir("rtl") / f"vlrt_{_key(verilator_version(), _cxx(), CXX_FLAGS, driver)}"
     inc = verilator_root() / "include"
     sources = [inc / src for src in _RUNTIME] + [DRIVER_SOURCE]
     objs = [d / (src.stem + ".o") for src in sources]
@@ -64,36 +68,14 @@ def runtime_objects() -> tuple:
     (d / "allo_vl.h").write_text('#include "verilated.h"\n')
     jobs = [(src, obj, ["-I", str(DRIVER_DIR), "-c"]) for src, obj in zip(sources, objs)]
     jobs.append((d / "allo_vl.h", pch, ["-x", "c++-header"]))
-    todo = [(src, out, [cxx(), *CXX_FLAGS, *_includes(), *mode, str(src), "-o", f"{out}.{os.getpid()}.tmp"])
+    todo = [(src, out, [_cxx(), *CXX_FLAGS, *_includes(), *mode, str(src), "-o", f"{out}.{os.getpid()}.tmp"])
             for src, out, mode in jobs if not out.exists()]
-    for (src, out, cmd), r in zip(todo, _run_parallel([c for _, _, c in todo], "compiling the Verilator runtime")):
-        if r[0] != 0:
-            raise BackendError(f"g++ failed on the Verilator runtime {src.name}:\n{r[1][-3000:]}")
+    results = run_children([c for _, _, c in todo], "C++ compiler for the Verilator runtime", timeout=1800)
+    for (src, out, _), r in zip(todo, results):
+        if r.returncode != 0:
+            raise BackendError(f"g++ failed on the Verilator runtime {src.name}:\n{r.stderr[-3000:]}")
         os.replace(f"{out}.{os.getpid()}.tmp", out)
     return objs, d
-
-
-def _run_parallel(cmds, what, cwd=None, jobs=2):
-    """Run commands at most `jobs` at a time; [(returncode, stderr)] in order."""
-    results, running, queue = [None] * len(cmds), [], list(enumerate(cmds))
-    try:
-        while queue or running:
-            while queue and len(running) < jobs:
-                k, cmd = queue.pop(0)
-                try:
-                    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-                except OSError as e:
-                    raise BackendError(f"{what}: cannot run {cmd[0]} ({e})") from None
-                running.append((k, p))
-            k, p = running.pop(0)
-            _, err = p.communicate(timeout=1800)
-            results[k] = (p.returncode, err)
-    except subprocess.TimeoutExpired:
-        raise BackendError(f"{what} did not finish within 1800 s") from None
-    finally:
-        for _, p in running:
-            p.kill()
-    return results
 
 
 def build_simulator(verilog: str, glue: str, top: str) -> Path:
@@ -101,7 +83,7 @@ def build_simulator(verilog: str, glue: str, top: str) -> Path:
     hash; the driver and runtime come from `runtime_objects`)."""
     runtime, pch_dir = runtime_objects()
     key = _key(verilog, glue, top, pch_dir.name, VERILATOR_FLAGS)
-    exe = cache_dir() / f"sim_{top}_{key}"
+    exe = cache_dir("rtl") / f"sim_{top}_{key}"
     if exe.exists():
         return exe
     with tempfile.TemporaryDirectory(prefix="allo_rtl_build_") as work:
@@ -110,7 +92,7 @@ def build_simulator(verilog: str, glue: str, top: str) -> Path:
         (w / "glue.cpp").write_text(glue)
         cmd = [str(verilator_root() / "bin" / "verilator"), *VERILATOR_FLAGS, "--top-module", top,
                "--prefix", f"V{top}", "-Mdir", "obj", "design.sv"]
-        r = run_tool(cmd, "Verilator", cwd=work, env=verilator_env())
+        r = run_child(cmd, cwd=work, env=verilator_env(), timeout=900, what=f"Verilator run on {top!r}")
         if r.returncode != 0:
             raise BackendError(f"Verilator failed on the design {top!r}:\n{(r.stderr or r.stdout)[-4000:]}")
         # two translation units (the cycle code; the cold init/settle code) compiled side by side
@@ -120,14 +102,14 @@ def build_simulator(verilog: str, glue: str, top: str) -> Path:
         cmds = []
         for name, files in units.items():
             (w / name).write_text("".join(f'#include "{f}"\n' for f in files))
-            cmds.append([cxx(), *CXX_FLAGS, "-I", str(pch_dir), "-include", "allo_vl.h", *_includes(), "-I", "obj",
+            cmds.append([_cxx(), *CXX_FLAGS, "-I", str(pch_dir), "-include", "allo_vl.h", *_includes(), "-I", "obj",
                          "-I", str(DRIVER_DIR), "-c", name, "-o", name[:-4] + ".o"])
-        for (rc, err), cmd in zip(_run_parallel(cmds, "compiling the simulation", cwd=work), cmds):
-            if rc != 0:
-                raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{err[-4000:]}")
+        for r in run_children(cmds, f"C++ compiler for the Verilator simulation of {top!r}", cwd=work, timeout=1800):
+            if r.returncode != 0:
+                raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{r.stderr[-4000:]}")
         tmp = f"{exe}.{os.getpid()}.tmp"
-        cmd = [cxx(), "fast.o", "slow.o", *map(str, runtime), "-o", tmp, "-pthread", "-latomic"]
-        r = run_tool(cmd, "linking the simulation", cwd=work)
+        cmd = [_cxx(), "fast.o", "slow.o", *map(str, runtime), "-o", tmp, "-pthread", "-latomic"]
+        r = run_child(cmd, cwd=work, timeout=900, what=f"linker of the Verilator simulation of {top!r}")
         if r.returncode != 0:
             raise BackendError(f"linking the Verilator simulation of {top!r} failed:\n{r.stderr[-4000:]}")
     os.replace(tmp, exe)
@@ -149,7 +131,7 @@ def run_simulator(exe: Path, iface: Interface, images: dict, scalars: dict, max_
             nbytes = max(8, (s.bits + 63) // 64 * 8)
             v = int(scalars[s.arg]) & ((1 << (8 * nbytes)) - 1)
             Path(tmp, f"s{s.arg}.bin").write_bytes(v.to_bytes(nbytes, "little"))
-        r = run_tool([str(exe), tmp, str(int(max_cycles))], "the Verilator simulation", timeout=3600)
+        r = run_child([exe, tmp, int(max_cycles)], timeout=3600, what=f"Verilator simulation of {iface.top!r}")
         if r.returncode != 0:
             how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
             raise BackendError(f"the Verilator simulation of {iface.top!r} failed ({how}): "
@@ -183,7 +165,7 @@ cd "$(dirname "$0")"
 export VERILATOR_ROOT={root}
 $VERILATOR_ROOT/bin/verilator {' '.join(VERILATOR_FLAGS)} --top-module {top} --prefix V{top} -Mdir obj {top}.sv
 for f in obj/*.cpp; do printf '#include "%s"\\n' "$f"; done > model.cpp
-{cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj -I. model.cpp glue.cpp {DRIVER_SOURCE.name} \\
+{_cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj -I. model.cpp glue.cpp {DRIVER_SOURCE.name} \\
   {inc}/verilated.cpp {inc}/verilated_threads.cpp -o sim -pthread -latomic
 """
     (dest / "build.sh").write_text(script)

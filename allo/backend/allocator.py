@@ -9,8 +9,11 @@ of both serialise on the kernel's memory lock). Raising the mmap threshold to 32
 threshold to 64 MB keeps those pages mapped (0 faults per call). The process then holds at most
 64 MB of freed heap memory for reuse.
 
-Applied once, when the first LLVM module is built; skipped when the user set glibc's own
-MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ variables, when ALLO_MALLOC_TUNING=0, and off glibc.
+Applied once, by allo.backend.host.configure (the first LLVM build); skipped when the user set
+glibc's own MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_ variables, when ALLO_MALLOC_TUNING=0
+(or ALLO_PROCESS_EFFECTS=0, which turns off all of allo's process-wide effects), and off glibc.
+
+Imports: the standard library only.
 
 Example::
 
