@@ -224,7 +224,7 @@ class Ints(Kind):
         return tuple(int(d) for d in items)
 
     def resolve(self, at, prim, arg, value):
-        return Resolved(tuple(value) if isinstance(value, (tuple, list)) else (value,))
+        return Resolved(tuple(value) if isinstance(value, (tuple, list)) else (value,) if _is_int(value) else value)
 
 
 class KernelName(Kind):

@@ -32,10 +32,13 @@ GENERAL = ("mode", "project", "threads")  # the keywords `Schedule.build` names 
 
 @dataclass(frozen=True)
 class Target:
-    """One build target. `impl` is "module:function" (None: the Schedule itself); the builder
-    is called as `function(ir_module, **options)` (plus `target=name` when `pass_name`)."""
+    """One build target. `kind` is what a build returns: "cpu" (a callable LLVM module), "hls"
+    (an HLS module, callable in csim mode), "verilog" (a simulated RTL module), "calyx" (Calyx
+    IR) or "schedule" (the Schedule). `impl` is "module:function" (None: the Schedule itself);
+    the builder is called as `function(ir_module, **options)` (plus `target=name` when `pass_name`)."""
 
     name: str
+    kind: str
     description: str
     impl: str | None
     options: tuple = ()
@@ -52,17 +55,17 @@ class Target:
 _HLS_OPTIONS = ("mode", "project", "timeout", "bounds_check", "bundle", "part", "clock_ns", "weights")
 
 TARGETS = (
-    Target("llvm", "CPU code through LLVM, JIT-compiled; a callable module", "allo.backend.llvm.module:build_llvm",
+    Target("llvm", "cpu", "CPU code through LLVM, JIT-compiled; a callable module", "allo.backend.llvm.module:build_llvm",
            ("threads", "opt_level", "optimize", "fast_math", "bounds_check"), lower_streams=True),
-    Target("vhls", "Vitis HLS C++ (mode='csim' runs it under g++)", "allo.backend.hls:build_hls", _HLS_OPTIONS,
+    Target("vhls", "hls", "Vitis HLS C++ (mode='csim' runs it under g++)", "allo.backend.hls:build_hls", _HLS_OPTIONS,
            ignores=("threads",), pass_name=True),
-    Target("vitis_hls", "Vitis HLS C++ with the Vitis run modes", "allo.backend.hls:build_hls", _HLS_OPTIONS,
+    Target("vitis_hls", "hls", "Vitis HLS C++ with the Vitis run modes", "allo.backend.hls:build_hls", _HLS_OPTIONS,
            ignores=("threads",), pass_name=True),
-    Target("rtl", "SystemVerilog through CIRCT, simulated with Verilator", "allo.backend.rtl:build_rtl",
+    Target("rtl", "verilog", "SystemVerilog through CIRCT, simulated with Verilator", "allo.backend.rtl:build_rtl",
            ("max_cycles",), self_checking=True, lower_streams=True),
-    Target("calyx", "Calyx IR through CIRCT", "allo.backend.rtl.calyx:build_calyx", (), self_checking=True,
+    Target("calyx", "calyx", "Calyx IR through CIRCT", "allo.backend.rtl.calyx:build_calyx", (), self_checking=True,
            lower_streams=True),
-    Target("mlir", "the Schedule itself (`s.module` is the MLIR)", None),
+    Target("mlir", "schedule", "the Schedule itself (`s.module` is the MLIR)", None),
 )
 
 UNSUPPORTED = {"ihls": "Intel HLS (ihls)", "tapa": "TAPA", "catapult": "Catapult HLS", "aie": "AMD AI Engine (aie)",
