@@ -9,8 +9,8 @@ Example::
 """
 from .loops import (BandHandle, LoopHandle, LoopNest, all_loops, band_of, find_buffer, find_loop, get_bands, get_loops,
                     loop_names, loop_path, loop_tree)
-from .primitives import (PARTITION_KINDS, PRIMITIVES, buffer_at, compute_at, dataflow, fuse, inline, parallel, partition,
-                         pipeline, reorder, reshape, reuse_at, split, to, unfold, unroll)
+from .primitives import (PARTITION_KINDS, PRIMITIVES, buffer_at, compute_at, dataflow, fuse, inline, parallel,
+                         partition, pipeline, reorder, reshape, reuse_at, split, to, unfold, unroll)
 
 __all__ = [
     "BandHandle", "LoopHandle", "LoopNest", "all_loops", "band_of", "find_buffer", "find_loop",

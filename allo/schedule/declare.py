@@ -80,14 +80,12 @@ class Primitive:
 
     def _map_params(self) -> dict:
         """{implementation parameter: Arg}: positional arguments in order, keyword ones by name."""
-        passed = [a for a in self.args if a.kind.passed and not a.keyword]
-        mapping = dict(zip(self._param_names, passed))
-        mapping.update({a.name: a for a in self.args if a.keyword})
-        unknown = [a.name for a in self.args if a.keyword and a.name not in self._param_names]
-        if len(mapping) < len(passed) + sum(a.keyword for a in self.args) or unknown:
+        positional = [a for a in self.args if a.kind.passed and not a.keyword]
+        keyword = [a for a in self.args if a.keyword]
+        if len(positional) > len(self._param_names) or any(a.name not in self._param_names for a in keyword):
             raise TypeError(f"primitive {self.name!r}: declared arguments do not match {self.impl.__qualname__}"
                             f"{self._impl_signature}")
-        return mapping
+        return {**dict(zip(self._param_names, positional)), **{a.name: a for a in keyword}}
 
     # ------------------------------------------------------------------ checking
     def check(self, args, kwargs) -> tuple:
@@ -147,22 +145,26 @@ class Primitive:
         for a in self.args:
             if not a.kind.in_signature:
                 resolved[a.name] = Resolved(a.kind.derive(schedule.ir, func))
+        result = schedule.apply(self._step(func, resolved))
+        if self.returns == "buffer":
+            return BufferHandle(func, result.name) if hasattr(result, "name") else result
+        return schedule
+
+    def _step(self, func: str, resolved: dict) -> Step:
+        """The Step of resolved arguments: positional ones in order, keyword ones when not default."""
         args, kwargs = [], {}
         for a in self.args:
             value = resolved[a.name].value
             if value is OMIT or not a.kind.passed:
                 continue
-            if a.keyword:
-                if a.default is _EMPTY or value != a.default:
-                    kwargs[a.name] = value
-            else:
+            if not a.keyword:
                 args += list(value) if a.variadic else [value]
-        result = schedule.apply(Step(self.name, func, tuple(args), tuple(sorted(kwargs.items()))))
-        if self.returns == "buffer":
-            return BufferHandle(func, result.name) if hasattr(result, "name") else result
-        return schedule
+            elif a.default is _EMPTY or value != a.default:
+                kwargs[a.name] = value
+        return Step(self.name, func, tuple(args), tuple(sorted(kwargs.items())))
 
     def _home(self, resolved: dict, top: str) -> str:
+        """The step's function: the one the arguments name explicitly (all the same), else `top`."""
         homes = [(arg, shown, f) for arg, r in resolved.items() for shown, f in r.homes]
         if not homes:
             return top
