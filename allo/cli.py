@@ -37,6 +37,7 @@ import numpy as np
 from .errors import AlloError
 from .frontend import import_model
 from .frontend.ops import supported_ops
+from .ir.types import Fixed
 from .schedule import targets
 
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
@@ -186,8 +187,6 @@ def parse_precision(text):
         return None
     m = re.fullmatch(r"\s*Fixed\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*", text)
     if m:
-        from . import Fixed
-
         return Fixed(int(m.group(1)), int(m.group(2)))
     return text
 
