@@ -32,7 +32,8 @@ from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp,
                   view, tril, concat, ones, zeros)
 from .dsl.kernel import KernelInstance
 from .schedule.customize import AlloKernel, customize, kernel
-from .schedule.schedule import Schedule, Partition
+from .schedule.primitives import Partition
+from .schedule.schedule import Schedule
 from . import library, frontend, dsl, passes, memory  # noqa: E402
 from .verify import verify  # noqa: E402
 from . import qor  # noqa: E402

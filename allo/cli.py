@@ -1,7 +1,7 @@
 """The `allo` console script.
 
     allo compile MODULE:FACTORY --input-shape 8x16 [--input-shape 8:int64 ...]
-                 [--target llvm|vhls|vitis_hls|mlir] [-o DIR] [--weights-as-args] [--csim]
+                 [--target llvm|vhls|vitis_hls|rtl|calyx|mlir] [-o DIR] [--weights-as-args] [--csim]
                  [--threads N] [--fast-math]
     allo ops                      # list the PyTorch operators the frontend imports
 
@@ -14,7 +14,10 @@ kernel.cpp, kernel.h, host.cpp, run.tcl, allo_ap.h, weights/ (large weights as b
 data/ (the random example inputs), so `g++ -std=c++14 -I. kernel.cpp host.cpp -o csim &&
 ./csim data weights` or `vitis_hls -f run.tcl` run as written; --csim also runs the C simulation
 and reports the largest difference from PyTorch. With --target llvm it runs the model on the
-random inputs and reports the largest difference from PyTorch.
+random inputs and reports the largest difference from PyTorch. With --target rtl (integer or
+fixed-point models) DIR also holds the SystemVerilog design and its Verilator testbench (see the
+README.md written there); the simulation runs on the random inputs and the difference from PyTorch
+and the cycle count are reported. With --target calyx DIR also holds the Calyx IR.
 
 Example::
 
@@ -34,6 +37,8 @@ import numpy as np
 from .errors import AlloError
 from .frontend import import_model
 from .frontend.ops import supported_ops
+from .ir.types import Fixed
+from .schedule import targets
 
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
 
@@ -101,7 +106,8 @@ def example_inputs(shapes, seed=0):
 
 def cmd_compile(args) -> int:
     shapes = [parse_shape(s) for s in args.input_shape]
-    if args.csim and args.target not in ("vhls", "vitis_hls"):
+    kind = targets.get(args.target).kind
+    if args.csim and kind != "hls":
         raise AlloError("--csim needs --target vhls (the C simulation runs the HLS C++)")
     model = load_model(args.model)
     inputs = example_inputs(shapes)
@@ -113,7 +119,7 @@ def cmd_compile(args) -> int:
                             precision=precision, calibration_data=calibration)
     if precision is not None:
         print(imported.quant_report())
-    s = imported.schedule(pipeline_helpers=args.target != "llvm")
+    s = imported.schedule(pipeline_helpers=kind != "cpu")
     out_dir = Path(args.output or Path("allo_out") / args.model.rpartition(":")[2])
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = imported.summary()
@@ -125,19 +131,54 @@ def cmd_compile(args) -> int:
     (out_dir / "module.mlir").write_text(str(s.module))
     (out_dir / "summary.txt").write_text(summary + "\n")
     written = ["graph.txt", "model.py", "weights.npz", "module.mlir", "summary.txt"]
-    np_inputs = [x.numpy() for x in inputs]
-    if args.target in ("vhls", "vitis_hls"):
-        mod = imported.build(args.target, mode="csim", project=str(out_dir))
-        mod.built.write_inputs(*np_inputs, *[mod.state[v.state] for v, _, _ in imported.program.state])
-        written += ["kernel.cpp", "kernel.h", "host.cpp", "run.tcl", "allo_ap.h", "data/"]
-        written += ["weights/"] if mod.built.weight_files else []
-        if args.csim:
-            print(f"csim: max |allo - torch| on random inputs = {_max_error(model, inputs, mod(*np_inputs)):.3g}")
-    elif args.target == "llvm":
-        mod = imported.build("llvm", threads=args.threads, fast_math=args.fast_math)
-        print(f"llvm: max |allo - torch| on random inputs = {_max_error(model, inputs, mod(*np_inputs)):.3g}")
+    written += BUILDS[kind](imported, args, out_dir, model, inputs)
     print(f"wrote {', '.join(written)} to {out_dir}")
     return 0
+
+
+def _build_hls(imported, args, out_dir, model, inputs) -> list:
+    """The HLS project (csim mode) with the example inputs; --csim runs it and compares with torch."""
+    np_inputs = [x.numpy() for x in inputs]
+    mod = imported.build(args.target, mode="csim", project=str(out_dir))
+    mod.built.write_inputs(*np_inputs, *[mod.state[v.state] for v, _, _ in imported.program.state])
+    written = ["kernel.cpp", "kernel.h", "host.cpp", "run.tcl", "allo_ap.h", "data/"]
+    written += ["weights/"] if mod.built.weight_files else []
+    if args.csim:
+        print(f"csim: max |allo - torch| on random inputs = {_max_error(model, inputs, mod(*np_inputs)):.3g}")
+    return written
+
+
+def _build_cpu(imported, args, out_dir, model, inputs) -> list:
+    mod = imported.build(args.target, threads=args.threads, fast_math=args.fast_math)
+    result = mod(*[x.numpy() for x in inputs])
+    print(f"{args.target}: max |allo - torch| on random inputs = {_max_error(model, inputs, result):.3g}")
+    return []
+
+
+def _build_verilog(imported, args, out_dir, model, inputs) -> list:
+    """The SystemVerilog design and its testbench; runs the Verilator simulation and compares with torch."""
+    mod = imported.build(args.target)
+    written = _new_files(out_dir, lambda: mod.built.write(out_dir))
+    result = mod(*[x.numpy() for x in inputs])
+    print(f"{args.target}: max |allo - torch| on random inputs = {_max_error(model, inputs, result):.3g} "
+          f"({mod.cycles} cycles)")
+    return written
+
+
+def _build_calyx(imported, args, out_dir, model, inputs) -> list:
+    mod = imported.build(args.target)
+    return _new_files(out_dir, lambda: mod.write(out_dir))
+
+
+def _new_files(out_dir: Path, write) -> list:
+    """The names of the files `write()` adds to `out_dir` or rewrites."""
+    before = {p: p.stat().st_mtime_ns for p in out_dir.iterdir()}
+    write()
+    return sorted(p.name for p in out_dir.iterdir() if before.get(p) != p.stat().st_mtime_ns)
+
+
+BUILDS = {"hls": _build_hls, "cpu": _build_cpu, "verilog": _build_verilog, "calyx": _build_calyx,
+          "schedule": lambda *_: []}  # per target kind (allo.schedule.targets): what `compile` writes and runs
 
 
 def parse_precision(text):
@@ -146,8 +187,6 @@ def parse_precision(text):
         return None
     m = re.fullmatch(r"\s*Fixed\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*", text)
     if m:
-        from . import Fixed
-
         return Fixed(int(m.group(1)), int(m.group(2)))
     return text
 
@@ -177,7 +216,7 @@ def build_parser():
     c.add_argument("model", help="MODULE:FACTORY, e.g. models.py:MLP or pkg.models:make_model")
     c.add_argument("--input-shape", action="append", required=True, metavar="SHAPE",
                    help="one per model input, e.g. 8x16 or 2x8:int64")
-    c.add_argument("--target", choices=("llvm", "vhls", "vitis_hls", "mlir"), default="llvm")
+    c.add_argument("--target", choices=targets.names(), default="llvm")
     c.add_argument("-o", "--output", metavar="DIR", help="artifact directory (default allo_out/FACTORY)")
     c.add_argument("--weights-as-args", action="store_true", help="pass every weight as a kernel argument")
     c.add_argument("--csim", action="store_true", help="(vhls) compile and run the C simulation, compare with torch")

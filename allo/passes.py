@@ -16,29 +16,21 @@ Example::
 from __future__ import annotations
 
 import math
-import weakref
 
 from .backend.marshal import written_params
 from .errors import AlloError
 from .ir import nodes as N
 from .ir.types import ArrayType, index
-from .schedule.schedule import Schedule
-
-_OWNERS = {}  # id(mlir module) -> weakref to the Schedule that rendered it
-
-
-def register_module(module, schedule):
-    """Remember which Schedule rendered `module` (called by `Schedule.module`)."""
-    _OWNERS[id(module)] = (weakref.ref(module), weakref.ref(schedule))
+from .schedule.schedule import Schedule, rendered_by
 
 
 def schedule_of(module):
     """The Schedule whose `s.module` is `module` (AlloError for any other object)."""
     if isinstance(module, Schedule):
         return module
-    entry = _OWNERS.get(id(module))
-    if entry is not None and entry[0]() is module and entry[1]() is not None:
-        return entry[1]()
+    owner = rendered_by(module)
+    if owner is not None:
+        return owner
     raise AlloError("allo.passes takes the module of a schedule (`s.module` of `s = allo.customize(...)`) or the "
                     "schedule itself")
 

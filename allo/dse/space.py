@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import DSEError
+from ..schedule.declare import Step
 from ..schedule.schedule import Schedule
 
 
@@ -63,20 +64,20 @@ class _Rule:
 
 
 class Recorder(Schedule):
-    """A Schedule that records primitive calls instead of applying them.
+    """A recording Schedule (`record_only=True`): primitive calls are resolved and logged, not applied.
 
-    Addresses ("j", "func:j", handles, `s.C`) resolve exactly as on a real schedule, because
-    every primitive funnels through `Schedule._run`; buffers returned by buffer_at/reuse_at are
-    placeholders `"$k"` that `Schedule.replay` resolves. The base module is only read."""
+    Addresses ("j", "func:j", handles, `s.C`) resolve exactly as on a real schedule; buffers
+    returned by buffer_at/reuse_at are placeholders `"$k"` that `Schedule.replay` resolves. The
+    base module is only read. Adds merged partition requests for the default spaces."""
 
     def __init__(self, ir_module):
-        super().__init__(ir_module)
-        self.recorded = []
+        super().__init__(ir_module, record_only=True)
         self.partitions = {}  # (func, buffer, dim) -> (kind, factor): merged requests of default spaces
 
-    def _run(self, primitive, func_name, args, kwargs=None):
-        self.recorded.append((primitive, func_name, tuple(args), tuple(sorted((kwargs or {}).items()))))
-        return _Placeholder(f"${len(self.recorded) - 1}")
+    @property
+    def recorded(self) -> list:
+        """The recorded steps as recipe tuples (primitive, func, args, kwargs pairs)."""
+        return [(st.primitive, st.func, tuple(st.args), tuple(st.kwargs)) for st in self.steps]
 
     def request_partition(self, func: str, buffer: str, dim: int, kind: str, factor: int):
         """Ask for a partition; requests for one dimension merge (complete wins, else the
@@ -88,7 +89,7 @@ class Recorder(Schedule):
 
     def flush_partitions(self):
         for (func, buffer, dim), (kind, factor) in sorted(self.partitions.items()):
-            self._run("partition", func, (buffer, kind, dim, factor))
+            self.apply(Step("partition", func, (buffer, kind, dim, factor)))
         self.partitions.clear()
 
 
@@ -96,11 +97,6 @@ def _stronger(a, b) -> bool:
     if a[0] == b[0]:
         return a[1] > b[1]
     return a[0] == "complete"
-
-
-@dataclass
-class _Placeholder:
-    name: str
 
 
 class Space:

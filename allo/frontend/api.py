@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 from ..errors import FrontendError
+from ..schedule import targets
 from .capture import capture
 from .codegen import NnCall
 from .model import TARGETS, ImportedModel
@@ -76,7 +77,7 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
     """
     if target not in TARGETS:
         raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
-    if mode is not None and target not in ("vhls", "vitis_hls"):
+    if mode is not None and targets.get(target).kind != "hls":
         raise FrontendError(f"mode={mode!r} needs an HLS target (target='vhls'); target {target!r} has no modes")
     if threads is not None and (not isinstance(threads, int) or isinstance(threads, bool) or threads < 1):
         raise FrontendError(f"threads must be a positive integer (or None for all cores), got {threads!r}")
@@ -88,7 +89,7 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
         print()
         print(imported.source)
     progress.start("compose", f"composing the schedules of {_instances(imported.program)} library instances")
-    s = imported.schedule(pipeline_helpers=target != "llvm")
+    s = imported.schedule(pipeline_helpers=targets.get(target).kind != "cpu")
     progress.done("compose")
     if verbose:
         print(_module_text(s))

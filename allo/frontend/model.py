@@ -11,13 +11,13 @@ Example::
 """
 from __future__ import annotations
 
-from ..backend.hls import build_hls
-from ..errors import AlloError, FrontendError, clean
+from ..errors import FrontendError
+from ..schedule import targets
 from .compose import compose_schedules, pipeline_helpers as _pipeline_helpers
 from .quant.report import quant_report
 from .runtime import TorchModule
 
-TARGETS = ("llvm", "vhls", "vitis_hls", "mlir", "rtl", "calyx")
+TARGETS = targets.names()
 
 
 class ImportedModel:
@@ -63,30 +63,28 @@ class ImportedModel:
         `forward` arguments are the LLVM module's arguments and the HLS project's weights/ files."""
         if target not in TARGETS:
             raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
-        s = self.schedule(pipeline_helpers=target != "llvm", progress=progress)
-        if target == "mlir":
+        kind = targets.get(target).kind
+        s = self.schedule(pipeline_helpers=kind != "cpu", progress=progress)
+        if kind == "schedule":
             return s
-        if target in ("vhls", "vitis_hls"):
+        if kind == "hls":
             return self._build_hls(s, target, mode, project)
         if mode is not None:
             raise FrontendError(f"mode={mode!r} is for HLS targets (target='vhls'); the {target} build has no modes")
-        if target == "calyx":
-            return s.build(target="calyx")
-        if target == "rtl":  # Verilog through CIRCT; the module forwards `cycles`, `verilog`, `synth`
-            return TorchModule(s.build(target="rtl"), self)
+        if kind == "calyx":
+            return s.build(target=target)
+        if kind == "verilog":  # Verilog through CIRCT; the module forwards `cycles`, `verilog`, `synth`
+            return TorchModule(s.build(target=target), self)
 
         def build_llvm(n):
-            return s.build(target="llvm", threads=n, fast_math=fast_math)
+            return s.build(target=target, threads=n, fast_math=fast_math)
 
         return TorchModule(build_llvm(threads), self, rebuild=build_llvm)
 
     def _build_hls(self, s, target, mode, project):
         first = len(self.program.inputs)
         weights = {first + j: arr for j, (_, arr) in enumerate(self.program.arg_weights())}
-        try:
-            hls = build_hls(s.ir.clone(), mode=mode, project=project, target=target, weights=weights)
-        except AlloError as e:
-            raise clean(e) from None
+        hls = targets.build(s, target, mode=mode, project=project, weights=weights)
         if mode is None:
             return hls
         return TorchModule(hls, self, pass_weights=False)

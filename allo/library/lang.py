@@ -14,4 +14,4 @@ Example::
 """
 from ..dsl.names import *  # noqa: F401,F403
 from ..schedule.customize import customize, kernel  # noqa: F401
-from ..schedule.schedule import Partition  # noqa: F401
+from ..schedule.primitives import Partition  # noqa: F401

@@ -1,4 +1,4 @@
-"""Schedule primitives as rewrites of allo's loop IR, and loop addressing.
+"""Schedule primitives as rewrites of allo's loop IR (declared in primitives.py), and loop addressing.
 
 Example::
 
@@ -9,12 +9,13 @@ Example::
 """
 from .loops import (BandHandle, LoopHandle, LoopNest, all_loops, band_of, find_buffer, find_loop, get_bands, get_loops,
                     loop_names, loop_path, loop_tree)
-from .primitives import (PARTITION_KINDS, buffer_at, compute_at, dataflow, fuse, parallel, partition, pipeline, reorder,
-                         reuse_at, split, unroll)
+from .primitives import (PARTITION_KINDS, PRIMITIVES, buffer_at, compute_at, dataflow, fuse, inline, parallel,
+                         partition, pipeline, reorder, reshape, reuse_at, split, to, unfold, unroll)
 
 __all__ = [
     "BandHandle", "LoopHandle", "LoopNest", "all_loops", "band_of", "find_buffer", "find_loop",
     "get_bands", "get_loops", "loop_names", "loop_path", "loop_tree",
     "split", "reorder", "fuse", "unroll", "pipeline", "parallel", "dataflow",
-    "partition", "buffer_at", "reuse_at", "compute_at", "PARTITION_KINDS",
+    "partition", "buffer_at", "reuse_at", "compute_at", "PARTITION_KINDS", "reshape", "unfold", "inline", "to",
+    "PRIMITIVES",
 ]

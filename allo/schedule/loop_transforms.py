@@ -1,13 +1,12 @@
 """Loop primitives: split, reorder, fuse (real rewrites) and unroll/pipeline/parallel/dataflow
 (attributes the backends act on). Each mutates a `nodes.Func` in place and raises
 ScheduleError("<primitive>: argument '<arg>': ...") before touching the IR when it cannot apply.
+Argument values (factors, intervals) are checked before by their declared kinds (primitives.py:
+use `allo.schedule.split`, not these functions, from outside the package).
 """
 from __future__ import annotations
 
-import builtins
 import math
-
-import numpy as np
 
 from ..errors import ScheduleError
 from ..ir import nodes as N
@@ -19,19 +18,6 @@ from .parallel_check import carried_dependence
 
 def _err(prim, arg, msg):
     return ScheduleError(f"{prim}: argument '{arg}': {msg}")
-
-
-MAX_INT_ARG = 2**31 - 1  # factors and intervals are 32-bit attributes (MLIR, HLS pragmas)
-
-
-def check_int(prim: str, arg: str, value, minimum: int) -> int:
-    """Validate an integer argument in [minimum, 2**31 - 1] (bools rejected)."""
-    if isinstance(value, (builtins.bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < minimum:
-        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
-        raise _err(prim, arg, f"expected {what}, got {value!r}")
-    if value > MAX_INT_ARG:
-        raise _err(prim, arg, f"{value} is too large (at most 2**31 - 1 = {MAX_INT_ARG})")
-    return int(value)
 
 
 def _var(name: str) -> N.IterVar:
@@ -53,7 +39,6 @@ def split(func: N.Func, loop, factor) -> tuple:
     range(0, step*f, step): if o + n < ub: S(o + n)`. A factor larger than a constant trip count
     is clamped to it (the inner loop then covers the whole loop). Returns (outer, inner) For nodes.
     """
-    factor = check_int("split", "factor", factor, 1)
     lp = find_loop(func, loop, "split", "axis")
     name = lp.name
     outer_v, inner_v = _var(name + ".outer"), _var(name + ".inner")
@@ -224,14 +209,12 @@ def fuse(func: N.Func, *loops) -> N.For:
 # ----------------------------------------------------------------------------- attributes
 def unroll(func: N.Func, loop, factor=0) -> None:
     """Mark `loop` for unrolling: factor 0 = fully (`#pragma HLS unroll`), else by `factor`."""
-    factor = check_int("unroll", "factor", factor, 0)
     find_loop(func, loop, "unroll", "axis").attrs["unroll"] = factor
 
 
 def pipeline(func: N.Func, loop, ii=1, rewind=False) -> None:
     """Mark `loop` as pipelined with initiation interval `ii` (>= 1); `rewind=True` asks HLS to
     overlap successive runs of the whole loop (`#pragma HLS pipeline II=n rewind`)."""
-    ii = check_int("pipeline", "initiation_interval", ii, 1)
     lp = find_loop(func, loop, "pipeline", "axis")
     lp.attrs["pipeline_ii"] = ii
     if rewind:
@@ -254,4 +237,4 @@ def dataflow(func: N.Func, loop=None) -> None:
     if loop is None:
         func.attrs["dataflow"] = True
     else:
-        find_loop(func, loop, "dataflow", "target").attrs["dataflow"] = True
+        find_loop(func, loop, "dataflow", "func_or_axis").attrs["dataflow"] = True

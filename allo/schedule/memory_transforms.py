@@ -9,7 +9,7 @@ from ..errors import ScheduleError
 from ..ir import nodes as N
 from ..ir.types import ArrayType, is_bool, is_fixed, is_float
 from . import rewrite as R
-from .loop_transforms import check_int
+from .kinds import POSITIVE
 from .loops import find_buffer, find_loop, fresh_loop_name, fresh_op_name, top_level_stmt
 
 
@@ -24,26 +24,18 @@ PARTITION_KINDS = ("complete", "block", "cyclic")
 def partition(func: N.Func, buffer, kind="complete", dim=0, factor=0) -> None:
     """Append `(kind, dim, factor)` to `Buffer.attrs["partition"]` (an HLS array partition).
 
-    kind: "complete" | "block" | "cyclic" (or any enum whose `name` is one of them);
-    dim: 1-based dimension, 0 = all; factor: > 0 for block/cyclic (ignored for complete).
+    kind: "complete" | "block" | "cyclic" (the declared kind also takes an enum whose `name` is one
+    of them); dim: 1-based dimension, 0 = all; factor: > 0 for block/cyclic (ignored for complete).
     Example: `partition(f, "A", "cyclic", dim=2, factor=4)`.
     """
     buf = find_buffer(func, buffer, "partition", "target")
     if not buf.shape:
         raise _err("partition", "target", f"{buf.name!r} is a scalar; only arrays can be partitioned")
-    name = kind if isinstance(kind, str) else getattr(kind, "name", None) or str(getattr(kind, "value", kind))
-    name = str(name).lower()
-    if name not in PARTITION_KINDS:
-        raise _err("partition", "partition_type", f"expected one of {', '.join(PARTITION_KINDS)}, got {kind!r}")
-    dim = check_int("partition", "dim", dim, 0)
     if dim > len(buf.shape):
         raise _err("partition", "dim", f"buffer {buf.name!r} has rank {len(buf.shape)}; "
                                        f"dim must be in 0..{len(buf.shape)} (0 = all), got {dim}")
-    if name == "complete":
-        factor = 0
-    else:
-        factor = check_int("partition", "factor", factor, 1)
-    buf.attrs.setdefault("partition", []).append((name, dim, factor))
+    factor = 0 if kind == "complete" else POSITIVE.check("partition", "factor", factor)
+    buf.attrs.setdefault("partition", []).append((kind, dim, factor))
 
 
 # ----------------------------------------------------------------------------- shared helpers

@@ -118,7 +118,7 @@ def _check_depth(depth, buf) -> int:
     n = 1
     for d in buf.shape:
         n *= int(d)
-    if isinstance(depth, bool) or not isinstance(depth, int) or (depth < 1 and depth != -1):
+    if depth == 0:  # the declared kind admits integers >= -1
         raise _err("depth", f"expected a positive FIFO depth or -1 (= {n}, the number of elements), got {depth!r}")
     return n if depth == -1 else depth
 

@@ -1,5 +1,6 @@
 """Primitives that change a function's structure: `reshape` (a buffer's shape), `unfold` (loops
 copied out into separate bodies, one per iteration) and `inline` (an HLS inline marker).
+Argument values (shapes, positions) are checked before by their declared kinds (primitives.py).
 
 Example::
 
@@ -125,11 +126,7 @@ def reshape(func: N.Func, buffer, shape, callers=()) -> None:
 
     `callers` names the functions that call `func` (filled in by the Schedule)."""
     buf = find_buffer(func, buffer, "reshape", "target")
-    try:
-        new = tuple(int(d) for d in (shape if isinstance(shape, (tuple, list)) else (shape,)))
-    except (TypeError, ValueError):
-        raise _err("reshape", "shape", f"expected a tuple of positive integers, got {shape!r}") from None
-    old = tuple(buf.shape)
+    new, old = tuple(shape), tuple(buf.shape)
     if not old:
         raise _err("reshape", "target", f"{buf.name!r} is a scalar")
     if not new or any(d <= 0 for d in new) or math.prod(new) != math.prod(old):
@@ -164,9 +161,7 @@ def unfold(func: N.Func, band, axes) -> None:
     bands = get_bands(func)
     if band not in bands:
         raise _err("unfold", "band_name", f"function {func.name!r} has no band {band!r}; bands: {', '.join(bands)}")
-    if isinstance(axes, int):
-        axes = [axes]
-    axes = sorted(int(a) for a in axes)
+    axes = sorted(axes)
     if not axes or axes != list(range(axes[0], axes[0] + len(axes))) or axes[0] < 0:
         raise _err("unfold", "axes", f"expected consecutive non-negative loop positions, got {axes!r}")
     chain = [bands[band]]
