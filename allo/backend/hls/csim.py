@@ -13,8 +13,6 @@ Example::
 from __future__ import annotations
 
 import hashlib
-import math
-import numbers
 import os
 import shutil
 import tempfile
@@ -28,18 +26,18 @@ import numpy as np
 from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
-from ...ir.fixed import from_raw, to_raw, wrap_int
-from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
+from ...ir.types import ArrayType
 from ...qor import estimate
 from ...qor.vitis import find_csynth_xml, parse_csynth_xml
 from ...transforms.guards import instrument
-from ..convert import convert_input
 from ..limits import check_allocation_sizes
 from ..marshal import check_io_widths, check_writable, returned_params
 from ..toolchain import cache_dir, cxx, run_child
 from .emit import ModuleCode, emit_module
+from .storage import from_storage, storage_dtype, to_storage
 from .types import cpp_type, storage_cpp_type
 from .vitis import check_clock, resolve_part, tcl_text
+from .vitis_run import run_mode
 
 INCLUDE_DIR = Path(__file__).parent / "include"
 CXX_FLAGS = ["-std=c++14", "-O2", "-Wall", "-Werror", "-Wno-unknown-pragmas", "-Wno-unused-label", "-fwrapv"]
@@ -147,7 +145,7 @@ class HLSModule:
             return
         d.mkdir(exist_ok=True)
         for k, name in self.weight_files.items():
-            raw = _to_storage(self._weights[k], self.func.params[k], k, self.func.name)
+            raw = to_storage(self._weights[k], self.func.params[k], k, self.func.name)
             digest = hashlib.sha256(raw.tobytes()).hexdigest()
             stamp = d / f".{name}.sha256"
             if (d / name).exists() and stamp.exists() and stamp.read_text() == digest:
@@ -192,8 +190,6 @@ class HLSModule:
                                f"available in allo; the HLS sources are in {self.project}. Build with mode='csim' "
                                f"to run the design here (g++ C simulation, same results as LLVM)")
         if self.mode in ("csyn", "impl", "cosim"):
-            from .vitis_run import run_mode
-
             return run_mode(self, args)
         if self.mode != "csim":
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
@@ -206,7 +202,7 @@ class HLSModule:
         status = self._guard.new_status() if self._guard.status else None
         if status is not None:
             k = len(params) - 1
-            staged.append((k, _to_storage(status, params[k], k, self.func.name)))
+            staged.append((k, to_storage(status, params[k], k, self.func.name)))
         for j, k in enumerate(passed):
             if k in self._written:
                 check_writable(args[j], f"argument {k} ({params[k].name!r}) of {self.func.name}()")
@@ -247,7 +243,7 @@ class HLSModule:
             loaded = f" (the others are loaded from {self.project}/weights)" if self._weights else ""
             raise AlloTypeError(f"{self.func.name}: expected {len(passed)} arguments "
                                 f"({', '.join(params[k].name for k in passed)}){loaded}, got {len(args)}")
-        return [(k, _to_storage(a, params[k], k, self.func.name)) for k, a in zip(passed, args)]
+        return [(k, to_storage(a, params[k], k, self.func.name)) for k, a in zip(passed, args)]
 
     def write_inputs(self, *args) -> Path:
         """Store one set of arguments as the project's data/in<k>.bin, so that `./csim data weights`
@@ -313,10 +309,10 @@ class HLSModule:
     def _read(tmp: str, name: str, t):
         shape = t.shape if isinstance(t, ArrayType) else ()
         dtype = t.dtype if isinstance(t, ArrayType) else t
-        raw = np.fromfile(os.path.join(tmp, name), dtype=_storage_dtype(dtype))
+        raw = np.fromfile(os.path.join(tmp, name), dtype=storage_dtype(dtype))
         if raw.size != int(np.prod(shape, dtype=np.int64)):
             raise BackendError(f"C simulation wrote {raw.size} values to {name}, expected shape {shape}")
-        value = _from_storage(raw.reshape(shape), dtype)
+        value = from_storage(raw.reshape(shape), dtype)
         return value[()] if shape == () else value
 
 
@@ -328,63 +324,6 @@ def _check_weights(weights: dict, func: N.Func) -> dict:
             raise BackendError(f"weights: {k!r} is not the index of an array argument of {func.name}()")
         out[k] = np.asarray(arr)
     return out
-
-
-def _storage_dtype(t) -> np.dtype:
-    if isinstance(t, UInt) and t.bits == 1:
-        return np.dtype(np.uint8)
-    if is_fixed(t):
-        return np.dtype(storage_cpp_type(t).replace("_t", ""))
-    return t.np_dtype
-
-
-def _from_storage(raw: np.ndarray, t) -> np.ndarray:
-    if is_fixed(t):
-        return from_raw(raw, t)
-    if isinstance(t, UInt) and t.bits == 1:
-        return raw.astype(np.bool_)
-    return raw.astype(t.np_dtype, copy=False)
-
-
-def _to_storage(value, p: N.Buffer, k: int, fname: str) -> np.ndarray:
-    """Validate argument `k` against parameter `p` and return its raw container array."""
-    t = p.dtype
-    what = f"argument {k} ({p.name!r}) of {fname}()"
-    if p.shape == ():
-        return _scalar_storage(value, t, what)
-    if not isinstance(value, np.ndarray):
-        raise AlloTypeError(f"{what}: expected a numpy array {t!r}[{', '.join(map(str, p.shape))}], "
-                            f"got {type(value).__name__}")
-    if tuple(value.shape) != tuple(p.shape):
-        raise AlloTypeError(f"{what}: expected shape {tuple(p.shape)}, got {tuple(value.shape)}")
-    if is_fixed(t):
-        if value.dtype.kind not in "fiu":
-            raise AlloTypeError(f"{what}: fixed-point {t!r} takes a float array, got dtype {value.dtype}")
-        return np.ascontiguousarray(to_raw(value, t))
-    if value.dtype != t.np_dtype:
-        value = convert_input(value, t, what)  # exact conversions only, with a warning
-    return np.ascontiguousarray(value.astype(_storage_dtype(t), copy=False))
-
-
-def _scalar_storage(value, t, what) -> np.ndarray:
-    """A scalar argument as a one-element container array (the LLVM module's conversions: ints
-    wrap at their width, integral floats are accepted for ints, fixed point floors)."""
-    if isinstance(value, np.ndarray) and value.shape == ():
-        value = value[()]
-    if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, (complex, np.complexfloating)):
-        raise AlloTypeError(f"{what}: expected a scalar of type {t!r}, got {type(value).__name__}")
-    if is_fixed(t):
-        if not math.isfinite(float(value)):
-            raise AlloTypeError(f"{what}: expected a finite value for {t!r}, got {value!r}")
-        return to_raw(np.asarray([float(value)]), t)
-    if isinstance(t, Float):
-        return np.asarray([float(value)], dtype=t.np_dtype)
-    if isinstance(t, UInt) and t.bits == 1:
-        return np.asarray([bool(value)], dtype=np.uint8)
-    if isinstance(value, (float, np.floating)) and not (math.isfinite(float(value)) and float(value).is_integer()):
-        raise AlloTypeError(f"{what}: expected an integer of type {t!r}, got {value!r}")
-    return wrap_int(np.asarray([int(value) % (1 << 64)], dtype=np.uint64), t.bits, isinstance(t, Int)).astype(
-        _storage_dtype(t))
 
 
 def written_params(mod: N.Module, fname: str, _memo=None) -> set:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import shutil
 
 from ...errors import AlloTypeError, BackendError
-from .csim import _to_storage
+from .storage import to_storage
 from .vitis import run_vitis
 
 
@@ -34,7 +34,7 @@ def _cosim(hls, args):
     if len(args) != len(params):
         raise AlloTypeError(f"{hls.func.name}: expected {len(params)} arguments "
                             f"({', '.join(p.name for p in params)}), got {len(args)}")
-    staged = [_to_storage(a, p, k, hls.func.name) for k, (a, p) in enumerate(zip(args, params))]
+    staged = [to_storage(a, p, k, hls.func.name) for k, (a, p) in enumerate(zip(args, params))]
     data = hls.project / "data"
     if data.exists():
         shutil.rmtree(data)
