@@ -21,6 +21,7 @@ import weakref
 from .backend.marshal import written_params
 from .errors import AlloError
 from .ir import nodes as N
+from .ir import visit as V
 from .ir.types import ArrayType, index
 from .schedule.schedule import Schedule
 
@@ -77,7 +78,7 @@ def _replace_buffer(func, old, new):
             e.args = [fix(a) for a in e.args]
         return e
 
-    for s in N.walk_stmts(func.body):
+    for s in V.walk_stmts(func.body):
         for attr in ("buf", "init"):
             if getattr(s, attr, None) is old:
                 setattr(s, attr, new)

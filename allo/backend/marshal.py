@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import AlloTypeError
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.fixed import from_raw, to_raw
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
 from .convert import check_convertible, convert_input
@@ -198,7 +199,7 @@ class _OutSpec:
 def written_params(func: N.Func) -> set:
     """ids of params the function may write (stored to, or passed to a call)."""
     out = set()
-    for s in N.walk_stmts(func.body):
+    for s in V.walk_stmts(func.body):
         if isinstance(s, N.Store):
             out.add(id(s.buf))
         elif isinstance(s, N.CallStmt):

@@ -18,8 +18,9 @@ import numpy as np
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
-                        user_words, walk_expr)
+                        user_words)
 from ..ir.types import AlloType, ArrayType, Index, Int, UInt, index, int32
+from ..ir.visit import walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
 from .calls import CallDispatcher

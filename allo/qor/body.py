@@ -23,6 +23,7 @@ import math
 from collections import Counter
 
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.promote import common
 from .affine import MAY, cond_value, dependence_distance, index_aff
 from .memory import Mem
@@ -100,7 +101,7 @@ def op_cost(e, tables) -> OpCost:
 
 def children(e) -> list:
     """Sub-expressions of any node, also node kinds this module does not know."""
-    kids = N.child_exprs(e)
+    kids = V.child_exprs(e)
     if kids or isinstance(e, (N.Const, N.IterVar, N.Load, N.BinOp, N.UnaryOp, N.Cast, N.MathCall, N.Select)):
         return kids
     out = []
@@ -184,7 +185,7 @@ class Interpreter:
 
     def _declare(self, body):
         """Arrays declared inside the body live in registers (one copy per iteration)."""
-        for s in N.walk_stmts(body):
+        for s in V.walk_stmts(body):
             if isinstance(s, N.Alloc) and s.buf.shape and id(s.buf) not in self.local_mems:
                 self.local_mems[id(s.buf)] = Mem(s.buf.name, "reg", tuple(s.buf.shape), _bits(s.buf.dtype))
 
@@ -414,7 +415,7 @@ def _akey(addr):
 
 def _written_buffers(body) -> list:
     out = []
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Store):
             out.append(s.buf)
         elif isinstance(s, N.CallStmt):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from ..errors import AlloError
 from ..ir import nodes as N
+from ..ir import visit as V
 from .affine import Aff, index_aff
 from .body import Interpreter, interpret
 from .bundles import bundle_name
@@ -78,7 +79,7 @@ def _label(lp) -> str:
 
 
 def _has_loop(body) -> bool:
-    return any(isinstance(s, (N.For, N.While)) for s in N.walk_stmts(body))
+    return any(isinstance(s, (N.For, N.While)) for s in V.walk_stmts(body))
 
 
 class Estimator:
@@ -141,7 +142,7 @@ class Estimator:
         ctrl = self.tables.control
         inlined = (func.name != self.mod.top and not _has_loop(func.body)
                    and _op_count(func.body) <= int(ctrl["inline_max_ops"])
-                   and not any(isinstance(s, N.CallStmt) for s in N.walk_stmts(func.body)))
+                   and not any(isinstance(s, N.CallStmt) for s in V.walk_stmts(func.body)))
         lat = lat + (0 if inlined else int(ctrl["function_overhead"]))
         interval = lat + 1 if interval is None else interval
         for m in {id(m): m for m in fctx.mems.values()}.values():
@@ -237,7 +238,7 @@ class Estimator:
 
     def _inline_call(self, s) -> bool:
         callee = self.mod.func(s.callee)
-        return (not _has_loop(callee.body) and not any(isinstance(x, N.CallStmt) for x in N.walk_stmts(callee.body))
+        return (not _has_loop(callee.body) and not any(isinstance(x, N.CallStmt) for x in V.walk_stmts(callee.body))
                 and _op_count(callee.body) <= int(self.tables.control["inline_max_ops"]))
 
     def call(self, fctx, s) -> tuple:
@@ -281,9 +282,9 @@ class Estimator:
             return True, max(1, int(s.attrs["pipeline_ii"])), True
         if s.attrs.get("dataflow") or s.attrs.get("unroll") == 0:
             return False, None, False
-        if _inner_loops(s.body) or any(isinstance(x, N.While) for x in N.walk_stmts(s.body)):
+        if _inner_loops(s.body) or any(isinstance(x, N.While) for x in V.walk_stmts(s.body)):
             return False, None, False
-        if any(isinstance(x, N.CallStmt) and not self._inline_call(x) for x in N.walk_stmts(s.body)):
+        if any(isinstance(x, N.CallStmt) and not self._inline_call(x) for x in V.walk_stmts(s.body)):
             return False, None, False
         n, _ = self.trip(s, ranges)
         u = s.attrs.get("unroll")
@@ -503,9 +504,9 @@ class Estimator:
     def _rw(self, fctx, s) -> tuple:
         """Memories a statement reads and writes ({uid: Mem} each)."""
         reads, writes = {}, {}
-        for x in N.walk_stmts([s]):
-            for e in N.stmt_exprs(x):
-                for sub in N.walk_expr(e):
+        for x in V.walk_stmts([s]):
+            for e in V.stmt_exprs(x):
+                for sub in V.walk_expr(e):
                     if isinstance(sub, N.Load) and sub.buf.shape:
                         m = fctx.mem(sub.buf)
                         reads[m.uid] = m
@@ -538,9 +539,9 @@ class Estimator:
             return self._modes[func.name]
         self._modes[func.name] = {}
         out = {id(p): [False, False] for p in func.params}
-        for x in N.walk_stmts(func.body):
-            for e in N.stmt_exprs(x):
-                for sub in N.walk_expr(e):
+        for x in V.walk_stmts(func.body):
+            for e in V.stmt_exprs(x):
+                for sub in V.walk_expr(e):
                     if isinstance(sub, N.Load) and id(sub.buf) in out:
                         out[id(sub.buf)][0] = True
             if isinstance(x, N.Store) and id(x.buf) in out:
@@ -574,7 +575,7 @@ def _extreme(a: Aff, ranges, low: bool) -> int:
 
 def _inner_loops(body) -> bool:
     """Loops under `body` that stay loops (fully unrolled ones disappear)."""
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.For) and s.attrs.get("unroll") != 0:
             return True
     return False
@@ -582,9 +583,9 @@ def _inner_loops(body) -> bool:
 
 def _op_count(body) -> int:
     n = 0
-    for s in N.walk_stmts(body):
-        for e in N.stmt_exprs(s):
-            n += sum(1 for x in N.walk_expr(e) if isinstance(x, (N.BinOp, N.MathCall, N.Cast, N.UnaryOp)))
+    for s in V.walk_stmts(body):
+        for e in V.stmt_exprs(s):
+            n += sum(1 for x in V.walk_expr(e) if isinstance(x, (N.BinOp, N.MathCall, N.Cast, N.UnaryOp)))
     return n
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BackendError, located
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt
 from .affine import _aff_str, affine_form
 from .arith import ArithMixin
@@ -131,7 +132,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
 
     def prologue(self):
         f = self.f
-        bufs = N.iter_buffers(f)
+        bufs = V.iter_buffers(f)
         for b in bufs:
             if b.kind == "global":
                 sym = self.mr.global_symbol(b)
@@ -146,7 +147,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
 
     def hoist_list(self, bufs):
         """Buffers to allocate at function entry (in order of first mention)."""
-        allocated = {id(s.buf) for s in N.walk_stmts(self.f.body) if isinstance(s, N.Alloc)}
+        allocated = {id(s.buf) for s in V.walk_stmts(self.f.body) if isinstance(s, N.Alloc)}
         want = set()
         # locals never declared by an Alloc (e.g. scalars receiving call results)
         for b in bufs:
@@ -169,7 +170,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
 
         visit(self.f.body, 0)
         # scalar results of calls are stored into their receiving (rank-0) buffers
-        for s in N.walk_stmts(self.f.body):
+        for s in V.walk_stmts(self.f.body):
             if isinstance(s, N.CallStmt):
                 callee = self.mr.funcs.get(s.callee)
                 if callee is not None:

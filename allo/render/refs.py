@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from ..ir import nodes as N
+from ..ir import visit as V
 
 
 def _stmt_bufs(s):
@@ -24,13 +25,13 @@ def _stmt_bufs(s):
         out += [a for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
     elif isinstance(s, N.Return):
         out += [a for a in s.values if isinstance(a, N.Buffer)]
-    for e in N.stmt_exprs(s):
-        out += [x.buf for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    for e in V.stmt_exprs(s):
+        out += [x.buf for x in V.walk_expr(e) if isinstance(x, N.Load)]
     return out
 
 
 def _ref_counts(body) -> Counter:
-    return Counter(id(b) for s in N.walk_stmts(body) for b in _stmt_bufs(s))
+    return Counter(id(b) for s in V.walk_stmts(body) for b in _stmt_bufs(s))
 
 
 def _children(s):

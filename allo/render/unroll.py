@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..ir import nodes as N
+from ..ir import visit as V
 from .affine import _aff_const
 from .scalars import index_t
 
@@ -19,7 +20,7 @@ FALLBACK_UNROLL = 8
 
 def _subst_stmt(s, m):
     """Copy of statement `s` with IterVars replaced per mapping `m` (Buffers are shared)."""
-    sub = lambda e: N.substitute(e, m) if isinstance(e, N.Expr) else e  # noqa: E731
+    sub = lambda e: V.substitute(e, m) if isinstance(e, N.Expr) else e  # noqa: E731
     if isinstance(s, N.For):
         return dataclasses.replace(s, lb=sub(s.lb), ub=sub(s.ub), body=[_subst_stmt(x, m) for x in s.body])
     if isinstance(s, N.If):

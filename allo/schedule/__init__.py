@@ -7,8 +7,9 @@ Example::
     reorder(func, "i.inner", "j")
     get_loops(func)["S_i_j_0"]["j"]          # a LoopHandle (names only)
 """
-from .loops import (BandHandle, LoopHandle, LoopNest, all_loops, band_of, find_buffer, find_loop, get_bands, get_loops,
-                    loop_names, loop_path, loop_tree)
+from ..ir.loops import (BandHandle, LoopHandle, LoopNest, all_loops, band_of, find_buffer, find_loop, get_bands,
+                        get_loops, loop_names, loop_tree)
+from ..ir.visit import loop_path
 from .primitives import (PARTITION_KINDS, buffer_at, compute_at, dataflow, fuse, parallel, partition, pipeline, reorder,
                          reuse_at, split, unroll)
 

@@ -10,10 +10,13 @@ import math
 import numpy as np
 
 from ..errors import ScheduleError
+from ..ir import effects as E
 from ..ir import nodes as N
+from ..ir import visit as V
+from ..ir.loops import find_loop
+from ..ir.visit import loop_path, parent_list
 from . import rewrite as R
 from .dependence import check_dependences
-from .loops import find_loop, loop_path, parent_list
 from .parallel_check import carried_dependence
 
 
@@ -71,8 +74,8 @@ def split(func: N.Func, loop, factor) -> tuple:
         outer_lb, outer_ub = lp.lb, lp.ub
         inner_ub, inner_step = lp.step * factor, lp.step
         value = R.add(outer_v, inner_v)
-        guard = R.cmp("lt", R.copy_expr(value), R.copy_expr(lp.ub))
-    R.subst_stmts(lp.body, {lp.var: value})
+        guard = R.cmp("lt", V.copy_expr(value), V.copy_expr(lp.ub))
+    V.subst_stmts(lp.body, {lp.var: value})
     body = [N.If(guard, lp.body, loc=lp.loc)] if guard is not None else lp.body
     inner = N.For(inner_v, R.const(0), R.const(inner_ub), inner_step, body, name + ".inner", {}, lp.loc)
     lp.var, lp.lb, lp.ub, lp.body, lp.name = outer_v, outer_lb, R._idx(outer_ub), [inner], name + ".outer"
@@ -83,7 +86,7 @@ def split(func: N.Func, loop, factor) -> tuple:
 # ----------------------------------------------------------------------------- nests
 def _pure_guard(body) -> bool:
     """A lone `if` without else whose condition reads no memory (e.g. a split's bound guard)."""
-    return len(body) == 1 and isinstance(body[0], N.If) and not body[0].orelse and not R.has_load(body[0].cond)
+    return len(body) == 1 and isinstance(body[0], N.If) and not body[0].orelse and not E.has_load(body[0].cond)
 
 
 def guarded_chain(prim: str, arg: str, outer: N.For, inner: N.For) -> tuple:
@@ -215,7 +218,7 @@ def fuse(func: N.Func, *loops) -> N.For:
         mapping[f.var] = R.add(R.mul(pos, f.step), R.as_int(f.lb))
     top = fors[0]
     relink([top], guards, fors[-1].body)
-    R.subst_stmts(top.body, mapping)
+    V.subst_stmts(top.body, mapping)
     top.var, top.lb, top.ub, top.step = fused_v, R.const(0), R.const(math.prod(counts)), 1
     top.name = "_".join(f.name for f in fors) + "_fused"
     return top

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from ..dsl.kernel import KernelDef, KernelInstance
 from ..errors import AlloError, ScheduleError, clean
 from ..ir.check import verify_func
-from ..ir.nodes import Buffer, CallStmt, Module, iter_buffers, walk_stmts
+from ..ir.loops import BandHandle, LoopHandle, get_loops
+from ..ir.nodes import Buffer, CallStmt, Module
+from ..ir.visit import iter_buffers, walk_stmts
 from ..render import BIG_GLOBAL, _render, parse_with_globals
 from . import primitives as P
 from .kernel_ir import build_ir_for_user
-from .loops import BandHandle, LoopHandle, get_loops
 from .streams import to
 from .usedef import UseDefChain
 

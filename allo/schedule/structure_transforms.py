@@ -14,9 +14,11 @@ import math
 
 from ..errors import ScheduleError
 from ..ir import nodes as N
+from ..ir import visit as V
+from ..ir.loops import find_buffer, get_bands
 from ..ir.types import ArrayType
-from .loops import find_buffer, get_bands, loop_path, parent_list
-from .rewrite import add, as_int, const, floordiv, mod, mul, subst_stmts
+from ..ir.visit import loop_path, parent_list
+from .rewrite import add, as_int, const, floordiv, mod, mul
 
 
 def _err(prim, arg, msg):
@@ -85,7 +87,7 @@ def _rewrite_accesses(func, buf, old, new):
             return e
         return _rebuild(e, fix)
 
-    for s in N.walk_stmts(func.body):
+    for s in V.walk_stmts(func.body):
         if isinstance(s, N.Store):
             s.indices = [fix(i) for i in s.indices]
             if s.buf is buf:
@@ -139,7 +141,7 @@ def reshape(func: N.Func, buffer, shape, callers=()) -> None:
         raise _err("reshape", "target", f"{buf.name!r} is a constant; copy it into a local array to reshape it")
     if buf.attrs.get("partition"):
         raise _err("reshape", "target", f"{buf.name!r} is partitioned; reshape it before partitioning")
-    for s in N.walk_stmts(func.body):
+    for s in V.walk_stmts(func.body):
         if isinstance(s, N.CallStmt) and any(a is buf for a in s.args + s.results):
             raise _err("reshape", "target", f"{buf.name!r} is passed to or returned by a call of {s.callee!r}, "
                                             "which expects its current shape")
@@ -200,12 +202,12 @@ def _parent_body(func, loop):
 
 def _unfolded(func, lp, values):
     out = []
-    shared = {id(b): b for b in N.iter_buffers(func)}
+    shared = {id(b): b for b in V.iter_buffers(func)}
     shared.update({id(x.var): x.var for x in loop_path(func, lp)})  # outer loop vars stay linked
     for v in values:
         body = copy.deepcopy(lp.body, dict(shared))  # fresh inner loops and vars, the same buffers
-        subst_stmts(body, {lp.var: const(v)})
-        for s in N.walk_stmts(body):
+        V.subst_stmts(body, {lp.var: const(v)})
+        for s in V.walk_stmts(body):
             if isinstance(s, N.For) and "op_name" in s.attrs:
                 s.attrs["op_name"] = f"{s.attrs['op_name']}_{lp.name}{v}"
         out += body

@@ -32,6 +32,7 @@ import numpy as np
 
 from ..errors import BoundsError, located
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from .bounds import affine, guard_ranges, in_bounds, loop_range
 
@@ -114,15 +115,15 @@ def _parallel_scratch(f) -> set:
     """Locals declared outside a parallel loop and used inside it: the CPU backend gives each
     thread a private copy (left as they are: a shared zero fill would race)."""
     out = set()
-    for s in N.walk_stmts(f.body):
+    for s in V.walk_stmts(f.body):
         if isinstance(s, N.For) and s.attrs.get("parallel"):
-            declared = {id(a.buf) for a in N.walk_stmts(s.body) if isinstance(a, N.Alloc)}
+            declared = {id(a.buf) for a in V.walk_stmts(s.body) if isinstance(a, N.Alloc)}
             out |= {id(b) for b in _buffers(s.body)} - declared
     return out
 
 
 def _buffers(body):
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Store):
             yield s.buf
         if isinstance(s, N.CallStmt):
@@ -131,8 +132,8 @@ def _buffers(body):
             yield from (v for v in s.values if isinstance(v, N.Buffer))
         if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
             yield s.init
-        for e in N.stmt_exprs(s):
-            yield from (x.buf for x in N.walk_expr(e) if isinstance(x, N.Load))
+        for e in V.stmt_exprs(s):
+            yield from (x.buf for x in V.walk_expr(e) if isinstance(x, N.Load))
 
 
 def _mentions(s, buf) -> bool:
@@ -140,7 +141,7 @@ def _mentions(s, buf) -> bool:
 
 
 def _reads(exprs, buf) -> bool:
-    return any(isinstance(x, N.Load) and x.buf is buf for e in exprs for x in N.walk_expr(e))
+    return any(isinstance(x, N.Load) and x.buf is buf for e in exprs for x in V.walk_expr(e))
 
 
 def written_before_read(stmts, buf) -> bool:
@@ -161,7 +162,7 @@ def _first_use_writes_all(stmts, buf, loops, top=False) -> bool:
 def _writes_all(s, buf, loops) -> bool:
     if isinstance(s, N.Store):
         # the loops the index runs over: inside them every access must use this very index
-        used = {id(v) for i in s.indices for v in N.walk_expr(i) if isinstance(v, N.IterVar)}
+        used = {id(v) for i in s.indices for v in V.walk_expr(i) if isinstance(v, N.IterVar)}
         region = next((f for f in loops if id(f.var) in used), s)
         return (s.buf is buf and _full_index(s.indices, buf, loops) and not _reads([s.value, *s.indices], buf)
                 and _only_index(region, buf, s.indices))
@@ -216,14 +217,14 @@ def _same_index(a, b) -> bool:
 
 def _only_index(region, buf, indices) -> bool:
     """Every access of `buf` inside `region` uses exactly these indices (same loop variables)."""
-    for s in N.walk_stmts([region]):
+    for s in V.walk_stmts([region]):
         if isinstance(s, N.Store) and s.buf is buf and not _same_index(s.indices, indices):
             return False
         if isinstance(s, N.CallStmt) and any(a is buf for a in s.args):
             return False
-        for e in N.stmt_exprs(s):
+        for e in V.stmt_exprs(s):
             if any(isinstance(x, N.Load) and x.buf is buf and not _same_index(x.indices, indices)
-                   for x in N.walk_expr(e)):
+                   for x in V.walk_expr(e)):
                 return False
     return True
 
@@ -233,7 +234,7 @@ def may_run_long(module: N.Module) -> bool:
     """Can a call run without a bound known at build time (a `while`, or a loop with run-time
     bounds)? Such calls are made interruptible by the LLVM backend."""
     for f in module.funcs:
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.While) or (isinstance(s, N.For) and loop_range(s) is None):
                 return True
     return False
@@ -257,7 +258,7 @@ def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = Fals
         rw = _Instrumenter(f, statuses[f.name], info, any(f is c for c in checked), aborts)
         f.body = rw.block(f.body, {})
     for f in module.funcs:
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.CallStmt) and s.callee in statuses:
                 s.args = list(s.args) + [statuses[f.name]]
     return info
@@ -268,7 +269,7 @@ def _idx(v: int) -> N.Const:
 
 
 def _copy(e):
-    return N.substitute(e, {})
+    return V.substitute(e, {})
 
 
 def _and(a, b):

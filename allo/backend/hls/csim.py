@@ -28,6 +28,7 @@ import numpy as np
 from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
+from ...ir import visit as V
 from ...ir.fixed import from_raw, to_raw, wrap_int
 from ...ir.types import ArrayType, Float, Int, UInt, is_fixed
 from ...qor import estimate
@@ -397,7 +398,7 @@ def written_params(mod: N.Module, fname: str, _memo=None) -> set:
     f = mod.func(fname)
     index = {id(p): k for k, p in enumerate(f.params)}
     out = set()
-    for s in N.walk_stmts(f.body):
+    for s in V.walk_stmts(f.body):
         if isinstance(s, N.Store) and id(s.buf) in index:
             out.add(index[id(s.buf)])
         if isinstance(s, N.CallStmt):

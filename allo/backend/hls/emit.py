@@ -20,6 +20,7 @@ import numpy as np
 
 from ...errors import BackendError
 from ...ir import nodes as N
+from ...ir import visit as V
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
@@ -155,7 +156,7 @@ def call_order(mod: N.Module) -> list:
         if name not in funcs:
             raise BackendError(f"call to unknown function {name!r} (from {chain[-1] if chain else '?'})")
         state[name] = "active"
-        for s in N.walk_stmts(funcs[name].body):
+        for s in V.walk_stmts(funcs[name].body):
             if isinstance(s, N.CallStmt):
                 visit(s.callee, chain + [name])
         state[name] = "done"
@@ -180,7 +181,7 @@ class _ModuleContext:
         self.globals = {}  # key -> (cpp name, Buffer)
         self.helpers = []
         for f in self.order:  # file-scope names first, so no local can shadow a constant it reads
-            for b in N.iter_buffers(f):
+            for b in V.iter_buffers(f):
                 if b.kind == "global":
                     self.global_name(b)
         self.signatures = {f.name: self._signature(f) for f in self.order}
@@ -208,7 +209,7 @@ class _ModuleContext:
         if any(p.stream for p in params) and f.name == self.mod.top:
             raise BackendError(f"top function {f.name!r} cannot take stream parameters (stream a local array "
                                "between two kernels with s.to)")
-        if any(p.stream for p in params) or any(b.attrs.get("stream") for b in N.iter_buffers(f)):
+        if any(p.stream for p in params) or any(b.attrs.get("stream") for b in V.iter_buffers(f)):
             self.need("allo_stream")
         rts = list(f.result_types)
         ret = None
@@ -301,16 +302,16 @@ class FuncEmitter(ExprEmitter):
                 self.declared.add(id(v))
             else:
                 p.name = self.names.fresh(f"out{p.index}")
-        for b in N.iter_buffers(f):
+        for b in V.iter_buffers(f):
             if id(b) not in self.buf_names and b.kind != "global":
                 self.buf_names[id(b)] = self.names.fresh(b.name)
         allocs = []
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc):
                 allocs.append(s)  # its initialiser reads only if the local itself is used (below)
                 continue
-            for e in N.stmt_exprs(s):
-                for sub in N.walk_expr(e):
+            for e in V.stmt_exprs(s):
+                for sub in V.walk_expr(e):
                     if isinstance(sub, N.Load):
                         self.read.add(id(sub.buf))
             if isinstance(s, N.Store):
@@ -325,13 +326,13 @@ class FuncEmitter(ExprEmitter):
                 if isinstance(s.init, N.Buffer):
                     self.read.add(id(s.init))
                 elif isinstance(s.init, N.Expr):
-                    self.read.update(id(x.buf) for x in N.walk_expr(s.init) if isinstance(x, N.Load))
+                    self.read.update(id(x.buf) for x in V.walk_expr(s.init) if isinstance(x, N.Load))
 
         self.hoisted = _hoisted_buffers(f.body) - self.declared
 
     def _declare_hoisted(self):
         """Buffers declared in a nested block but used outside it are declared at the top."""
-        for b in N.iter_buffers(self.func):
+        for b in V.iter_buffers(self.func):
             if id(b) in self.hoisted and id(b) not in self.declared:
                 self.declare(b)
 
@@ -400,7 +401,7 @@ class FuncEmitter(ExprEmitter):
         for p in f.params:
             self.partition(p)
         for bid, p in self.aliased.items():
-            buf = next(b for b in N.iter_buffers(f) if id(b) == bid)
+            buf = next(b for b in V.iter_buffers(f) if id(b) == bid)
             self.partition(buf)
 
     def _bundle(self, p: Param, k: int) -> str:
@@ -585,7 +586,7 @@ class FuncEmitter(ExprEmitter):
 
 def _direct_refs(s) -> list:
     """ids of the buffers statement `s` itself mentions (not those of nested statements)."""
-    ids = [id(sub.buf) for e in N.stmt_exprs(s) for sub in N.walk_expr(e) if isinstance(sub, N.Load)]
+    ids = [id(sub.buf) for e in V.stmt_exprs(s) for sub in V.walk_expr(e) if isinstance(sub, N.Load)]
     if isinstance(s, (N.Store, N.Alloc)):
         ids.append(id(s.buf))
     if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
@@ -617,7 +618,7 @@ def _hoisted_buffers(body) -> set:
     """Buffers declared inside a nested block but referenced outside it (or declared twice):
     C++ scoping needs their declaration at the top of the function."""
     total, decls = Counter(), Counter()
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         total.update(_direct_refs(s))
         decls.update(_declared_here(s))
     out = {b for b, n in decls.items() if n > 1}

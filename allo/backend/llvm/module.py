@@ -28,6 +28,7 @@ from collections import OrderedDict
 
 from ...errors import AlloError, AlloTypeError, BackendError, located
 from ...ir import nodes as N
+from ...ir import visit as V
 from ...render import ENTRY_PREFIX, parse_with_globals, render_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
 from ...render.scalars import _elem_bytes
@@ -148,7 +149,7 @@ def _internal_linkage(module):
 
 def is_glue(func: N.Func) -> bool:
     """A function without loops (it only sequences calls and small scalar code)."""
-    return not any(isinstance(s, (N.For, N.While)) for s in N.walk_stmts(func.body))
+    return not any(isinstance(s, (N.For, N.While)) for s in V.walk_stmts(func.body))
 
 
 def _cached(key: str):
@@ -358,7 +359,7 @@ def check_allocation_sizes(mod: N.Module, limit: int | None = None) -> None:
         except (ValueError, OSError):  # pragma: no cover - not POSIX
             return
     for f in mod.funcs:
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc):
                 size = s.buf.type.size * _elem_bytes(s.buf.dtype)
                 if size > limit:

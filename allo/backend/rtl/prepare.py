@@ -30,6 +30,7 @@ import numpy as np
 
 from ...errors import BackendError, located
 from ...ir import nodes as N
+from ...ir import visit as V
 from ...ir.types import ArrayType, Float, Index
 from ...render.module import storage_array
 
@@ -77,12 +78,12 @@ def check_no_floats(mod: N.Module, top: N.Func, what: str):
             t = rt.dtype if isinstance(rt, ArrayType) else rt
             if isinstance(t, Float):
                 raise located(BackendError, _float_msg(what, f"{f.name!r} returns {rt!r}"), f.loc)
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc) and isinstance(s.buf.dtype, Float):
                 msg = _float_msg(what, f"local {s.buf.name!r} is {s.buf.type!r}")
                 raise located(BackendError, msg, s.loc or s.buf.loc)
-            for e in N.stmt_exprs(s):
-                for x in N.walk_expr(e):
+            for e in V.stmt_exprs(s):
+                for x in V.walk_expr(e):
                     op = _float_op(x)
                     if op is not None:
                         raise located(BackendError, _float_msg(what, op), getattr(x, "loc", None) or s.loc)
@@ -121,7 +122,7 @@ def _reachable(mod: N.Module, top: N.Func) -> list:
             continue
         seen.add(f.name)
         out.append(f)
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.CallStmt):
                 try:
                     todo.append(mod.func(s.callee))
@@ -210,11 +211,11 @@ def remap_buffers(body: list, mapping: dict) -> list:
     def expr(e):
         if isinstance(e, N.Load):
             e.buf = buf(e.buf)
-        for c in N.child_exprs(e):
+        for c in V.child_exprs(e):
             expr(c)
         return e
 
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Alloc):
             s.buf, s.init = buf(s.buf), buf(s.init)
         elif isinstance(s, N.Store):
@@ -224,7 +225,7 @@ def remap_buffers(body: list, mapping: dict) -> list:
             s.results = [buf(r) for r in s.results]
         elif isinstance(s, N.Return):
             s.values = [buf(v) for v in s.values]
-        for e in N.stmt_exprs(s):
+        for e in V.stmt_exprs(s):
             expr(e)
     return body
 
@@ -301,7 +302,7 @@ def _alloc_as_stores(s: N.Alloc):
 def _globals_to_args(hw: HWTop):
     """Global constants become memory parameters served by the harness (their data in `hidden`)."""
     f = hw.func
-    globs = [b for b in N.iter_buffers(f) if b.kind == "global"]
+    globs = [b for b in V.iter_buffers(f) if b.kind == "global"]
     for g in globs:
         data = storage_array(g)
         g.kind, g.data = "arg", None
@@ -328,7 +329,7 @@ def _expand_copy_inits(body):
 # ============================================================================ flattening
 def flatten_buffers(func: N.Func):
     """Make every array of rank >= 2 one-dimensional, in place (row-major linear indices)."""
-    bufs = [b for b in N.iter_buffers(func) if b.type.rank >= 2 and b.kind != "scalar_arg"]
+    bufs = [b for b in V.iter_buffers(func) if b.type.rank >= 2 and b.kind != "scalar_arg"]
     shapes = {id(b): tuple(b.shape) for b in bufs}
     for b in bufs:
         b.type = ArrayType(b.dtype, (math.prod(b.shape),))
@@ -341,14 +342,14 @@ def flatten_buffers(func: N.Func):
         if id(e) in done:
             return e
         done.add(id(e))
-        for c in N.child_exprs(e):
+        for c in V.child_exprs(e):
             fix(c)
         if isinstance(e, N.Load) and id(e.buf) in shapes:
             e.indices = [linear_index(e.indices, shapes[id(e.buf)])]
         return e
 
-    for s in N.walk_stmts(func.body):
-        for e in N.stmt_exprs(s):
+    for s in V.walk_stmts(func.body):
+        for e in V.stmt_exprs(s):
             fix(e)
         if isinstance(s, N.Store) and id(s.buf) in shapes and id(s) not in done:
             done.add(id(s))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....ir import nodes as N
+from ....ir import visit as V
 from ....ir.types import Float, Int, UInt
 from .linear import access_forms, linear
 
@@ -59,7 +60,7 @@ def vector_dtype(t) -> bool:
 def expr_vars(e) -> list:
     """IterVars an expression mentions (identity-unique, in order of appearance)."""
     out, seen = [], set()
-    for x in N.walk_expr(e):
+    for x in V.walk_expr(e):
         if isinstance(x, N.IterVar) and id(x) not in seen:
             seen.add(id(x))
             out.append(x)
@@ -67,16 +68,16 @@ def expr_vars(e) -> list:
 
 
 def depends(e, v) -> bool:
-    return any(x is v for x in N.walk_expr(e))
+    return any(x is v for x in V.walk_expr(e))
 
 
 def loads_of(e) -> list:
-    return [x for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    return [x for x in V.walk_expr(e) if isinstance(x, N.Load)]
 
 
 def buffers_written(body) -> list:
     out = {}
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Store):
             out.setdefault(id(s.buf), s.buf)
         elif isinstance(s, N.CallStmt):
@@ -90,9 +91,9 @@ def buffers_written(body) -> list:
 
 def buffers_read(body) -> list:
     out = {}
-    for s in N.walk_stmts(body):
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
+    for s in V.walk_stmts(body):
+        for e in V.stmt_exprs(s):
+            for x in V.walk_expr(e):
                 if isinstance(x, N.Load):
                     out.setdefault(id(x.buf), x.buf)
         if isinstance(s, N.CallStmt):
@@ -108,7 +109,7 @@ def accesses(body, buf):
     """Every (kind, indices) access to `buf` in `body`: kind 'r' or 'w'; None if `buf` is
     passed to a call or appears in an Alloc/Return (opaque use)."""
     out = []
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.CallStmt) and any(a is buf for a in list(s.args) + list(s.results)):
             return None
         if isinstance(s, N.Alloc) and (s.buf is buf or s.init is buf):
@@ -117,8 +118,8 @@ def accesses(body, buf):
             return None
         if isinstance(s, N.Store) and s.buf is buf:
             out.append(("w", s.indices))
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
+        for e in V.stmt_exprs(s):
+            for x in V.walk_expr(e):
                 if isinstance(x, N.Load) and x.buf is buf:
                     out.append(("r", x.indices))
     return out
@@ -134,4 +135,4 @@ def same_index(a, b) -> bool:
 
 def has_control(body) -> bool:
     """True when `body` holds If/While/Call/Return statements (left alone by the rewrites)."""
-    return any(isinstance(s, (N.If, N.While, N.CallStmt, N.Return)) for s in N.walk_stmts(body))
+    return any(isinstance(s, (N.If, N.While, N.CallStmt, N.Return)) for s in V.walk_stmts(body))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .... import render as R
 from ....ir import nodes as N
+from ....ir import visit as V
 from ....ir.types import Float
 from .contraction import recognise, recognise_reduction
 from .emit import ContractionEmitter, ReductionEmitter
@@ -80,7 +81,7 @@ def _find_contractions(body, out):
 def _declared(body):
     """Buffers declared inside `body` (Alloc or call results)."""
     out = []
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Alloc):
             out.append(s.buf)
         elif isinstance(s, N.CallStmt):
@@ -91,7 +92,7 @@ def _declared(body):
 def _buffers(body):
     """Every buffer `body` mentions, in order of first mention."""
     seen = {}
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         for b in R._stmt_bufs(s):
             seen.setdefault(id(b), b)
     return list(seen.values())
@@ -99,12 +100,12 @@ def _buffers(body):
 
 def _free_vars(s: N.For):
     """IterVars used inside loop `s` but bound outside it."""
-    bound = {id(x.var) for x in N.walk_stmts([s]) if isinstance(x, N.For)}
+    bound = {id(x.var) for x in V.walk_stmts([s]) if isinstance(x, N.For)}
     out = {}
-    for x in N.walk_stmts([s]):
-        exprs = list(N.stmt_exprs(x))
+    for x in V.walk_stmts([s]):
+        exprs = list(V.stmt_exprs(x))
         for e in exprs:
-            for y in N.walk_expr(e):
+            for y in V.walk_expr(e):
                 if isinstance(y, N.IterVar) and id(y) not in bound:
                     out.setdefault(id(y), y)
     return list(out.values())
@@ -129,7 +130,7 @@ def _scratch_buffers(f: N.Func):
     but used only inside it: scratch space each iteration overwrites, made private to the loop
     (sharing it between threads would race)."""
     total = R._ref_counts(f.body)
-    declared = {id(s.buf): s for s in N.walk_stmts(f.body) if isinstance(s, N.Alloc)}
+    declared = {id(s.buf): s for s in V.walk_stmts(f.body) if isinstance(s, N.Alloc)}
     out = {}
 
     def visit(body):
@@ -178,7 +179,7 @@ class CpuFuncRenderer(R._FuncRenderer):
         (at the entry of the function that holds the body, so LLVM can keep scalars in
         registers)."""
         out = []
-        stmts = [N.Alloc(b) for b in extra] + list(N.walk_stmts(body))
+        stmts = [N.Alloc(b) for b in extra] + list(V.walk_stmts(body))
         for s in stmts:
             bufs = [s.buf] if isinstance(s, N.Alloc) else (list(s.results) if isinstance(s, N.CallStmt) else [])
             for b in bufs:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from ....ir import nodes as N
+from ....ir import visit as V
 from ....ir.types import ArrayType, Index
 from ....render import _subst_stmt
 from .contraction import ACC_OPS, recognise
@@ -46,7 +47,7 @@ def optimise_loops(mod: N.Module) -> list:
 def _ref_counts(f):
     """id(buffer) -> number of statements referring to it (anywhere in the function)."""
     out = {}
-    for s in N.walk_stmts(f.body):
+    for s in V.walk_stmts(f.body):
         seen = set()
         if isinstance(s, N.Alloc):
             seen.add(id(s.buf))
@@ -56,8 +57,8 @@ def _ref_counts(f):
             seen |= {id(a) for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)}
         if isinstance(s, N.Return):
             seen |= {id(a) for a in s.values if isinstance(a, N.Buffer)}
-        for e in N.stmt_exprs(s):
-            seen |= {id(x.buf) for x in N.walk_expr(e) if isinstance(x, N.Load)}
+        for e in V.stmt_exprs(s):
+            seen |= {id(x.buf) for x in V.walk_expr(e) if isinstance(x, N.Load)}
         for b in seen:
             out[b] = out.get(b, 0) + 1
     return out
@@ -68,13 +69,13 @@ def _fresh_loops(loops, body):
     mapping = {f.var: N.IterVar(f.var.name, f.var.type, f.var.loc) for f in loops}
     inner = [_subst_stmt(s, mapping) for s in body]
     for f in reversed(loops):
-        inner = [dataclasses.replace(f, var=mapping[f.var], lb=N.substitute(f.lb, mapping),
-                                     ub=N.substitute(f.ub, mapping), body=inner, attrs=dict(f.attrs))]
+        inner = [dataclasses.replace(f, var=mapping[f.var], lb=V.substitute(f.lb, mapping),
+                                     ub=V.substitute(f.ub, mapping), body=inner, attrs=dict(f.attrs))]
     return inner[0]
 
 
 def _reads(e, buf) -> bool:
-    return any(isinstance(x, N.Load) and x.buf is buf for x in N.walk_expr(e))
+    return any(isinstance(x, N.Load) and x.buf is buf for x in V.walk_expr(e))
 
 
 def _is_load_of(e, buf) -> bool:
@@ -263,17 +264,17 @@ def unbuffer(s: N.For, counts):
         return None
     middle = body[1:-1]
     # buf private to this loop: its Alloc (outside, no init) + the statements in this loop
-    inside = sum(1 for x in N.walk_stmts(body) if any(b is buf for b in _stmt_buffers(x)))
+    inside = sum(1 for x in V.walk_stmts(body) if any(b is buf for b in _stmt_buffers(x)))
     if counts.get(id(buf), 0) != inside + 1:
         return None
-    if any(any(b is Z for b in _stmt_buffers(x)) for x in N.walk_stmts(middle)):
+    if any(any(b is Z for b in _stmt_buffers(x)) for x in V.walk_stmts(middle)):
         return None
-    if any(isinstance(x, N.Alloc) and (x.buf is buf or x.init is buf) for x in N.walk_stmts(body)):
+    if any(isinstance(x, N.Alloc) and (x.buf is buf or x.init is buf) for x in V.walk_stmts(body)):
         return None
 
     def g(idx):
         m = {f.var: i for f, i in zip(lo, idx)}
-        return [N.substitute(z, m) for z in back.indices]
+        return [V.substitute(z, m) for z in back.indices]
 
     def fe(e):
         return N.Load(Z, g(e.indices), e.type, e.loc) if isinstance(e, N.Load) and e.buf is buf else e
@@ -308,8 +309,8 @@ def _stmt_buffers(s):
         out += [a for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
     if isinstance(s, N.Return):
         out += [a for a in s.values if isinstance(a, N.Buffer)]
-    for e in N.stmt_exprs(s):
-        out += [x.buf for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    for e in V.stmt_exprs(s):
+        out += [x.buf for x in V.walk_expr(e) if isinstance(x, N.Load)]
     return out
 
 
@@ -335,7 +336,7 @@ def _slice_only(parts, var, buf) -> bool:
 
 def _written(stmt):
     out = {}
-    for s in N.walk_stmts([stmt]):
+    for s in V.walk_stmts([stmt]):
         if isinstance(s, N.Store):
             out[id(s.buf)] = s.buf
         if isinstance(s, N.Alloc):
@@ -345,9 +346,9 @@ def _written(stmt):
 
 def _touched(stmt):
     out = dict(_written(stmt))
-    for s in N.walk_stmts([stmt]):
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
+    for s in V.walk_stmts([stmt]):
+        for e in V.stmt_exprs(s):
+            for x in V.walk_expr(e):
                 if isinstance(x, N.Load):
                     out[id(x.buf)] = x.buf
     return out
@@ -358,7 +359,7 @@ def distribute(s: N.For):
     parts = s.body
     if len(parts) < 2 or has_control(parts) or s.attrs.get("unroll") is not None:
         return None
-    if any(isinstance(p, N.Alloc) for p in N.walk_stmts(parts)):
+    if any(isinstance(p, N.Alloc) for p in V.walk_stmts(parts)):
         return None
     if linear(s.lb) is None or linear(s.ub) is None:
         return None
@@ -397,10 +398,10 @@ def permute_nest(s: N.For, report, fname):
     # rectangular: bounds independent of the nest's own variables
     for f in nest.loops:
         for b in (f.lb, f.ub):
-            if any(isinstance(x, N.IterVar) and id(x) in ids for x in N.walk_expr(b)):
+            if any(isinstance(x, N.IterVar) and id(x) in ids for x in V.walk_expr(b)):
                 return s
     # X is read only at the stored element; other buffers are only read
-    for x in N.walk_expr(st.value):
+    for x in V.walk_expr(st.value):
         if isinstance(x, N.Load) and x.buf is X:
             fx = access_forms(x.indices)
             if fx is None or any(a.coeffs != b.coeffs or a.const != b.const for a, b in zip(fx, xf)):
@@ -436,14 +437,14 @@ def _reduction_update(st) -> bool:
     other = e.rhs if lhs_self else e.lhs
     if not (lhs_self or (rhs_self and e.op != "sub")):
         return False
-    return not any(isinstance(x, N.Load) and x.buf is st.buf for x in N.walk_expr(other))
+    return not any(isinstance(x, N.Load) and x.buf is st.buf for x in V.walk_expr(other))
 
 
 def _inner_cost(nest, v):
     """Memory cost of making `v` the innermost loop: per access 0 if invariant in v, 1 if
     contiguous (vectorisable), 8 if strided. The self-load of a reduction is not counted."""
     st = nest.body[0]
-    accs = [st.indices] + [x.indices for x in N.walk_expr(st.value) if isinstance(x, N.Load) and x.buf is not st.buf]
+    accs = [st.indices] + [x.indices for x in V.walk_expr(st.value) if isinstance(x, N.Load) and x.buf is not st.buf]
     cost = 0
     for idx in accs:
         forms = access_forms(idx)
@@ -477,7 +478,7 @@ def _scalar_replace(s, nest, red, report, fname):
     st = inner.body[0]
     if not isinstance(st, N.Store) or not _reduction_update(st):
         return s
-    if any(isinstance(x, N.IterVar) and x is inner.var for i in st.indices for x in N.walk_expr(i)):
+    if any(isinstance(x, N.IterVar) and x is inner.var for i in st.indices for x in V.walk_expr(i)):
         return s
     acc = N.Buffer(f"{st.buf.name}_acc", _rank0(st.buf.dtype), kind="local")
     e = st.value
