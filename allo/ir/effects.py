@@ -34,6 +34,11 @@ def _buffers(body, roles) -> dict:
     return out
 
 
+def mentioned(body: list) -> list:
+    """Every buffer the statements under `body` mention (declarations too), in order of first mention."""
+    return list(_buffers(body, USE_ROLES | {DECLARE}).values())
+
+
 def reads(body: list) -> dict:
     """Buffers read under `body` (loads, call arguments, copy-initialisers): {id: Buffer}."""
     return _buffers(body, READ_ROLES)
@@ -160,6 +165,6 @@ def written_param_indices(mod: Module, fname: str) -> set:
     return {k for k, p in enumerate(mod.func(fname).params) if effects[id(p)][1]}
 
 
-__all__ = ["reads", "writes", "used", "mentions", "loads", "has_load", "loads_from", "accesses", "uses_buffer", "refers", "ref_counts",
+__all__ = ["mentioned", "reads", "writes", "used", "mentions", "loads", "has_load", "loads_from", "accesses", "uses_buffer", "refers", "ref_counts",
            "stmt_counts", "declared", "params_maybe_written", "param_effects", "written_param_indices",
            "READ_ROLES", "WRITE_ROLES", "USE_ROLES"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import BackendError, located
+from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt
@@ -19,7 +20,6 @@ from .arith import ArithMixin
 from .attrs import _attr_dict, buffer_attrs, partition_map
 from .casts import CastMixin
 from .exprs import ExprMixin
-from .refs import _children, _ref_counts
 from .scalars import _cat, _elem_bytes, _fixed_raw, _float_hex, _int_literal, _is_bool, _signed, index_t
 from .stmts import StmtMixin
 
@@ -154,18 +154,18 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             if b.kind == "local" and id(b) not in allocated:
                 want.add(id(b))
         # results of calls in nested regions are copied into a buffer that outlives the region
-        total = _ref_counts(self.f.body) if not self.llvm else None
+        total = E.ref_counts(self.f.body) if not self.llvm else None
 
         def visit(body, depth):
             if depth > 0 and not self.llvm:
-                local = _ref_counts(body)
+                local = E.ref_counts(body)
             for s in body:
                 if isinstance(s, N.CallStmt) and depth > 0:
                     want.update(id(r) for r in s.results)
                 if isinstance(s, N.Alloc):
                     if self.llvm or (depth > 0 and local[id(s.buf)] != total[id(s.buf)]):
                         want.add(id(s.buf))
-                for child in _children(s):
+                for child in V.blocks(s):
                     visit(child, depth + 1)
 
         visit(self.f.body, 0)

@@ -119,7 +119,7 @@ def _is_reduction(buf, body) -> bool:
             own = [x for x in sides if isinstance(x, N.Load) and x.buf is buf and _identical(x.indices, s.indices)]
             acc = own[0] if own else None
             other = sides[1] if acc is sides[0] else sides[0]
-            if acc is None or any(isinstance(x, N.Load) and x.buf is buf for x in V.walk_expr(other)):
+            if acc is None or E.loads_from([other], buf):
                 return False
             ops.add(v.op)
             own_loads.add(id(acc))

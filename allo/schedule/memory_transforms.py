@@ -169,7 +169,7 @@ def _guarded_body(lp, buf) -> list:
         touching = [s for s in body if any(E.accesses([s], buf))]
         if len(touching) != 1 or not isinstance(touching[0], N.If) or touching[0].orelse:
             return body
-        if any(isinstance(x, N.Load) and x.buf is buf for x in V.walk_expr(touching[0].cond)):
+        if E.loads_from([touching[0].cond], buf):
             return body
         body = touching[0].then
 
