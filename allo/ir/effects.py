@@ -62,7 +62,7 @@ def refers(s, buf, roles) -> bool:
 
 def mentions(s, buf) -> bool:
     """Does statement `s` (or one nested in it) use `buf` (see `used`)?"""
-    return id(buf) in used([s])
+    return any(b is buf and role in USE_ROLES for x in walk_stmts([s]) for role, b in buffer_refs(x))
 
 
 def loads(body: list):

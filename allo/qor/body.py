@@ -22,6 +22,7 @@ import dataclasses
 import math
 from collections import Counter
 
+from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.promote import common
@@ -173,7 +174,7 @@ class Interpreter:
     def run(self, body, lanes=None):
         """Interpret `body` once per lane environment (all lanes form one iteration)."""
         self._declare(body)
-        self.written = {self.mem(b).uid for b in _written_buffers(body)}
+        self.written = {self.mem(b).uid for b in E.writes(body).values()}
         for env in lanes or [{}]:
             self.block(body, dict(env), 0)
             if self.res.truncated:
@@ -411,16 +412,6 @@ class Interpreter:
 
 def _akey(addr):
     return tuple(a.key() if a is not None else ("?", n) for n, a in enumerate(addr))
-
-
-def _written_buffers(body) -> list:
-    out = []
-    for s in V.walk_stmts(body):
-        if isinstance(s, N.Store):
-            out.append(s.buf)
-        elif isinstance(s, N.CallStmt):
-            out += [a for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
-    return out
 
 
 def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None) -> BodyResult:

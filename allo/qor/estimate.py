@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import AlloError
+from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
 from .affine import Aff, index_aff
@@ -502,60 +503,30 @@ class Estimator:
         return latency, rows, interval
 
     def _rw(self, fctx, s) -> tuple:
-        """Memories a statement reads and writes ({uid: Mem} each)."""
+        """Memories a statement reads and writes ({uid: Mem} each); initialising a local writes it,
+        and a call reads and writes what its callee does with each argument."""
         reads, writes = {}, {}
         for x in V.walk_stmts([s]):
-            for e in V.stmt_exprs(x):
-                for sub in V.walk_expr(e):
-                    if isinstance(sub, N.Load) and sub.buf.shape:
-                        m = fctx.mem(sub.buf)
-                        reads[m.uid] = m
-            if isinstance(x, N.Store) and x.buf.shape:
-                m = fctx.mem(x.buf)
-                writes[m.uid] = m
-            if isinstance(x, N.Alloc) and x.buf.shape and x.init is not None:
-                m = fctx.mem(x.buf)
-                writes[m.uid] = m
+            modes = {}
             if isinstance(x, N.CallStmt):
                 callee = self.mod.func(x.callee)
-                modes = self.param_modes(callee)
+                effects = E.param_effects(self.mod, callee.name, self._modes)
                 for p, a in zip(callee.params, x.args):
-                    if isinstance(a, N.Buffer) and a.shape:
-                        m = fctx.mem(a)
-                        r, w = modes.get(id(p), (True, True))
-                        if r:
-                            reads[m.uid] = m
-                        if w:
-                            writes[m.uid] = m
-                for r in x.results:
-                    if isinstance(r, N.Buffer) and r.shape:
-                        m = fctx.mem(r)
-                        writes[m.uid] = m
+                    r, w = modes.get(id(a), (False, False))
+                    pr, pw = effects.get(id(p), (True, True))
+                    modes[id(a)] = (r or pr, w or pw)
+            for role, b in V.buffer_refs(x):
+                if not b.shape:
+                    continue
+                r, w = (role == V.LOAD, role in (V.STORE, V.RESULT) or (role == V.DECLARE and x.init is not None))
+                if role == V.PASS:
+                    r, w = modes.get(id(b), (False, False))
+                if r or w:
+                    m = fctx.mem(b)
+                    for hit, out in ((r, reads), (w, writes)):
+                        if hit:
+                            out[m.uid] = m
         return reads, writes
-
-    def param_modes(self, func) -> dict:
-        """{id(param): (read?, written?)} including what called functions do with it."""
-        if func.name in self._modes:
-            return self._modes[func.name]
-        self._modes[func.name] = {}
-        out = {id(p): [False, False] for p in func.params}
-        for x in V.walk_stmts(func.body):
-            for e in V.stmt_exprs(x):
-                for sub in V.walk_expr(e):
-                    if isinstance(sub, N.Load) and id(sub.buf) in out:
-                        out[id(sub.buf)][0] = True
-            if isinstance(x, N.Store) and id(x.buf) in out:
-                out[id(x.buf)][1] = True
-            if isinstance(x, N.CallStmt):
-                callee = self.mod.func(x.callee)
-                sub = self.param_modes(callee)
-                for p, a in zip(callee.params, x.args):
-                    if isinstance(a, N.Buffer) and id(a) in out:
-                        r, w = sub.get(id(p), (True, True))
-                        out[id(a)][0] |= r
-                        out[id(a)][1] |= w
-        self._modes[func.name] = {k: tuple(v) for k, v in out.items()}
-        return self._modes[func.name]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -582,11 +553,7 @@ def _inner_loops(body) -> bool:
 
 
 def _op_count(body) -> int:
-    n = 0
-    for s in V.walk_stmts(body):
-        for e in V.stmt_exprs(s):
-            n += sum(1 for x in V.walk_expr(e) if isinstance(x, (N.BinOp, N.MathCall, N.Cast, N.UnaryOp)))
-    return n
+    return sum(1 for x in V.body_exprs(body) if isinstance(x, (N.BinOp, N.MathCall, N.Cast, N.UnaryOp)))
 
 
 __all__ = ["Estimator", "FuncEst"]

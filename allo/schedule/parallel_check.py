@@ -49,7 +49,7 @@ def carried_dependence(func: N.Func, loop: N.For) -> str | None:
 
 
 def _scratch_buffers(func, loop) -> set:
-    inside = {id(b) for b in _buffers_in(loop.body)}
+    inside = set(E.used(loop.body))
     outside = set()
     for s in V.walk_stmts(func.body):
         if s is loop:
@@ -57,31 +57,15 @@ def _scratch_buffers(func, loop) -> set:
         if isinstance(s, N.Alloc) and s.init is None:
             continue
         if not any(s is x for x in V.walk_stmts(loop.body)):
-            outside |= {id(b) for b in _buffers_in([s], shallow=True)}
+            outside |= {id(b) for role, b in V.buffer_refs(s) if role in E.USE_ROLES}
     locals_ = {id(s.buf): s.buf for s in V.walk_stmts(func.body) if isinstance(s, N.Alloc) and s.init is None}
     found = set()
     for key in inside & set(locals_) - outside:
-        first = next(st for st in loop.body if key in {id(b) for b in _buffers_in([st])})
+        first = next(st for st in loop.body if key in E.used([st]))
         reads = {id(ld.buf) for ld in E.loads([first])}
         if key not in reads:
             found.add(key)
     return found
-
-
-def _buffers_in(body, shallow=False):
-    """Buffers accessed by statements in `body` (only their own expressions when shallow)."""
-    stmts = body if shallow else list(V.walk_stmts(body))
-    out = []
-    for s in stmts:
-        if isinstance(s, N.Store):
-            out.append(s.buf)
-        if isinstance(s, N.CallStmt):
-            out += [a for a in s.args + s.results if isinstance(a, N.Buffer)]
-        if isinstance(s, N.Return):
-            out += [v for v in s.values if isinstance(v, N.Buffer)]
-        for e in V.stmt_exprs(s):
-            out += [x.buf for x in V.walk_expr(e) if isinstance(x, N.Load)]
-    return out
 
 
 def _inner_ranges(body) -> dict:

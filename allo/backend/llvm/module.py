@@ -29,11 +29,12 @@ from collections import OrderedDict
 from ...errors import AlloError, AlloTypeError, BackendError, located
 from ...ir import nodes as N
 from ...ir import visit as V
+from ...ir.effects import params_maybe_written
 from ...render import ENTRY_PREFIX, parse_with_globals, render_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
 from ...render.scalars import _elem_bytes
 from ...transforms.guards import ABORT, SITE, instrument, may_run_long
-from ..marshal import CallPlan, written_params
+from ..marshal import CallPlan
 from . import interrupt
 from .allocator import tune_malloc
 from .cpu_opt import Prepared, optimize_mlir, prepare
@@ -322,7 +323,7 @@ class LLVMModule:
 def _signature_of(top: N.Func):
     """(a body-less copy of the top function, indices of the parameters it writes): what a
     CallPlan needs, small enough to pickle (no loop tree, no weights)."""
-    written = {id(b) for b in top.params} & written_params(top)
+    written = params_maybe_written(top)
     idx = {k for k, p in enumerate(top.params) if id(p) in written}
     attrs = {"_defaults": top.attrs["_defaults"]} if top.attrs.get("_defaults") else {}  # scalar defaults
     ret = top.body[-1] if top.body and isinstance(top.body[-1], N.Return) else None
