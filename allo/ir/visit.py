@@ -8,7 +8,7 @@ renderers), not every analysis.
 - positions: `loop_path`, `parent_list`, `top_level_stmt`
 - `Walker`: program-order visits with `visit_<Node>` hooks and the enclosing statements in `path`
 - `Rewriter`: bottom-up copies with `rewrite_<Node>` hooks; `substitute`, `copy_expr`, `map_expr`,
-  `subst_stmts` and `replace_buffers` are small uses of it
+  `subst_stmts`, `reindex` and `replace_buffers` are small uses of it
 
 Buffers and IterVars are referenced by identity: walks and rewrites never copy them (a hook may
 replace them); every other node a rewrite builds is new.
@@ -415,6 +415,32 @@ def subst_stmts(body: list, mapping: dict) -> None:
         Substitute(mapping, fresh=True).in_place(body)
 
 
+class _Reindex(Rewriter):
+    def __init__(self, fn):
+        self.fn = fn
+
+    def rewrite_Load(self, e):
+        new = self.fn(e.buf, e.indices)
+        if new is not None:
+            e.indices = new
+        return e
+
+
+def reindex(body: list, fn) -> None:
+    """Every Load and Store under `body` whose `fn(buffer, indices)` is not None indexes with that
+    list instead, in place (a statement standing at two places is rewritten once).
+
+    Example: `reindex(func.body, lambda b, idx: [linear(idx)] if b is A else None)`."""
+    _Reindex(fn).in_place(body)
+    done = set()
+    for s in walk_stmts(body):
+        if isinstance(s, Store) and id(s) not in done:
+            done.add(id(s))
+            new = fn(s.buf, s.indices)
+            if new is not None:
+                s.indices = new
+
+
 def replace_buffers(body: list, mapping: dict) -> list:
     """Replace buffer references per `mapping` ({id(old): new}) in the statements and expressions
     under `body`, in place; returns `body`.
@@ -425,5 +451,5 @@ def replace_buffers(body: list, mapping: dict) -> list:
 
 __all__ = ["blocks", "stmt_exprs", "child_exprs", "buffer_refs", "walk_stmts", "walk_expr", "body_exprs", "iter_buffers",
            "iter_loops", "loop_path", "parent_list", "top_level_stmt", "Walker", "Rewriter", "Substitute", "substitute",
-           "copy_expr", "map_expr", "subst_stmts", "replace_buffers", "DECLARE", "COPY", "STORE", "PASS", "RESULT",
+           "copy_expr", "map_expr", "subst_stmts", "reindex", "replace_buffers", "DECLARE", "COPY", "STORE", "PASS", "RESULT",
            "RETURN", "LOAD"]

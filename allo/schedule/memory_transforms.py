@@ -243,9 +243,9 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
         raise _err("reuse_at", "target", f"buffer {src.name!r} is not read inside loop {lp.name!r}")
     _only_loads("reuse_at", loads, src, lp)
     inner = R.bound_vars(lp.body)
-    consts = _constant_scalars(func)
+    fold = _FoldScalars(_constant_scalars(func))
     for ld in loads:  # `stride: index = 1` set once and never written again reads as the constant
-        ld.indices = [_fold_scalars(e, consts) for e in ld.indices]
+        ld.indices = [fold.expr(e) for e in ld.indices]
     rdim, per_load, row, stride = _stencil_offsets(lp, src, loads)
     lo, hi = min(p[0] for p in per_load), max(p[1] for p in per_load)
     k_rows = hi - lo + 1
@@ -348,15 +348,14 @@ def _constant_scalars(func) -> dict:
     return out
 
 
-def _fold_scalars(e, consts):
-    """`e` with loads of the constant scalars replaced by their values."""
-    if isinstance(e, N.Load) and not e.indices and id(e.buf) in consts:
-        return N.Const(consts[id(e.buf)], e.type, e.loc)
-    if isinstance(e, N.BinOp):
-        return N.BinOp(e.op, _fold_scalars(e.lhs, consts), _fold_scalars(e.rhs, consts), e.type, e.loc)
-    if isinstance(e, N.Cast):
-        return N.Cast(_fold_scalars(e.value, consts), e.type, e.loc)
-    return e
+class _FoldScalars(V.Rewriter):
+    """Expressions with the loads of the constant scalars ({id(buffer): value}) replaced by their values."""
+
+    def __init__(self, consts):
+        self.consts = consts
+
+    def rewrite_Load(self, e):
+        return N.Const(self.consts[id(e.buf)], e.type, e.loc) if not e.indices and id(e.buf) in self.consts else e
 
 
 def _slot(terms, const, lo):

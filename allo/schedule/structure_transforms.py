@@ -78,48 +78,6 @@ def remap_indices(indices, old, new):
     return out
 
 
-def _rewrite_accesses(func, buf, old, new):
-    def fix(e):
-        if isinstance(e, N.Load):
-            idx = [fix(i) for i in e.indices]
-            return N.Load(e.buf, remap_indices(idx, old, new) if e.buf is buf else idx, e.type, e.loc)
-        if isinstance(e, (N.Const, N.IterVar)):
-            return e
-        return _rebuild(e, fix)
-
-    for s in V.walk_stmts(func.body):
-        if isinstance(s, N.Store):
-            s.indices = [fix(i) for i in s.indices]
-            if s.buf is buf:
-                s.indices = remap_indices(s.indices, old, new)
-            s.value = fix(s.value)
-        elif isinstance(s, N.For):
-            s.lb, s.ub = fix(s.lb), fix(s.ub)
-        elif isinstance(s, (N.If, N.While)):
-            s.cond = fix(s.cond)
-        elif isinstance(s, N.Alloc) and isinstance(s.init, N.Expr):
-            s.init = fix(s.init)
-        elif isinstance(s, N.CallStmt):
-            s.args = [fix(a) if isinstance(a, N.Expr) else a for a in s.args]
-        elif isinstance(s, N.Return):
-            s.values = [fix(v) if isinstance(v, N.Expr) else v for v in s.values]
-
-
-def _rebuild(e, fix):
-    """A copy of expression `e` with `fix` applied to its children."""
-    if isinstance(e, N.BinOp):
-        return N.BinOp(e.op, fix(e.lhs), fix(e.rhs), e.type, e.loc)
-    if isinstance(e, N.UnaryOp):
-        return N.UnaryOp(e.op, fix(e.operand), e.type, e.loc)
-    if isinstance(e, N.Cast):
-        return N.Cast(fix(e.value), e.type, e.loc)
-    if isinstance(e, N.MathCall):
-        return N.MathCall(e.fn, [fix(a) for a in e.args], e.type, e.loc)
-    if isinstance(e, N.Select):
-        return N.Select(fix(e.cond), fix(e.a), fix(e.b), e.type, e.loc)
-    return e
-
-
 def reshape(func: N.Func, buffer, shape, callers=()) -> None:
     """Give `buffer` the shape `shape` (same number of elements, row-major order); every access
     is rewritten. Arguments and returned arrays change the function's signature, so the top
@@ -152,7 +110,7 @@ def reshape(func: N.Func, buffer, shape, callers=()) -> None:
     if (buf.kind == "arg" or returned) and callers:
         raise _err("reshape", "target", f"{buf.name!r} is part of the signature of {func.name!r}, which "
                                         f"{', '.join(sorted(callers))} call(s); reshape it in the top function")
-    _rewrite_accesses(func, buf, old, new)
+    V.reindex(func.body, lambda b, idx: remap_indices(idx, old, new) if b is buf else None)
     buf.type = ArrayType(buf.dtype, new)
     for k in returned:
         func.result_types[k] = buf.type

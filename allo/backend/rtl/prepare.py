@@ -186,7 +186,7 @@ def _inline_call(mod: N.Module, call: N.CallStmt, depth: int) -> list:
                 rb.kind = "local"
                 pre.append(N.Alloc(rb, None, call.loc))
                 post.append(N.Store(rb, [], _cast(_scalar_expr(v), rt), call.loc))
-    body = remap_buffers(body + post, mapping)
+    body = V.replace_buffers(body + post, mapping)
     return pre + _inline_body(mod, body, depth + 1)
 
 
@@ -200,34 +200,6 @@ def _scalar_expr(a):
 
 def _cast(e, t):
     return e if e.type == t else N.Cast(e, t, getattr(e, "loc", None))
-
-
-def remap_buffers(body: list, mapping: dict) -> list:
-    """Replace buffer references per `mapping` ({id(old): new}) in statements and expressions, in place."""
-
-    def buf(b):
-        return mapping.get(id(b), b) if isinstance(b, N.Buffer) else b
-
-    def expr(e):
-        if isinstance(e, N.Load):
-            e.buf = buf(e.buf)
-        for c in V.child_exprs(e):
-            expr(c)
-        return e
-
-    for s in V.walk_stmts(body):
-        if isinstance(s, N.Alloc):
-            s.buf, s.init = buf(s.buf), buf(s.init)
-        elif isinstance(s, N.Store):
-            s.buf = buf(s.buf)
-        elif isinstance(s, N.CallStmt):
-            s.args = [buf(a) for a in s.args]
-            s.results = [buf(r) for r in s.results]
-        elif isinstance(s, N.Return):
-            s.values = [buf(v) for v in s.values]
-        for e in V.stmt_exprs(s):
-            expr(e)
-    return body
 
 
 def copy_loops(dst: N.Buffer, src, loc=None) -> list:
@@ -271,7 +243,7 @@ def _to_destination_passing(top: N.Func, original: N.Func) -> HWTop:
                 post += copy_loops(out, v, ret.loc)
             outputs.append(len(params))
             params.append(out)
-    body = remap_buffers(body + post, mapping)
+    body = V.replace_buffers(body + post, mapping)
     body = [_alloc_as_stores(s) if isinstance(s, N.Alloc) and s.buf.kind == "arg" else s for s in body]
     body = _flat(body)
     if ret is not None and scalar_values:
@@ -336,24 +308,7 @@ def flatten_buffers(func: N.Func):
         if b.data is not None:
             b.data = np.ascontiguousarray(b.data).reshape(-1)
 
-    done = set()  # an expression object may be shared by several statements: rewrite it once
-
-    def fix(e):
-        if id(e) in done:
-            return e
-        done.add(id(e))
-        for c in V.child_exprs(e):
-            fix(c)
-        if isinstance(e, N.Load) and id(e.buf) in shapes:
-            e.indices = [linear_index(e.indices, shapes[id(e.buf)])]
-        return e
-
-    for s in V.walk_stmts(func.body):
-        for e in V.stmt_exprs(s):
-            fix(e)
-        if isinstance(s, N.Store) and id(s.buf) in shapes and id(s) not in done:
-            done.add(id(s))
-            s.indices = [linear_index(s.indices, shapes[id(s.buf)])]
+    V.reindex(func.body, lambda b, idx: [linear_index(idx, shapes[id(b)])] if id(b) in shapes else None)
 
 
 def linear_index(indices: list, shape: tuple) -> N.Expr:
@@ -367,5 +322,4 @@ def linear_index(indices: list, shape: tuple) -> N.Expr:
     return acc
 
 
-__all__ = ["HWTop", "prepare_for_hw", "check_no_floats", "flatten_buffers", "linear_index", "copy_loops",
-           "remap_buffers"]
+__all__ = ["HWTop", "prepare_for_hw", "check_no_floats", "flatten_buffers", "linear_index", "copy_loops"]
