@@ -37,7 +37,6 @@ from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.loops import all_loops, band_of
-from ..ir.visit import iter_loops
 from ..schedule import rewrite as R
 from .space import Space
 
@@ -114,7 +113,7 @@ def _add_seeds(space, max_lanes):
 def _leaf_chains(func):
     """(innermost loop, the perfect chain of up to MAX_ORDER_DEPTH loops ending with it)."""
     out = []
-    for lp, path in iter_loops(func.body):
+    for lp, path in V.iter_loops(func.body):
         if any(isinstance(s, N.For) for s in V.walk_stmts(lp.body)):
             continue
         chain = [lp]

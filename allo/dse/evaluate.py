@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass
 from ..errors import AlloError
 from ..ir import nodes as N
 from ..ir import visit as V
-from ..ir.visit import iter_loops
 from ..qor.api import estimate
 from ..schedule.schedule import Schedule
 
@@ -89,7 +88,7 @@ def fingerprint(ir: N.Module) -> str:
         h.update(f.name.encode())
         for b in V.iter_buffers(f):
             h.update(f"{b.name}:{b.kind}:{b.type}:{sorted(map(str, b.attrs.items()))}".encode())
-        for lp, path in iter_loops(f.body):
+        for lp, path in V.iter_loops(f.body):
             h.update(f"{len(path)}:{lp.name}:{lp.lb}:{lp.ub}:{lp.step}:{sorted(map(str, lp.attrs.items()))}".encode())
         h.update(str(sorted(map(str, f.attrs.items()))).encode())
     return h.hexdigest()[:16]

@@ -6,7 +6,6 @@ from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.loops import find_loop
-from ..ir.visit import loop_path, parent_list
 from . import rewrite as R
 from .loop_transforms import perfect_chain
 
@@ -33,15 +32,15 @@ def compute_at(func: N.Func, from_loop, target_loop) -> None:
     """
     src = find_loop(func, from_loop, "compute_at", "from_loop")
     dst = find_loop(func, target_loop, "compute_at", "target_loop")
-    sp, dp = loop_path(func, src), loop_path(func, dst)
+    sp, dp = V.loop_path(func, src), V.loop_path(func, dst)
     c = 0
     while c < min(len(sp), len(dp)) and sp[c] is dp[c]:
         c += 1
     if c == len(sp) or c == len(dp):
         raise _err("target_loop", f"loops {src.name!r} and {dst.name!r} are nested in one another")
     prod, cons = sp[c:], dp[c:]
-    body, p_pos = parent_list(func, prod[0])
-    body2, c_pos = parent_list(func, cons[0])
+    body, p_pos = V.parent_list(func, prod[0])
+    body2, c_pos = V.parent_list(func, cons[0])
     if body is not body2 or p_pos > c_pos:
         raise _err("from_loop", f"the nest of {src.name!r} must come before the nest of {dst.name!r} "
                                 "in the same block")

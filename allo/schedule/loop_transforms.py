@@ -14,7 +14,6 @@ from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.loops import find_loop
-from ..ir.visit import loop_path, parent_list
 from . import rewrite as R
 from .dependence import check_dependences
 from .parallel_check import carried_dependence
@@ -131,7 +130,7 @@ def relink(loops: list, guards: list, body: list) -> None:
 
 def _nest_of(prim, func, fors) -> tuple:
     """The (loops, guards) chain spanning the given loops (which must lie on one path)."""
-    paths = {id(f): loop_path(func, f) for f in fors}
+    paths = {id(f): V.loop_path(func, f) for f in fors}
     ordered = sorted(fors, key=lambda f: len(paths[id(f)]))
     deepest = paths[id(ordered[-1])]
     for f in ordered:
@@ -172,7 +171,7 @@ def reorder(func: N.Func, *loops) -> None:
     if all(a is b for a, b in zip(new, chain)):
         return
     check_dependences("reorder", chain, new)
-    body, pos = parent_list(func, chain[0])
+    body, pos = V.parent_list(func, chain[0])
     innermost_body = chain[-1].body
     top_name = chain[0].attrs.pop("op_name", None)
     if top_name is not None and "op_name" in new[0].attrs:
@@ -199,7 +198,7 @@ def fuse(func: N.Func, *loops) -> N.For:
         raise _err("fuse", "axes", f"expected at least two loops, got {len(loops)}")
     fors = [find_loop(func, lp, "fuse", "axes") for lp in loops]
     chain = guards = None
-    if len({id(f) for f in fors}) == len(fors) and all(any(x is a for x in loop_path(func, b)) for a, b in zip(fors, fors[1:])):
+    if len({id(f) for f in fors}) == len(fors) and all(any(x is a for x in V.loop_path(func, b)) for a, b in zip(fors, fors[1:])):
         chain, guards = guarded_chain("fuse", "axes", fors[0], fors[-1])
     if chain is None or len(chain) != len(fors) or any(a is not b for a, b in zip(chain, fors)):
         raise _err("fuse", "axes", f"loops {[f.name for f in fors]} must be consecutive, perfectly nested "

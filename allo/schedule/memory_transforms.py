@@ -11,7 +11,6 @@ from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.loops import find_buffer, find_loop
 from ..ir.types import ArrayType, is_bool, is_fixed, is_float
-from ..ir.visit import top_level_stmt
 from . import rewrite as R
 from .loop_transforms import check_int
 from .rewrite import fresh_loop_name, fresh_op_name
@@ -66,7 +65,7 @@ def _copy_nest(func, names, extents, make_stmt, loc, attrs=None):
 def _insert_alloc(func, stmt, buf, loc, zero=False):
     """Declare `buf` just before the top-level statement containing `stmt` (outside every
     loop, so the memory is allocated once), zero-filled if asked."""
-    top = top_level_stmt(func, stmt)
+    top = V.top_level_stmt(func, stmt)
     pos = next(k for k, s in enumerate(func.body) if s is top)
     init = N.Const(_zero(buf.dtype), buf.dtype, loc) if zero else None
     func.body.insert(pos, N.Alloc(buf, init, loc))

@@ -23,7 +23,6 @@ from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.loops import find_buffer
 from ..ir.types import ArrayType
-from ..ir.visit import Walker, parent_list
 from . import rewrite as R
 
 
@@ -162,7 +161,7 @@ def _check_called_once(module, name):
 
 
 # ----------------------------------------------------------------------------- access order
-class _Sites(Walker):
+class _Sites(V.Walker):
     """[(kind, access node, enclosing statements outermost first)] of `param`, in `out`."""
 
     def __init__(self, param):
@@ -243,7 +242,7 @@ def _plan_hoists(func, param):
 def _hoist(func, param, plan):
     """Read the element once into a scalar just before the outermost non-indexing loop."""
     load, inner = plan
-    body, pos = parent_list(func, inner[0])
+    body, pos = V.parent_list(func, inner[0])
     names = {b.name for b in V.iter_buffers(getattr(func, "func", func))}
     tmp = N.Buffer(R.fresh_name(names, f"{param.name}_rd"), ArrayType(param.dtype, ()), "local", loc=load.loc)
     read = N.Load(param, list(load.indices), param.dtype, load.loc)

@@ -17,7 +17,6 @@ from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.loops import find_buffer, get_bands
 from ..ir.types import ArrayType
-from ..ir.visit import loop_path, parent_list
 from .rewrite import add, as_int, const, floordiv, mod, mul
 
 
@@ -151,17 +150,17 @@ def unfold(func: N.Func, band, axes) -> None:
 
 
 def _parent_body(func, loop):
-    path = loop_path(func, loop)
+    path = V.loop_path(func, loop)
     if len(path) > 1:
         return path[-2].body
 
-    return parent_list(func, loop)[0]
+    return V.parent_list(func, loop)[0]
 
 
 def _unfolded(func, lp, values):
     out = []
     shared = {id(b): b for b in V.iter_buffers(func)}
-    shared.update({id(x.var): x.var for x in loop_path(func, lp)})  # outer loop vars stay linked
+    shared.update({id(x.var): x.var for x in V.loop_path(func, lp)})  # outer loop vars stay linked
     for v in values:
         body = copy.deepcopy(lp.body, dict(shared))  # fresh inner loops and vars, the same buffers
         V.subst_stmts(body, {lp.var: const(v)})

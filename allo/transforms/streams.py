@@ -51,7 +51,7 @@ def _slot(param, counter):
         stride *= int(d)
     strides.reverse()
     for k, (d, st) in enumerate(zip(param.shape, strides)):
-        e = V.substitute(pos, {}) if k else pos
+        e = V.copy_expr(pos) if k else pos
         if st != 1:
             e = N.BinOp("floordiv", e, N.Const(st, index_t), index_t)
         if k:
