@@ -1,4 +1,5 @@
-"""Schedule primitives as rewrites of allo's loop IR, and loop addressing.
+"""Schedule primitives as rewrites of allo's loop IR, and loop addressing (`allo.ir.loops`,
+re-exported here).
 
 Example::
 
