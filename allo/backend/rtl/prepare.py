@@ -59,7 +59,7 @@ def prepare_for_hw(mod: N.Module, what: str = "RTL") -> HWTop:
         raise BackendError(f"top function {mod.top!r} not found in the module") from None
     original = top.clone()
     check_no_floats(mod, top, what)
-    top.body = _inline_body(mod, top.body, 0)
+    top.body = _Inliner(mod, 0).stmts(top.body)
     hw = _to_destination_passing(top, original)
     _globals_to_args(hw)
     flatten_buffers(hw.func)
@@ -132,23 +132,17 @@ def _reachable(mod: N.Module, top: N.Func) -> list:
 
 
 # ============================================================================ inlining
-def _inline_body(mod: N.Module, body: list, depth: int) -> list:
-    """`body` with every CallStmt (at any nesting) replaced by the callee's statements."""
-    out = []
-    for s in body:
-        if isinstance(s, N.CallStmt):
-            if depth >= _MAX_INLINE_DEPTH:
-                raise located(BackendError, f"calls nest deeper than {_MAX_INLINE_DEPTH} levels (recursion?) "
-                                            f"at the call to {s.callee!r}", s.loc)
-            out += _inline_call(mod, s, depth)
-            continue
-        if isinstance(s, (N.For, N.While)):
-            s.body = _inline_body(mod, s.body, depth)
-        elif isinstance(s, N.If):
-            s.then = _inline_body(mod, s.then, depth)
-            s.orelse = _inline_body(mod, s.orelse, depth)
-        out.append(s)
-    return out
+class _Inliner(V.Rewriter):
+    """Copies of statements with every CallStmt (at any nesting) replaced by the callee's statements."""
+
+    def __init__(self, mod: N.Module, depth: int):
+        self.mod, self.depth = mod, depth
+
+    def rewrite_CallStmt(self, s):
+        if self.depth >= _MAX_INLINE_DEPTH:
+            raise located(BackendError, f"calls nest deeper than {_MAX_INLINE_DEPTH} levels (recursion?) "
+                                        f"at the call to {s.callee!r}", s.loc)
+        return _inline_call(self.mod, s, self.depth)
 
 
 def _inline_call(mod: N.Module, call: N.CallStmt, depth: int) -> list:
@@ -187,7 +181,7 @@ def _inline_call(mod: N.Module, call: N.CallStmt, depth: int) -> list:
                 pre.append(N.Alloc(rb, None, call.loc))
                 post.append(N.Store(rb, [], _cast(_scalar_expr(v), rt), call.loc))
     body = V.replace_buffers(body + post, mapping)
-    return pre + _inline_body(mod, body, depth + 1)
+    return pre + _Inliner(mod, depth + 1).stmts(body)
 
 
 def _scalar_expr(a):
@@ -281,21 +275,14 @@ def _globals_to_args(hw: HWTop):
         hw.hidden.append((len(f.params), data))
         f.params.append(g)
     # a local initialised from a global copies it with loops (CIRCT has no memref.copy)
-    f.body = _expand_copy_inits(f.body)
+    f.body = _CopyInits().stmts(f.body)
 
 
-def _expand_copy_inits(body):
-    out = []
-    for s in body:
-        if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
-            out += [N.Alloc(s.buf, None, s.loc)] + copy_loops(s.buf, s.init, s.loc)
-            continue
-        if isinstance(s, (N.For, N.While)):
-            s.body = _expand_copy_inits(s.body)
-        elif isinstance(s, N.If):
-            s.then, s.orelse = _expand_copy_inits(s.then), _expand_copy_inits(s.orelse)
-        out.append(s)
-    return out
+class _CopyInits(V.Rewriter):
+    def rewrite_Alloc(self, s):
+        if isinstance(s.init, N.Buffer):
+            return [N.Alloc(s.buf, None, s.loc)] + copy_loops(s.buf, s.init, s.loc)
+        return s
 
 
 # ============================================================================ flattening
