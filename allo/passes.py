@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import math
 
-from .backend.marshal import written_params
 from .errors import AlloError
 from .ir import nodes as N
+from .ir import visit as V
+from .ir.effects import params_maybe_written
 from .ir.types import ArrayType, index
 from .schedule.schedule import Schedule, rendered_by
 
@@ -57,38 +58,10 @@ def _copy_func(name, src_t, dst_t, loc):
     return N.Func(name, [src, dst], [], body, {"kernel": name}, loc)
 
 
-def _replace_buffer(func, old, new):
-    """Every use of Buffer `old` in `func` now refers to `new`."""
-    def fix(e):
-        if isinstance(e, N.Load):
-            return N.Load(new if e.buf is old else e.buf, [fix(i) for i in e.indices], e.type, e.loc)
-        for attr in ("lhs", "rhs", "operand", "value", "cond", "a", "b"):
-            if hasattr(e, attr) and isinstance(getattr(e, attr), N.Expr):
-                setattr(e, attr, fix(getattr(e, attr)))
-        if isinstance(e, N.MathCall):
-            e.args = [fix(a) for a in e.args]
-        return e
-
-    for s in N.walk_stmts(func.body):
-        for attr in ("buf", "init"):
-            if getattr(s, attr, None) is old:
-                setattr(s, attr, new)
-        for attr in ("args", "results", "values"):
-            if isinstance(getattr(s, attr, None), list):
-                setattr(s, attr, [new if a is old else fix(a) if isinstance(a, N.Expr) else a
-                                  for a in getattr(s, attr)])
-        if isinstance(s, N.Store):
-            s.indices, s.value = [fix(i) for i in s.indices], fix(s.value)
-        elif isinstance(s, (N.If, N.While)):
-            s.cond = fix(s.cond)
-        elif isinstance(s, N.For):
-            s.lb, s.ub = fix(s.lb), fix(s.ub)
-
-
 def _rewrite(mod: N.Module, top: str, flatten: bool):
     f = mod.func(top)
     taken = {g.name for g in mod.funcs}
-    written = written_params(f)
+    written = params_maybe_written(f)
     new_funcs, head, tail = [], [], []
     n = len(f.params)
 
@@ -108,7 +81,7 @@ def _rewrite(mod: N.Module, top: str, flatten: bool):
             continue
         outer = N.Buffer(p.name, outer_type(p.type), "arg", loc=p.loc, attrs=dict(p.attrs))
         buf = N.Buffer(f"buf{k}", ArrayType(p.dtype, p.shape), "local", loc=p.loc)
-        _replace_buffer(f, p, buf)
+        V.replace_buffers(f.body, {id(p): buf})
         load = fresh(f"load_buf{k}")
         new_funcs.append(_copy_func(load, outer.type, buf.type, f.loc))
         head += [N.Alloc(buf, None, f.loc), N.CallStmt(load, [outer, buf], [], {}, f.loc)]

@@ -354,9 +354,10 @@ def _random_call(s, prog, r):
 def _current_loops(s):
     """Unambiguous names of the top function's loops right now."""
     from allo.ir import nodes as N
+    from allo.ir import visit as V
 
     func = s.ir.func(s.top_func_name)
-    names = [st.name for st in N.walk_stmts(func.body) if isinstance(st, N.For)]
+    names = [st.name for st in V.walk_stmts(func.body) if isinstance(st, N.For)]
     return [n for n in names if names.count(n) == 1] or ["i"]
 
 

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, settings
 
 import allo
 from allo.ir import nodes as N
-from allo.ir.fixed import to_raw, from_raw, wrap_int
+from allo.ir import visit as V
+from allo.ir.fixed import from_raw, to_raw, wrap_int
 
 FAST = settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 QUICK = settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -31,7 +32,7 @@ def pipelined_loops(s) -> list:
     """Names of loops with pipeline_ii in any function of schedule `s`."""
     out = []
     for f in s.ir.funcs:
-        for st in N.walk_stmts(f.body):
+        for st in V.walk_stmts(f.body):
             if isinstance(st, N.For) and "pipeline_ii" in st.attrs:
                 out.append(st.name)
     return out

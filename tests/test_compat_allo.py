@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import allo
+from allo.dsl.memory import Layout, Memory
 from allo.ir.types import ConstExpr, Fixed, Int, UInt, float32, int8, int16, int32, uint1
 from allo.library import nn
 from allo.library.systolic import systolic
-from allo.dsl.memory import Layout, Memory
 
 RNG = np.random.default_rng(12)
 
@@ -265,7 +265,7 @@ def test_storage_binding_reaches_hls_mlir_and_the_ir():
         return C
 
     s = allo.customize(kernel)
-    bufs = {b.name: b for b in allo.ir.nodes.iter_buffers(s.top_func)}
+    bufs = {b.name: b for b in allo.ir.visit.iter_buffers(s.top_func)}
     assert bufs["A"].attrs["bind_storage"] == {"resource": "URAM", "storage_type": None}
     assert bufs["buf"].attrs["bind_storage"] == {"resource": "LUTRAM", "storage_type": "RAM_1P"}
     text = str(s.module)

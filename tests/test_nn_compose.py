@@ -6,6 +6,7 @@ import torch.nn.functional as F
 
 import allo
 from allo.ir import nodes as N
+from allo.ir import visit as V
 from allo.ir.types import Fixed, float32, int8
 from allo.library import nn
 
@@ -44,7 +45,7 @@ def compose_all(s, instances):
 def functions_with_pipelines(s):
     """Names of the functions of `s` that contain a pipelined loop."""
     return {f.name for f in s.ir.funcs
-            if any(isinstance(st, N.For) and "pipeline_ii" in st.attrs for st in N.walk_stmts(f.body))}
+            if any(isinstance(st, N.For) and "pipeline_ii" in st.attrs for st in V.walk_stmts(f.body))}
 
 
 def test_cnn_composed_matches_torch():

@@ -10,17 +10,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import allo
 from allo.errors import AlloError, ScheduleError
-from allo.ir import nodes as N
 from allo.interp import run
+from allo.ir import nodes as N
+from allo.ir import visit as V
+from allo.ir.check import verify_func
 from allo.ir.types import float32, index, int32
 from allo.schedule import (BandHandle, LoopHandle, buffer_at, compute_at, dataflow, find_buffer, find_loop, fuse,
-                           get_bands, get_loops, loop_path, loop_tree, parallel, partition, pipeline, reorder,
-                           reuse_at, split, unroll)
+                           get_bands, get_loops, loop_path, loop_tree, parallel, partition, pipeline, reorder, reuse_at,
+                           split, unroll)
 from allo.schedule.rewrite import trip_count
-from allo.ir.check import verify_func
-
-import allo
 
 
 # ----------------------------------------------------------------------------- IR construction helpers
@@ -220,7 +220,7 @@ def fingerprint(func):
             return repr(e.value)
         if isinstance(e, N.Load):
             return f"{nm(e.buf)}[{','.join(map(ex, e.indices))}]"
-        return f"{type(e).__name__}({getattr(e, 'op', getattr(e, 'fn', ''))},{','.join(map(ex, N.child_exprs(e)))})"
+        return f"{type(e).__name__}({getattr(e, 'op', getattr(e, 'fn', ''))},{','.join(map(ex, V.child_exprs(e)))})"
 
     def st(s):
         if isinstance(s, N.For):
@@ -313,6 +313,7 @@ def test_interp_fixed_point():
 
 def test_interp_control_flow_calls_and_globals():
     from allo.ir.types import bool as bool_t
+
     # helper(X, s) -> X * s (array) ; top calls it, then loops with while/if/select over a global
     X, s = arg("X", float32[4]), N.Buffer("s", N.ArrayType(float32, ()), "scalar_arg")
     Y = local("Y", float32[4])
@@ -426,12 +427,12 @@ def test_split_structure():
     assert loop_tree(f) == [("i.outer", [("i.inner", [("j", [("k", [])])])])]
     assert outer.attrs == {"op_name": "S_i_j_0"} and inner.attrs == {}
     assert (trip_count(outer), trip_count(inner)) == (4, 4)
-    assert not any(isinstance(s, N.If) for s in N.walk_stmts(f.body))  # 16 % 4 == 0: no guard
+    assert not any(isinstance(s, N.If) for s in V.walk_stmts(f.body))  # 16 % 4 == 0: no guard
     split(f, "j", 5)
     j_in = find_loop(f, "j.inner")
     assert trip_count(find_loop(f, "j.outer")) == 4 and trip_count(j_in) == 5
     assert isinstance(j_in.body[0], N.If)  # 16 % 5 != 0: guarded
-    st = next(s for s in N.walk_stmts(f.body) if isinstance(s, N.Store))
+    st = next(s for s in V.walk_stmts(f.body) if isinstance(s, N.Store))
     assert st.loc is None or st.loc  # loc is kept on the moved store (None in hand-built IR)
 
 
@@ -480,7 +481,7 @@ def test_tiling_with_non_dividing_factors():
         reorder(f, "i.outer", "j.outer", "i.inner", "j.inner")
     f, _ = check_same(gemm, tile)
     assert loop_tree(f) == [("i.outer", [("j.outer", [("i.inner", [("j.inner", [("k", [])])])])])]
-    guards = [s for s in N.walk_stmts(f.body) if isinstance(s, N.If)]
+    guards = [s for s in V.walk_stmts(f.body) if isinstance(s, N.If)]
     assert len(guards) == 2  # each guard sits just inside the loop it tests
     assert find_loop(f, "i.inner").body[0] is guards[0] and find_loop(f, "j.inner").body[0] is guards[1]
     check_same(gemm, lambda f: (tile(f), fuse(f, "i.inner", "j.inner"), buffer_at(f, "C", "j.outer")))
@@ -493,10 +494,10 @@ def test_rewrites_keep_locations():
     def located_gemm():
         mod = gemm()
         f = mod.func("gemm")
-        for k, s in enumerate(N.walk_stmts(f.body)):
+        for k, s in enumerate(V.walk_stmts(f.body)):
             s.loc = Loc("k.py", 10 + k, 4)
-            for e in N.stmt_exprs(s):
-                for x in N.walk_expr(e):
+            for e in V.stmt_exprs(s):
+                for x in V.walk_expr(e):
                     if isinstance(x, N.Load):
                         x.loc = Loc("k.py", 10 + k, 8)
         return mod
@@ -507,8 +508,8 @@ def test_rewrites_keep_locations():
         reorder(f, "k", "j")
         fuse(f, "i.outer", "i.inner")
     f, _ = check_same(located_gemm, sched)
-    nodes = [s for s in N.walk_stmts(f.body) if isinstance(s, (N.Store, N.Alloc, N.For, N.If))]
-    nodes += [x for s in N.walk_stmts(f.body) for e in N.stmt_exprs(s) for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    nodes = [s for s in V.walk_stmts(f.body) if isinstance(s, (N.Store, N.Alloc, N.For, N.If))]
+    nodes += [x for s in V.walk_stmts(f.body) for e in V.stmt_exprs(s) for x in V.walk_expr(e) if isinstance(x, N.Load)]
     assert nodes and all(x.loc is not None for x in nodes)
 
 
@@ -711,8 +712,8 @@ def test_reuse_at_after_split():
 
 
 def _loads(body):
-    from allo.schedule.rewrite import iter_loads
-    return list(iter_loads(body))
+    from allo.ir.effects import loads
+    return list(loads(body))
 
 
 def test_reuse_at_errors():
@@ -785,7 +786,7 @@ KERNELS = {
 
 def _random_step(data, func):
     """Apply one random primitive; ScheduleErrors are fine when the state is left unchanged."""
-    loops = [lp for lp in N.walk_stmts(func.body) if isinstance(lp, N.For)]
+    loops = [lp for lp in V.walk_stmts(func.body) if isinstance(lp, N.For)]
     handles = {id(lp): _qualified(func, lp) for lp in loops}
     pick = lambda: handles[id(data.draw(st.sampled_from(loops)))]  # noqa: E731
     prim = data.draw(st.sampled_from(["split", "reorder", "fuse", "unroll", "buffer_at", "pipeline", "reuse_at",
@@ -802,14 +803,14 @@ def _random_step(data, func):
         return unroll, (pick(), data.draw(st.integers(0, 4)))
     if prim == "pipeline":
         return pipeline, (pick(), data.draw(st.integers(1, 3)))
-    bufs = [b_.name for b_ in N.iter_buffers(func) if b_.kind != "global"]
+    bufs = [b_.name for b_ in V.iter_buffers(func) if b_.kind != "global"]
     target = data.draw(st.sampled_from(bufs))
     return (buffer_at if prim == "buffer_at" else reuse_at), (target, pick())
 
 
 def _qualified(func, lp):
     from allo.schedule import band_of
-    same_name = [x for x in N.walk_stmts(func.body) if isinstance(x, N.For) and x.name == lp.name]
+    same_name = [x for x in V.walk_stmts(func.body) if isinstance(x, N.For) and x.name == lp.name]
     if len(same_name) == 1:
         return lp.name
     return f"{band_of(func, lp)}/{lp.name}"

@@ -10,6 +10,7 @@ import pytest
 import allo
 from allo import Partition, qor
 from allo.ir import nodes as N
+from allo.ir import visit as V
 from allo.ir.types import float32, int32
 from allo.qor.affine import MAY, Aff, dependence_distance
 from allo.qor.tables import Tables, bram_18k
@@ -275,7 +276,7 @@ def test_memory_resources():
     def res(**attrs):
         s = allo.customize(k)
         for key, v in attrs.items():
-            [b for b in N.iter_buffers(s.ir.func("k")) if b.name == "T"][0].attrs[key] = v
+            [b for b in V.iter_buffers(s.ir.func("k")) if b.name == "T"][0].attrs[key] = v
         return qor.estimate(s).resources
 
     base = res()
@@ -296,7 +297,7 @@ def test_local_array_resources_by_storage():
 
     def res(binding=None, part=None):
         s = allo.customize(k)
-        t = [b for b in N.iter_buffers(s.ir.func("k")) if b.name == "T"][0]
+        t = [b for b in V.iter_buffers(s.ir.func("k")) if b.name == "T"][0]
         if binding:
             t.attrs["bind_storage"] = {"resource": binding}
         if part:
@@ -322,7 +323,7 @@ def test_bind_storage_single_port_and_no_auto_partition():
     def j_row(storage=None):
         s = allo.customize(k)
         if storage:
-            [b for b in N.iter_buffers(s.ir.func("k")) if b.name == "T"][0].attrs["bind_storage"] = storage
+            [b for b in V.iter_buffers(s.ir.func("k")) if b.name == "T"][0].attrs["bind_storage"] = storage
         return qor.estimate(s).loop("j")
 
     assert j_row().ii == 1  # two reads of a dual-port BRAM
@@ -341,7 +342,7 @@ class Mystery(N.Expr):
 
 def test_unknown_expression_nodes_are_tolerated():
     s = allo.customize(scale)
-    st = [x for x in N.walk_stmts(s.ir.func("scale").body) if isinstance(x, N.Store) and x.buf.name == "B"][0]
+    st = [x for x in V.walk_stmts(s.ir.func("scale").body) if isinstance(x, N.Store) and x.buf.name == "B"][0]
     st.value = Mystery(st.value)
     r = qor.estimate(s)
     assert r.latency_cycles > 16 * 8
@@ -411,7 +412,8 @@ def test_faster_clock_needs_more_cycles():
 
 
 # ----------------------------------------------------------------------------- properties
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st  # noqa: E402
 
 
 @settings(max_examples=int(__import__("os").environ.get("ALLO_FUZZ_EXAMPLES", "3")), deadline=None)

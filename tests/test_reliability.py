@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import allo
-from allo.transforms import guards
 from allo.interp import run
 from allo.ir.types import float32, int32
+from allo.transforms import guards
 
 from . import kernels_unsafe as ku
 
@@ -135,11 +135,12 @@ def test_uninitialised_locals_start_at_zero_everywhere():
 
 def test_zero_init_is_only_added_where_needed():
     from allo.ir import nodes as N
+    from allo.ir import visit as V
 
     for fn, want in ((ku.written_first, [None, None]), (ku.uninitialised, [0.0])):
         ir = allo.customize(fn).ir.clone()
         guards.zero_init(ir)
-        inits = [st.init for st in N.walk_stmts(ir.func(fn.__name__).body) if isinstance(st, N.Alloc)]
+        inits = [st.init for st in V.walk_stmts(ir.func(fn.__name__).body) if isinstance(st, N.Alloc)]
         assert [None if i is None else i.value for i in inits] == want
     code = allo.customize(ku.written_first).build(target="vhls").hls_code
     assert code.count("for (") == 1  # no fill loop added for B

@@ -15,6 +15,7 @@ from allo.backend.llvm.module import build_llvm
 from allo.backend.rtl.ifconv import if_convert
 from allo.backend.rtl.prepare import prepare_for_hw
 from allo.ir import nodes as N
+from allo.ir import visit as V
 from allo.ir.types import int16, int32
 from tests.rtl_util import assert_bit_exact, calyx_well_formed, needs_rtl
 from tests.test_rtl_flow import TABLE, _mixed_args, in_place, int5, mixed, scale
@@ -96,7 +97,7 @@ def test_if_conversion_leaves_no_if():
     s = allo.customize(branches)
     hw = prepare_for_hw(s.ir.clone(), "Calyx")
     if_convert(hw.func)
-    assert not any(isinstance(x, N.If) for x in N.walk_stmts(hw.func.body))
+    assert not any(isinstance(x, N.If) for x in V.walk_stmts(hw.func.body))
 
 
 def test_calyx_of_kernel_with_branches_calls_and_constants():

@@ -10,7 +10,8 @@ import shutil
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import allo
 from allo.ir.types import float32, int32
@@ -75,7 +76,7 @@ def inputs(rng, P, Q, R, dtype=np.float32):
 def test_to_marks_fifos_and_dataflow():
     s = streamed(6, 5, 4, depth=8)
     top, mm1, mm2 = (s.ir.func(n) for n in ("top", "mm1", "mm2"))
-    assert [b for b in allo.ir.nodes.iter_buffers(top) if b.name == "tmp"][0].attrs["stream"] == 8
+    assert [b for b in allo.ir.visit.iter_buffers(top) if b.name == "tmp"][0].attrs["stream"] == 8
     assert mm1.params[2].attrs["stream"] == 8 and mm2.params[0].attrs["stream"] == 8
     assert top.attrs["dataflow"]
     assert "to('tmp', 'mm2', depth=8)" in str(s)
@@ -131,8 +132,8 @@ def test_fifo_lowering_reads_in_write_order():
     s = streamed(3, 2, 3)
     mod = lower_streams(s.ir.clone())
     mm2 = mod.func("mm2")
-    loads = [x for st_ in allo.ir.nodes.walk_stmts(mm2.body) for e in allo.ir.nodes.stmt_exprs(st_)
-             for x in allo.ir.nodes.walk_expr(e) if isinstance(x, allo.ir.nodes.Load) and x.buf is mm2.params[0]]
+    loads = [x for st_ in allo.ir.visit.walk_stmts(mm2.body) for e in allo.ir.visit.stmt_exprs(st_)
+             for x in allo.ir.visit.walk_expr(e) if isinstance(x, allo.ir.nodes.Load) and x.buf is mm2.params[0]]
     assert len(loads) == 1 and all(not isinstance(i, allo.ir.nodes.IterVar) for i in loads[0].indices)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from ..errors import BackendError, located
-from ..ir import nodes as N
+from ..ir import nodes as N, visit as V
 from ..render.scalars import _elem_bytes
 
 
@@ -32,7 +32,7 @@ def check_allocation_sizes(mod: N.Module, limit: int | None = None) -> None:
         except (ValueError, OSError):  # pragma: no cover - not POSIX
             return
     for f in mod.funcs:
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc):
                 size = s.buf.type.size * _elem_bytes(s.buf.dtype)
                 if size > limit:

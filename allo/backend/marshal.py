@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import AlloTypeError
 from ..ir import nodes as N
+from ..ir.effects import params_maybe_written
 from ..ir.fixed import from_raw, to_raw
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
 from .convert import check_convertible, convert_input
@@ -195,17 +196,6 @@ class _OutSpec:
 
 
 # ============================================================================ the plan
-def written_params(func: N.Func) -> set:
-    """ids of params the function may write (stored to, or passed to a call)."""
-    out = set()
-    for s in N.walk_stmts(func.body):
-        if isinstance(s, N.Store):
-            out.add(id(s.buf))
-        elif isinstance(s, N.CallStmt):
-            out.update(id(a) for a in s.args if isinstance(a, N.Buffer))
-    return out
-
-
 def returned_params(func: N.Func) -> dict:
     """{result index: parameter index} for results that are array parameters (`return A`)."""
     ret = func.body[-1] if func.body and isinstance(func.body[-1], N.Return) else None
@@ -233,7 +223,7 @@ class CallPlan:
         check_io_widths(func)
         self.fname = func.name
         if written is None:
-            written = written_params(func)
+            written = params_maybe_written(func)
         else:
             written = {id(func.params[k]) for k in written}
         self.params = list(func.params)
@@ -319,5 +309,4 @@ class CallPlan:
         return vals[0] if self.n_results == 1 else tuple(vals)
 
 
-__all__ = ["CallPlan", "check_writable", "returned_params", "descriptor_class", "new_descriptor", "storage_dtype",
-           "written_params"]
+__all__ = ["CallPlan", "check_writable", "returned_params", "descriptor_class", "new_descriptor", "storage_dtype"]

@@ -31,11 +31,12 @@ Example::
 from __future__ import annotations
 
 import itertools
-import math
 
+from ..ir import effects as E
 from ..ir import nodes as N
+from ..ir import visit as V
+from ..ir.loops import all_loops, band_of
 from ..schedule import rewrite as R
-from ..schedule.loops import all_loops, band_of, iter_loops
 from .space import Space
 
 LANE_LADDER = (1, 2, 4, 8, 16, 32, 64, 128, 256)
@@ -57,7 +58,7 @@ def reachable_funcs(ir: N.Module) -> list:
     seen, todo = {ir.top}, [ir.top]
     while todo:
         f = ir.func(todo.pop())
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.CallStmt) and s.callee not in seen and s.callee in {g.name for g in ir.funcs}:
                 seen.add(s.callee)
                 todo.append(s.callee)
@@ -111,8 +112,8 @@ def _add_seeds(space, max_lanes):
 def _leaf_chains(func):
     """(innermost loop, the perfect chain of up to MAX_ORDER_DEPTH loops ending with it)."""
     out = []
-    for lp, path in iter_loops(func.body):
-        if any(isinstance(s, N.For) for s in N.walk_stmts(lp.body)):
+    for lp, path in V.iter_loops(func.body):
+        if any(isinstance(s, N.For) for s in V.walk_stmts(lp.body)):
             continue
         chain = [lp]
         for parent in reversed(path):
@@ -135,7 +136,7 @@ def _indexed_dims(func, loop) -> dict:
     """{id(IterVar) of a loop in `loop`'s subtree: [(buffer name, 1-based dim, extent)]} for the
     array accesses of the subtree whose index in that dimension uses the loop variable."""
     names = {}
-    for b in N.iter_buffers(func):
+    for b in V.iter_buffers(func):
         names.setdefault(b.name, []).append(b)
     out = {}
 
@@ -146,17 +147,17 @@ def _indexed_dims(func, loop) -> dict:
             for vid in R.expr_vars(e):
                 out.setdefault(vid, set()).add((buf.name, d + 1, buf.shape[d]))
 
-    for s in N.walk_stmts([loop]):
+    for s in V.walk_stmts([loop]):
         if isinstance(s, N.Store):
             note(s.buf, s.indices)
-    for ld in R.iter_loads([loop]):
+    for ld in E.loads([loop]):
         note(ld.buf, ld.indices)
     return {k: sorted(v) for k, v in out.items()}
 
 
 def _already_partitioned(func) -> set:
     out = set()
-    for b in N.iter_buffers(func):
+    for b in V.iter_buffers(func):
         for kind, dim, factor in b.attrs.get("partition", ()):
             dims = range(1, len(b.shape) + 1) if dim == 0 else [dim]
             out.update((b.name, d) for d in dims)
@@ -225,8 +226,8 @@ def _record_pipeline(s, cfg, group, order, addr, trips, max_lanes) -> dict:
 def _updated_buffers(loop) -> set:
     """Names of the arrays a nest both reads and writes (accumulators: their recurrences go
     through registers when completely partitioned)."""
-    reads = {b.name for b in R.read_buffers([loop]).values()}
-    return {b.name for b in R.written_buffers([loop]).values() if b.name in reads and b.shape}
+    reads = {b.name for b in E.reads([loop]).values()}
+    return {b.name for b in E.writes([loop]).values() if b.name in reads and b.shape}
 
 
 def _lane_options(trip, max_lanes: int) -> list:
@@ -258,7 +259,7 @@ def _add_dataflow(space, func):
 
 def _add_streams(space, ir, func, streamed):
     calls = [s for s in func.body if isinstance(s, N.CallStmt)]
-    for buf in N.iter_buffers(func):
+    for buf in V.iter_buffers(func):
         if buf.kind not in ("local", "result") or not buf.shape:
             continue
         users = [(c, [k for k, a in enumerate(list(c.args) + list(c.results)) if a is buf]) for c in calls]

@@ -21,8 +21,8 @@ from dataclasses import asdict, dataclass
 
 from ..errors import AlloError
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..qor.api import estimate
-from ..schedule.loops import iter_loops
 from ..schedule.schedule import Schedule
 
 
@@ -86,9 +86,9 @@ def fingerprint(ir: N.Module) -> str:
     h = hashlib.sha256(ir.top.encode())
     for f in ir.funcs:
         h.update(f.name.encode())
-        for b in N.iter_buffers(f):
+        for b in V.iter_buffers(f):
             h.update(f"{b.name}:{b.kind}:{b.type}:{sorted(map(str, b.attrs.items()))}".encode())
-        for lp, path in iter_loops(f.body):
+        for lp, path in V.iter_loops(f.body):
             h.update(f"{len(path)}:{lp.name}:{lp.lb}:{lp.ub}:{lp.step}:{sorted(map(str, lp.attrs.items()))}".encode())
         h.update(str(sorted(map(str, f.attrs.items()))).encode())
     return h.hexdigest()[:16]

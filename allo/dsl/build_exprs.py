@@ -14,8 +14,9 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError
 from ..ir import bits, emit
-from ..ir.nodes import Alloc, Buffer, Expr, If, Load, Store, describe, user_words, walk_expr
+from ..ir.nodes import Alloc, Buffer, Expr, If, Load, Store, describe, user_words
 from ..ir.types import ArrayType, Fixed, Index, Int, UFixed, UInt, index
+from ..ir.visit import walk_expr
 from .calls import plain_kernel
 from .forms import _compile_time
 from .regions import read_region, region_spec

@@ -18,8 +18,9 @@ import numpy as np
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
-                        user_words, walk_expr)
-from ..ir.types import AlloType, ArrayType, Index, Int, UInt, index, int32
+                        user_words)
+from ..ir.types import AlloType, ArrayType, Float, Index, Int, UInt, float32, float64, index, int32
+from ..ir.visit import walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
 from .calls import CallDispatcher
@@ -87,8 +88,6 @@ class ModuleBuilder(InstanceNames):
 
     def global_buffer(self, array: np.ndarray, name_hint: str, dtype: AlloType | None = None) -> Buffer:
         """A memref.global for a numpy constant (one per array object)."""
-        from ..ir.types import Float, Int, UInt, float32, float64
-
         key = (id(array), repr(dtype) if dtype is not None else None)  # one array may be declared as several types
         if key in self.globals:
             return self.globals[key]

@@ -15,8 +15,10 @@ import ast
 
 from ..errors import AlloSyntaxError, AlloTypeError, located
 from ..ir import emit
-from ..ir.nodes import Alloc, Buffer, CallStmt, Const, For, If, Load, Return, Store, While, stmt_exprs, walk_expr
+from ..ir.effects import params_maybe_written, refers
+from ..ir.nodes import Alloc, Buffer, Const, Expr, For, Load, Store, While
 from ..ir.types import index
+from ..ir.visit import COPY, LOAD, PASS, RETURN, STORE, Walker, walk_stmts
 
 
 def is_region(node: ast.Subscript, buf: Buffer, values) -> bool:
@@ -125,42 +127,33 @@ def write_region(fb, buf, spec, value, loc):
 
 def write_back_views(fb, callee, args, loc):
     """After a call: copy each region argument the callee writes back into the array it came from."""
-    from ..backend.marshal import written_params
-
-    written = written_params(callee)
+    written = params_maybe_written(callee)
     for p, a in zip(callee.params, args):
         view = fb.views.get(id(a)) if isinstance(a, Buffer) else None
         if view is not None and id(p) in written:
             before = len(fb.block)
             write_region(fb, view[0], view[1], a, loc)
             for s in fb.block[before:]:  # the copy-back is the view's own write, not a change to it
-                from ..ir.nodes import walk_stmts
-
                 fb.view_writebacks.update(id(x) for x in walk_stmts([s]))
 
 
-def _positions(body, loops=(), out=None):
-    """[(stmt, pre-order position, ids of enclosing loops)] for every statement of `body`."""
-    out = [] if out is None else out
-    for s in body:
-        out.append((s, len(out), loops))
-        if isinstance(s, (For, While)):
-            _positions(s.body, loops + (id(s),), out)
-        elif isinstance(s, If):
-            _positions(s.then, loops, out)
-            _positions(s.orelse, loops, out)
-    return out
+class _Positions(Walker):
+    """[(stmt, pre-order position, ids of enclosing loops)] for every statement walked, in `out`."""
+
+    def __init__(self):
+        super().__init__()
+        self.out = []
+
+    def visit(self, node):
+        if isinstance(node, Expr):
+            return
+        self.out.append((node, len(self.out), tuple(id(p) for p in self.path if isinstance(p, (For, While)))))
+        self.generic(node)
 
 
 def _touches(s, buf, write):
     """Does statement `s` write (write=True) or read `buf`?"""
-    if write:
-        return (isinstance(s, Store) and s.buf is buf) or (isinstance(s, CallStmt) and any(a is buf for a in s.args))
-    if isinstance(s, (CallStmt, Return)) and any(a is buf for a in (s.args if isinstance(s, CallStmt) else s.values)):
-        return True
-    if isinstance(s, Alloc) and s.init is buf:
-        return True
-    return any(isinstance(x, Load) and x.buf is buf for e in stmt_exprs(s) for x in walk_expr(e))
+    return refers(s, buf, (STORE, PASS) if write else (PASS, RETURN, COPY, LOAD))
 
 
 def check_stale_regions(fb, body):
@@ -168,7 +161,7 @@ def check_stale_regions(fb, body):
     numpy and upstream Allo give). That case is an error naming both lines, never a silent copy."""
     if not fb.views:
         return
-    stmts = _positions(body)
+    stmts = _Positions().walk(body).out
     for rid, (src, _) in fb.views.items():
         made = next(((s, p, lp) for s, p, lp in stmts if isinstance(s, Alloc) and id(s.buf) == rid), None)
         if made is None:

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import AlloTypeError
 from .nodes import BinOp, Cast, Const, Expr, MathCall, Select, UnaryOp, describe
 from .promote import common, fits, literal_type, negate_type, result_type
-from .types import AlloType, Fixed, Float, Index, Int, UFixed, UInt, float32, index, int64, is_bool, is_fixed, is_float
+from .types import AlloType, Fixed, Float, Index, Int, UInt, float32, index, int64, is_bool, is_fixed, is_float
 
 bool_t = UInt(1)
 

@@ -9,6 +9,8 @@ Conventions
 - Loop induction variables are `IterVar`s (type index). A `For` has `name` (the `loop_name`
   attribute) and `attrs` (e.g. `op_name`, `pipeline_ii`, `unroll`, `parallel`).
 - Buffers are referenced by identity; `Func.clone()` deep-copies a function and remaps them.
+- Which fields hold statements, expressions and buffers is known to `allo.ir.visit`, which walks
+  and rewrites the tree; `allo.ir.effects` says what statements read and write.
 - Every node may carry `loc` (allo.ir.source.Loc) pointing at the kernel source line.
 
 Example (what `for i in range(4): C[i] = A[i] + 1.0` becomes)::
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 from .types import AlloType, ArrayType, Index
@@ -156,6 +158,15 @@ class Buffer:
     loc: Any = None
     attrs: dict = field(default_factory=dict)  # e.g. {"partition": [(kind, dim, factor)]}
 
+    def __deepcopy__(self, memo):
+        """A copy sharing `data`: the IR never writes into a constant's contents."""
+        new = copy.copy(self)
+        memo[id(self)] = new
+        for f in fields(self):
+            if f.name != "data":
+                setattr(new, f.name, copy.deepcopy(getattr(self, f.name), memo))
+        return new
+
     @property
     def dtype(self) -> AlloType:
         return self.type.dtype
@@ -254,11 +265,7 @@ class Func:
 
     def clone(self, name: Optional[str] = None) -> "Func":
         """Deep copy with fresh Buffers/IterVars (numpy global data is shared, not copied)."""
-        memo = {}
-        for buf in iter_buffers(self):
-            if buf.data is not None:
-                memo[id(buf.data)] = buf.data
-        f = copy.deepcopy(self, memo)
+        f = copy.deepcopy(self)
         if name is not None:
             f.name = name
         return f
@@ -282,84 +289,7 @@ class Module:
         return Module([f.clone() for f in self.funcs], self.top, copy.deepcopy(self.meta))
 
 
-# ----------------------------------------------------------------------------- traversal
-def walk_stmts(body):
-    """Yield every statement in `body` recursively (pre-order)."""
-    for s in body:
-        yield s
-        if isinstance(s, For) or isinstance(s, While):
-            yield from walk_stmts(s.body)
-        elif isinstance(s, If):
-            yield from walk_stmts(s.then)
-            yield from walk_stmts(s.orelse)
-
-
-def child_exprs(e):
-    if isinstance(e, Load):
-        return list(e.indices)
-    if isinstance(e, BinOp):
-        return [e.lhs, e.rhs]
-    if isinstance(e, (UnaryOp,)):
-        return [e.operand]
-    if isinstance(e, Cast):
-        return [e.value]
-    if isinstance(e, MathCall):
-        return list(e.args)
-    if isinstance(e, Select):
-        return [e.cond, e.a, e.b]
-    return []
-
-
-def walk_expr(e):
-    yield e
-    for c in child_exprs(e):
-        yield from walk_expr(c)
-
-
-def stmt_exprs(s):
-    """The expressions directly held by statement `s` (not those of nested statements)."""
-    if isinstance(s, For):
-        return [s.lb, s.ub]
-    if isinstance(s, (If, While)):
-        return [s.cond]
-    if isinstance(s, Alloc):
-        return [s.init] if isinstance(s.init, Expr) else []
-    if isinstance(s, Store):
-        return list(s.indices) + [s.value]
-    if isinstance(s, CallStmt):
-        return [a for a in s.args if isinstance(a, Expr)]
-    if isinstance(s, Return):
-        return [v for v in s.values if isinstance(v, Expr)]
-    return []
-
-
-def iter_buffers(func: Func):
-    """Every distinct Buffer a function mentions."""
-    seen = {}
-    for p in func.params:
-        seen.setdefault(id(p), p)
-    for s in walk_stmts(func.body):
-        if isinstance(s, Alloc):
-            seen.setdefault(id(s.buf), s.buf)
-            if isinstance(s.init, Buffer):
-                seen.setdefault(id(s.init), s.init)
-        if isinstance(s, Store):
-            seen.setdefault(id(s.buf), s.buf)
-        if isinstance(s, CallStmt):
-            for a in list(s.args) + list(s.results):
-                if isinstance(a, Buffer):
-                    seen.setdefault(id(a), a)
-        if isinstance(s, Return):
-            for a in s.values:
-                if isinstance(a, Buffer):
-                    seen.setdefault(id(a), a)
-        for e in stmt_exprs(s):
-            for sub in walk_expr(e):
-                if isinstance(sub, Load):
-                    seen.setdefault(id(sub.buf), sub.buf)
-    return list(seen.values())
-
-
+# ----------------------------------------------------------------------------- messages
 _USER_WORDS = {"IterVar": "loop variable", "Load": "scalar value", "BinOp": "scalar expression",
                "UnaryOp": "scalar expression", "Cast": "scalar expression", "Select": "scalar expression",
                "MathCall": "scalar expression", "Const": "constant", "Buffer": "array", "ArrayType": "array type"}
@@ -383,24 +313,3 @@ def user_words(message: str) -> str:
     if _USER_WORDS_RE is None:
         _USER_WORDS_RE = re.compile(r"\b(" + "|".join(_USER_WORDS) + r")\b")
     return _USER_WORDS_RE.sub(lambda m: _USER_WORDS[m.group(1)], message)
-
-
-def substitute(e: Expr, mapping: dict) -> Expr:
-    """Return a copy of `e` where IterVars are replaced by `mapping[var]` exprs (keys are IterVar objects)."""
-    if isinstance(e, IterVar):
-        return mapping.get(e, e)
-    if isinstance(e, Const):
-        return e
-    if isinstance(e, Load):
-        return Load(e.buf, [substitute(i, mapping) for i in e.indices], e.type, e.loc)
-    if isinstance(e, BinOp):
-        return BinOp(e.op, substitute(e.lhs, mapping), substitute(e.rhs, mapping), e.type, e.loc)
-    if isinstance(e, UnaryOp):
-        return UnaryOp(e.op, substitute(e.operand, mapping), e.type, e.loc)
-    if isinstance(e, Cast):
-        return Cast(substitute(e.value, mapping), e.type, e.loc)
-    if isinstance(e, MathCall):
-        return MathCall(e.fn, [substitute(a, mapping) for a in e.args], e.type, e.loc)
-    if isinstance(e, Select):
-        return Select(substitute(e.cond, mapping), substitute(e.a, mapping), substitute(e.b, mapping), e.type, e.loc)
-    raise TypeError(f"unknown expression {type(e).__name__}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from . import nodes as N
+from .loops import find_loop
+from .visit import loop_path
 
 
 def find_loop_in_bands(func: N.Func, axis: str) -> tuple:
@@ -17,8 +19,6 @@ def find_loop_in_bands(func: N.Func, axis: str) -> tuple:
     Example: for `for i in range(32): ... for j in range(32):` nested in one statement,
     `find_loop_in_bands(f, "j")` is `("S_i_0", "j")`.
     """
-    from ..schedule.loops import find_loop, loop_path
-
     if not isinstance(func, N.Func):
         raise ScheduleError(f"find_loop_in_bands: expected a function (e.g. s.top_func), got {type(func).__name__}")
     loop = find_loop(func, axis, "find_loop_in_bands", "axis")

@@ -22,7 +22,9 @@ import dataclasses
 import math
 from collections import Counter
 
+from ..ir import effects as E
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.promote import common
 from .affine import MAY, cond_value, dependence_distance, index_aff
 from .memory import Mem
@@ -100,7 +102,7 @@ def op_cost(e, tables) -> OpCost:
 
 def children(e) -> list:
     """Sub-expressions of any node, also node kinds this module does not know."""
-    kids = N.child_exprs(e)
+    kids = V.child_exprs(e)
     if kids or isinstance(e, (N.Const, N.IterVar, N.Load, N.BinOp, N.UnaryOp, N.Cast, N.MathCall, N.Select)):
         return kids
     out = []
@@ -172,7 +174,7 @@ class Interpreter:
     def run(self, body, lanes=None):
         """Interpret `body` once per lane environment (all lanes form one iteration)."""
         self._declare(body)
-        self.written = {self.mem(b).uid for b in _written_buffers(body)}
+        self.written = {self.mem(b).uid for b in E.writes(body).values()}
         for env in lanes or [{}]:
             self.block(body, dict(env), 0)
             if self.res.truncated:
@@ -184,7 +186,7 @@ class Interpreter:
 
     def _declare(self, body):
         """Arrays declared inside the body live in registers (one copy per iteration)."""
-        for s in N.walk_stmts(body):
+        for s in V.walk_stmts(body):
             if isinstance(s, N.Alloc) and s.buf.shape and id(s.buf) not in self.local_mems:
                 self.local_mems[id(s.buf)] = Mem(s.buf.name, "reg", tuple(s.buf.shape), _bits(s.buf.dtype))
 
@@ -410,16 +412,6 @@ class Interpreter:
 
 def _akey(addr):
     return tuple(a.key() if a is not None else ("?", n) for n, a in enumerate(addr))
-
-
-def _written_buffers(body) -> list:
-    out = []
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Store):
-            out.append(s.buf)
-        elif isinstance(s, N.CallStmt):
-            out += [a for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
-    return out
 
 
 def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None) -> BodyResult:

@@ -25,7 +25,9 @@ import math
 from dataclasses import dataclass, field
 
 from ..errors import AlloError
+from ..ir import effects as E
 from ..ir import nodes as N
+from ..ir import visit as V
 from .affine import Aff, index_aff
 from .body import Interpreter, interpret
 from .bundles import bundle_name
@@ -78,7 +80,7 @@ def _label(lp) -> str:
 
 
 def _has_loop(body) -> bool:
-    return any(isinstance(s, (N.For, N.While)) for s in N.walk_stmts(body))
+    return any(isinstance(s, (N.For, N.While)) for s in V.walk_stmts(body))
 
 
 class Estimator:
@@ -141,7 +143,7 @@ class Estimator:
         ctrl = self.tables.control
         inlined = (func.name != self.mod.top and not _has_loop(func.body)
                    and _op_count(func.body) <= int(ctrl["inline_max_ops"])
-                   and not any(isinstance(s, N.CallStmt) for s in N.walk_stmts(func.body)))
+                   and not any(isinstance(s, N.CallStmt) for s in V.walk_stmts(func.body)))
         lat = lat + (0 if inlined else int(ctrl["function_overhead"]))
         interval = lat + 1 if interval is None else interval
         for m in {id(m): m for m in fctx.mems.values()}.values():
@@ -237,7 +239,7 @@ class Estimator:
 
     def _inline_call(self, s) -> bool:
         callee = self.mod.func(s.callee)
-        return (not _has_loop(callee.body) and not any(isinstance(x, N.CallStmt) for x in N.walk_stmts(callee.body))
+        return (not _has_loop(callee.body) and not any(isinstance(x, N.CallStmt) for x in V.walk_stmts(callee.body))
                 and _op_count(callee.body) <= int(self.tables.control["inline_max_ops"]))
 
     def call(self, fctx, s) -> tuple:
@@ -281,9 +283,9 @@ class Estimator:
             return True, max(1, int(s.attrs["pipeline_ii"])), True
         if s.attrs.get("dataflow") or s.attrs.get("unroll") == 0:
             return False, None, False
-        if _inner_loops(s.body) or any(isinstance(x, N.While) for x in N.walk_stmts(s.body)):
+        if _inner_loops(s.body) or any(isinstance(x, N.While) for x in V.walk_stmts(s.body)):
             return False, None, False
-        if any(isinstance(x, N.CallStmt) and not self._inline_call(x) for x in N.walk_stmts(s.body)):
+        if any(isinstance(x, N.CallStmt) and not self._inline_call(x) for x in V.walk_stmts(s.body)):
             return False, None, False
         n, _ = self.trip(s, ranges)
         u = s.attrs.get("unroll")
@@ -501,60 +503,30 @@ class Estimator:
         return latency, rows, interval
 
     def _rw(self, fctx, s) -> tuple:
-        """Memories a statement reads and writes ({uid: Mem} each)."""
+        """Memories a statement reads and writes ({uid: Mem} each); initialising a local writes it,
+        and a call reads and writes what its callee does with each argument."""
         reads, writes = {}, {}
-        for x in N.walk_stmts([s]):
-            for e in N.stmt_exprs(x):
-                for sub in N.walk_expr(e):
-                    if isinstance(sub, N.Load) and sub.buf.shape:
-                        m = fctx.mem(sub.buf)
-                        reads[m.uid] = m
-            if isinstance(x, N.Store) and x.buf.shape:
-                m = fctx.mem(x.buf)
-                writes[m.uid] = m
-            if isinstance(x, N.Alloc) and x.buf.shape and x.init is not None:
-                m = fctx.mem(x.buf)
-                writes[m.uid] = m
+        for x in V.walk_stmts([s]):
+            modes = {}
             if isinstance(x, N.CallStmt):
                 callee = self.mod.func(x.callee)
-                modes = self.param_modes(callee)
+                effects = E.param_effects(self.mod, callee.name, self._modes)
                 for p, a in zip(callee.params, x.args):
-                    if isinstance(a, N.Buffer) and a.shape:
-                        m = fctx.mem(a)
-                        r, w = modes.get(id(p), (True, True))
-                        if r:
-                            reads[m.uid] = m
-                        if w:
-                            writes[m.uid] = m
-                for r in x.results:
-                    if isinstance(r, N.Buffer) and r.shape:
-                        m = fctx.mem(r)
-                        writes[m.uid] = m
+                    r, w = modes.get(id(a), (False, False))
+                    pr, pw = effects.get(id(p), (True, True))
+                    modes[id(a)] = (r or pr, w or pw)
+            for role, b in V.buffer_refs(x):
+                if not b.shape:
+                    continue
+                r, w = (role == V.LOAD, role in (V.STORE, V.RESULT) or (role == V.DECLARE and x.init is not None))
+                if role == V.PASS:
+                    r, w = modes.get(id(b), (False, False))
+                if r or w:
+                    m = fctx.mem(b)
+                    for hit, out in ((r, reads), (w, writes)):
+                        if hit:
+                            out[m.uid] = m
         return reads, writes
-
-    def param_modes(self, func) -> dict:
-        """{id(param): (read?, written?)} including what called functions do with it."""
-        if func.name in self._modes:
-            return self._modes[func.name]
-        self._modes[func.name] = {}
-        out = {id(p): [False, False] for p in func.params}
-        for x in N.walk_stmts(func.body):
-            for e in N.stmt_exprs(x):
-                for sub in N.walk_expr(e):
-                    if isinstance(sub, N.Load) and id(sub.buf) in out:
-                        out[id(sub.buf)][0] = True
-            if isinstance(x, N.Store) and id(x.buf) in out:
-                out[id(x.buf)][1] = True
-            if isinstance(x, N.CallStmt):
-                callee = self.mod.func(x.callee)
-                sub = self.param_modes(callee)
-                for p, a in zip(callee.params, x.args):
-                    if isinstance(a, N.Buffer) and id(a) in out:
-                        r, w = sub.get(id(p), (True, True))
-                        out[id(a)][0] |= r
-                        out[id(a)][1] |= w
-        self._modes[func.name] = {k: tuple(v) for k, v in out.items()}
-        return self._modes[func.name]
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -574,18 +546,14 @@ def _extreme(a: Aff, ranges, low: bool) -> int:
 
 def _inner_loops(body) -> bool:
     """Loops under `body` that stay loops (fully unrolled ones disappear)."""
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.For) and s.attrs.get("unroll") != 0:
             return True
     return False
 
 
 def _op_count(body) -> int:
-    n = 0
-    for s in N.walk_stmts(body):
-        for e in N.stmt_exprs(s):
-            n += sum(1 for x in N.walk_expr(e) if isinstance(x, (N.BinOp, N.MathCall, N.Cast, N.UnaryOp)))
-    return n
+    return sum(1 for x in V.body_exprs(body) if isinstance(x, (N.BinOp, N.MathCall, N.Cast, N.UnaryOp)))
 
 
 __all__ = ["Estimator", "FuncEst"]

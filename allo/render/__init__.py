@@ -18,8 +18,8 @@ Layout, one job per module:
 - `func`: `_FuncRenderer` (SSA plumbing, function head, allocation, memory access), built from the
   mixins `stmts` (statements and loops), `exprs` (expressions), `arith` (operators) and `casts`.
 - `scalars` (type categories, storage/ABI types, literals), `attrs` (attribute dictionaries),
-  `affine` (affine index analysis), `refs` (buffer references, for hoisting), `unroll`
-  (loop unrolling in "llvm" mode).
+  `affine` (affine index analysis), `unroll` (loop unrolling in "llvm" mode); walks and buffer
+  references come from `allo.ir.visit` and `allo.ir.effects`.
 - `pipelines`: the named MLIR pass pipelines, all run through `run_pipeline`.
 
 May import: `allo.errors`, `allo.ir`, the `mlir` wheel.
@@ -39,11 +39,10 @@ from .attrs import _IDENT, _UI32_ATTRS, _attr_dict, _attr_value, _quote  # noqa:
 from .exprs import _MATH  # noqa: F401
 from .func import STACK_BYTES, _FuncRenderer  # noqa: F401
 from .module import ENTRY_PREFIX, _abi_to_compute, _compute_to_storage, _ModuleRenderer, storage_array
-from .refs import _children, _ref_counts, _stmt_bufs  # noqa: F401
 from .scalars import (_abi_scalar, _bits, _cat, _elem_bytes, _fixed_raw, _float_hex, _int_literal, _is_bool,
                       _scalar_storage, _signed, i64_t, index_t)
 from .stmts import _HLS_ONLY  # noqa: F401
-from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, _subst_stmt, unroll_for  # noqa: F401
+from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, unroll_for  # noqa: F401
 
 BIG_GLOBAL = 256  # globals with more elements are attached after parsing by to_mlir_module
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import BackendError, located
+from ..ir import effects as E
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt
 from .affine import _aff_str, affine_form
 from .arith import ArithMixin
 from .attrs import _attr_dict, buffer_attrs, partition_map
 from .casts import CastMixin
 from .exprs import ExprMixin
-from .refs import _children, _ref_counts
 from .scalars import _cat, _elem_bytes, _fixed_raw, _float_hex, _int_literal, _is_bool, _signed, index_t
 from .stmts import StmtMixin
 
@@ -131,7 +132,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
 
     def prologue(self):
         f = self.f
-        bufs = N.iter_buffers(f)
+        bufs = V.iter_buffers(f)
         for b in bufs:
             if b.kind == "global":
                 sym = self.mr.global_symbol(b)
@@ -146,30 +147,30 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
 
     def hoist_list(self, bufs):
         """Buffers to allocate at function entry (in order of first mention)."""
-        allocated = {id(s.buf) for s in N.walk_stmts(self.f.body) if isinstance(s, N.Alloc)}
+        allocated = {id(s.buf) for s in V.walk_stmts(self.f.body) if isinstance(s, N.Alloc)}
         want = set()
         # locals never declared by an Alloc (e.g. scalars receiving call results)
         for b in bufs:
             if b.kind == "local" and id(b) not in allocated:
                 want.add(id(b))
         # results of calls in nested regions are copied into a buffer that outlives the region
-        total = _ref_counts(self.f.body) if not self.llvm else None
+        total = E.ref_counts(self.f.body) if not self.llvm else None
 
         def visit(body, depth):
             if depth > 0 and not self.llvm:
-                local = _ref_counts(body)
+                local = E.ref_counts(body)
             for s in body:
                 if isinstance(s, N.CallStmt) and depth > 0:
                     want.update(id(r) for r in s.results)
                 if isinstance(s, N.Alloc):
                     if self.llvm or (depth > 0 and local[id(s.buf)] != total[id(s.buf)]):
                         want.add(id(s.buf))
-                for child in _children(s):
+                for child in V.blocks(s):
                     visit(child, depth + 1)
 
         visit(self.f.body, 0)
         # scalar results of calls are stored into their receiving (rank-0) buffers
-        for s in N.walk_stmts(self.f.body):
+        for s in V.walk_stmts(self.f.body):
             if isinstance(s, N.CallStmt):
                 callee = self.mr.funcs.get(s.callee)
                 if callee is not None:

@@ -10,32 +10,12 @@ from __future__ import annotations
 import dataclasses
 
 from ..ir import nodes as N
+from ..ir import visit as V
 from .affine import _aff_const
 from .scalars import index_t
 
 MAX_FULL_UNROLL = 1024  # full unroll beyond this trip count falls back to a partial unroll
 FALLBACK_UNROLL = 8
-
-
-def _subst_stmt(s, m):
-    """Copy of statement `s` with IterVars replaced per mapping `m` (Buffers are shared)."""
-    sub = lambda e: N.substitute(e, m) if isinstance(e, N.Expr) else e  # noqa: E731
-    if isinstance(s, N.For):
-        return dataclasses.replace(s, lb=sub(s.lb), ub=sub(s.ub), body=[_subst_stmt(x, m) for x in s.body])
-    if isinstance(s, N.If):
-        return dataclasses.replace(s, cond=sub(s.cond), then=[_subst_stmt(x, m) for x in s.then],
-                                   orelse=[_subst_stmt(x, m) for x in s.orelse])
-    if isinstance(s, N.While):
-        return dataclasses.replace(s, cond=sub(s.cond), body=[_subst_stmt(x, m) for x in s.body])
-    if isinstance(s, N.Alloc):
-        return dataclasses.replace(s, init=sub(s.init))
-    if isinstance(s, N.Store):
-        return dataclasses.replace(s, indices=[sub(i) for i in s.indices], value=sub(s.value))
-    if isinstance(s, N.CallStmt):
-        return dataclasses.replace(s, args=[sub(a) for a in s.args])
-    if isinstance(s, N.Return):
-        return dataclasses.replace(s, values=[sub(v) for v in s.values])
-    return s
 
 
 def unroll_for(s: N.For):
@@ -54,7 +34,7 @@ def unroll_for(s: N.For):
         if trip <= MAX_FULL_UNROLL:
             out = []
             for v in values:
-                out += [_subst_stmt(x, {s.var: N.Const(v, index_t)}) for x in s.body]
+                out += V.Substitute({s.var: N.Const(v, index_t)}).stmts(s.body)
             return out
         factor = FALLBACK_UNROLL
     if factor <= 1:
@@ -64,7 +44,7 @@ def unroll_for(s: N.For):
     body = []
     for k in range(factor):
         shifted = N.BinOp("add", s.var, N.Const(k * s.step, index_t), index_t) if k else s.var
-        body += [_subst_stmt(x, {s.var: shifted}) if k else x for x in s.body]
+        body += V.Substitute({s.var: shifted}).stmts(s.body) if k else s.body
     out = [dataclasses.replace(s, lb=N.Const(lb, index_t), ub=N.Const(main_ub, index_t), step=s.step * factor,
                                body=body, attrs=attrs)]
     if main < trip:

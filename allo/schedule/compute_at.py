@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
+from ..ir import effects as E, nodes as N, visit as V
+from ..ir.loops import find_loop
 from . import rewrite as R
 from .loop_transforms import perfect_chain
-from .loops import find_loop, loop_path, parent_list
 
 
 def _err(arg, msg):
@@ -30,15 +30,15 @@ def compute_at(func: N.Func, from_loop, target_loop) -> None:
     """
     src = find_loop(func, from_loop, "compute_at", "from_loop")
     dst = find_loop(func, target_loop, "compute_at", "target_loop")
-    sp, dp = loop_path(func, src), loop_path(func, dst)
+    sp, dp = V.loop_path(func, src), V.loop_path(func, dst)
     c = 0
     while c < min(len(sp), len(dp)) and sp[c] is dp[c]:
         c += 1
     if c == len(sp) or c == len(dp):
         raise _err("target_loop", f"loops {src.name!r} and {dst.name!r} are nested in one another")
     prod, cons = sp[c:], dp[c:]
-    body, p_pos = parent_list(func, prod[0])
-    body2, c_pos = parent_list(func, cons[0])
+    body, p_pos = V.parent_list(func, prod[0])
+    body2, c_pos = V.parent_list(func, cons[0])
     if body is not body2 or p_pos > c_pos:
         raise _err("from_loop", f"the nest of {src.name!r} must come before the nest of {dst.name!r} "
                                 "in the same block")
@@ -61,7 +61,7 @@ def compute_at(func: N.Func, from_loop, target_loop) -> None:
         pos = R.floordiv(R.sub(q.var, R.as_int(q.lb)), q.step)
         mapping[p.var] = R.add(R.mul(pos, p.step), R.as_int(p.lb))
     moved = src.body
-    R.subst_stmts(moved, mapping)
+    V.subst_stmts(moved, mapping)
     band = prod[0].attrs.get("op_name")
     loops_moved = [s for s in moved if isinstance(s, N.For)]
     if band is not None and len(loops_moved) == 1 and "op_name" not in loops_moved[0].attrs:
@@ -78,10 +78,10 @@ def _extent(loop):
 def _check_legal(func, block, p_pos, c_pos, prod, cons, dst):
     producer, consumer = block[p_pos], block[c_pos]
     between = block[p_pos + 1: c_pos]
-    written = R.written_buffers([producer])
-    read = R.read_buffers([producer])
-    cons_written = R.written_buffers([consumer])
-    between_written = R.written_buffers(between)
+    written = E.writes([producer])
+    read = E.reads([producer])
+    cons_written = E.writes([consumer])
+    between_written = E.writes(between)
     for bid, buf in read.items():
         if bid in written:
             continue
@@ -90,16 +90,16 @@ def _check_legal(func, block, p_pos, c_pos, prod, cons, dst):
                                     "(by the consumer or in between)")
     outside = [s for s in _all_except(func.body, producer)]
     for buf in written.values():
-        loads, stores, calls = R.accesses(outside, buf)
+        loads, stores, calls = E.accesses(outside, buf)
         if not (loads or stores or calls):
             continue  # private to the producer (e.g. a temporary)
-        if any(R.stmt_uses_buffer(s, buf) for s in between):
+        if any(E.uses_buffer(s, buf) for s in between):
             raise _err("from_loop", f"{buf.name!r} is used between the producer and the consumer")
         dims = _store_dims(buf, producer, prod)
-        c_loads, c_stores, c_calls = R.accesses([consumer], buf)
+        c_loads, c_stores, c_calls = E.accesses([consumer], buf)
         if c_stores or c_calls:
             raise _err("target_loop", f"the consumer also writes {buf.name!r}")
-        inside = {id(x) for x in R.accesses(dst.body, buf)[0]}
+        inside = {id(x) for x in E.accesses(dst.body, buf)[0]}
         for ld in c_loads:
             ok = id(ld) in inside and isinstance(ld, N.Load) and all(ld.indices[d] is q.var for d, q in zip(dims, cons))
             if not ok:
@@ -111,7 +111,7 @@ def _check_legal(func, block, p_pos, c_pos, prod, cons, dst):
 def _store_dims(buf, producer, prod) -> list:
     """For each merged producer loop, the dimension of `buf` its stores index with that loop's
     variable (the same for every store); raises otherwise."""
-    loads, stores, calls = R.accesses([producer], buf)
+    loads, stores, calls = E.accesses([producer], buf)
     if calls:
         raise _err("from_loop", f"the producer passes {buf.name!r} to a call")
     dims = []

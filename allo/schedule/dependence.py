@@ -28,7 +28,7 @@ import itertools
 import numpy as np
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
+from ..ir import effects as E, nodes as N, visit as V
 from ..transforms.bounds import affine, expr_text
 from ..transforms.guards import written_before_read
 from . import rewrite as R
@@ -48,7 +48,7 @@ def check_dependences(prim: str, chain: list, new: list) -> None:
     if perm == sorted(perm):
         return
     body = chain[-1].body
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Store) and s.buf.attrs.get("_reuse"):
             raise _err(prim, f"the nest shifts reuse buffer {s.buf.name!r} from one iteration to the next; its loop "
                              "order cannot change (apply reuse_at after reordering)")
@@ -74,12 +74,12 @@ def _groups(body):
     """(buffer, [writes], [all accesses]) for each buffer written in `body`; an access is
     (kind, indices, owner) where owner identifies the node (a Store or a Load)."""
     groups = {}
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Store):
             groups.setdefault(id(s.buf), (s.buf, [], []))
             groups[id(s.buf)][1].append(("w", s.indices, s))
             groups[id(s.buf)][2].append(("w", s.indices, s))
-    for ld in R.iter_loads(body):
+    for ld in E.loads(body):
         if id(ld.buf) in groups:
             groups[id(ld.buf)][2].append(("r", ld.indices, ld))
     return list(groups.values())
@@ -93,7 +93,7 @@ def _identical(ia, ib) -> bool:
 def _same_element_order(space, buf, idx, perm, body) -> str | None:
     """Accesses with identical indices touch one element from iterations that differ only in the
     loops absent from the index: their relative order must stay, unless the updates commute."""
-    used = {id(v) for i in idx for v in N.walk_expr(i) if isinstance(v, N.IterVar)}
+    used = {id(v) for i in idx for v in V.walk_expr(i) if isinstance(v, N.IterVar)}
     absent = [k for k, f in enumerate(space.chain) if id(f.var) not in used]
     kept = [k for k in perm if k in absent]
     if kept == sorted(kept):
@@ -108,7 +108,7 @@ def _is_reduction(buf, body) -> bool:
     """Every store of `buf` is `buf[x] = buf[x] op e` with one commutative op, and `buf` is read
     nowhere else."""
     ops, own_loads = set(), set()
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.Store) and s.buf is buf:
             v = _strip(s.value)
             if not (isinstance(v, N.BinOp) and v.op in _REDUCTION_OPS):
@@ -117,11 +117,11 @@ def _is_reduction(buf, body) -> bool:
             own = [x for x in sides if isinstance(x, N.Load) and x.buf is buf and _identical(x.indices, s.indices)]
             acc = own[0] if own else None
             other = sides[1] if acc is sides[0] else sides[0]
-            if acc is None or any(isinstance(x, N.Load) and x.buf is buf for x in N.walk_expr(other)):
+            if acc is None or E.loads_from([other], buf):
                 return False
             ops.add(v.op)
             own_loads.add(id(acc))
-    loads = [ld for ld in R.iter_loads(body) if ld.buf is buf]
+    loads = [ld for ld in E.loads(body) if ld.buf is buf]
     return len(ops) == 1 and all(id(ld) in own_loads for ld in loads)
 
 
@@ -140,7 +140,7 @@ class _Space:
         self.pos = {id(f.var): k for k, f in enumerate(chain)}
         self.trips = {id(f.var): R.trip_count(f) for f in chain}
         self.inner = {}
-        for s in N.walk_stmts(body):
+        for s in V.walk_stmts(body):
             if isinstance(s, N.For):
                 self.inner[id(s.var)] = s
                 self.trips[id(s.var)] = R.trip_count(s)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ScheduleError
-from .loops import BandHandle, LoopHandle
+from ..ir.loops import BandHandle, LoopHandle
 
 OMIT = object()  # a resolved argument that is not part of the step (its function is the step's function)
 MAX_INT_ARG = 2**31 - 1  # factors and intervals are 32-bit attributes (MLIR, HLS pragmas)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
+from ..ir import effects as E, nodes as N, visit as V
+from ..ir.loops import find_loop
 from . import rewrite as R
 from .dependence import check_dependences
-from .loops import find_loop, loop_path, parent_list
 from .parallel_check import carried_dependence
 
 
@@ -56,8 +56,8 @@ def split(func: N.Func, loop, factor) -> tuple:
         outer_lb, outer_ub = lp.lb, lp.ub
         inner_ub, inner_step = lp.step * factor, lp.step
         value = R.add(outer_v, inner_v)
-        guard = R.cmp("lt", R.copy_expr(value), R.copy_expr(lp.ub))
-    R.subst_stmts(lp.body, {lp.var: value})
+        guard = R.cmp("lt", V.copy_expr(value), V.copy_expr(lp.ub))
+    V.subst_stmts(lp.body, {lp.var: value})
     body = [N.If(guard, lp.body, loc=lp.loc)] if guard is not None else lp.body
     inner = N.For(inner_v, R.const(0), R.const(inner_ub), inner_step, body, name + ".inner", {}, lp.loc)
     lp.var, lp.lb, lp.ub, lp.body, lp.name = outer_v, outer_lb, R._idx(outer_ub), [inner], name + ".outer"
@@ -68,7 +68,7 @@ def split(func: N.Func, loop, factor) -> tuple:
 # ----------------------------------------------------------------------------- nests
 def _pure_guard(body) -> bool:
     """A lone `if` without else whose condition reads no memory (e.g. a split's bound guard)."""
-    return len(body) == 1 and isinstance(body[0], N.If) and not body[0].orelse and not R.has_load(body[0].cond)
+    return len(body) == 1 and isinstance(body[0], N.If) and not body[0].orelse and not E.has_load(body[0].cond)
 
 
 def guarded_chain(prim: str, arg: str, outer: N.For, inner: N.For) -> tuple:
@@ -113,7 +113,7 @@ def relink(loops: list, guards: list, body: list) -> None:
 
 def _nest_of(prim, func, fors) -> tuple:
     """The (loops, guards) chain spanning the given loops (which must lie on one path)."""
-    paths = {id(f): loop_path(func, f) for f in fors}
+    paths = {id(f): V.loop_path(func, f) for f in fors}
     ordered = sorted(fors, key=lambda f: len(paths[id(f)]))
     deepest = paths[id(ordered[-1])]
     for f in ordered:
@@ -154,7 +154,7 @@ def reorder(func: N.Func, *loops) -> None:
     if all(a is b for a, b in zip(new, chain)):
         return
     check_dependences("reorder", chain, new)
-    body, pos = parent_list(func, chain[0])
+    body, pos = V.parent_list(func, chain[0])
     innermost_body = chain[-1].body
     top_name = chain[0].attrs.pop("op_name", None)
     if top_name is not None and "op_name" in new[0].attrs:
@@ -181,7 +181,7 @@ def fuse(func: N.Func, *loops) -> N.For:
         raise _err("fuse", "axes", f"expected at least two loops, got {len(loops)}")
     fors = [find_loop(func, lp, "fuse", "axes") for lp in loops]
     chain = guards = None
-    if len({id(f) for f in fors}) == len(fors) and all(any(x is a for x in loop_path(func, b)) for a, b in zip(fors, fors[1:])):
+    if len({id(f) for f in fors}) == len(fors) and all(any(x is a for x in V.loop_path(func, b)) for a, b in zip(fors, fors[1:])):
         chain, guards = guarded_chain("fuse", "axes", fors[0], fors[-1])
     if chain is None or len(chain) != len(fors) or any(a is not b for a, b in zip(chain, fors)):
         raise _err("fuse", "axes", f"loops {[f.name for f in fors]} must be consecutive, perfectly nested "
@@ -200,7 +200,7 @@ def fuse(func: N.Func, *loops) -> N.For:
         mapping[f.var] = R.add(R.mul(pos, f.step), R.as_int(f.lb))
     top = fors[0]
     relink([top], guards, fors[-1].body)
-    R.subst_stmts(top.body, mapping)
+    V.subst_stmts(top.body, mapping)
     top.var, top.lb, top.ub, top.step = fused_v, R.const(0), R.const(math.prod(counts)), 1
     top.name = "_".join(f.name for f in fors) + "_fused"
     return top

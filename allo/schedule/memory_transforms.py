@@ -6,11 +6,12 @@ argument before touching the IR when it cannot apply.
 from __future__ import annotations
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
+from ..ir import effects as E, nodes as N, visit as V
+from ..ir.loops import find_buffer, find_loop
 from ..ir.types import ArrayType, is_bool, is_fixed, is_float
 from . import rewrite as R
 from .kinds import POSITIVE
-from .loops import find_buffer, find_loop, fresh_loop_name, fresh_op_name, top_level_stmt
+from .rewrite import fresh_loop_name, fresh_op_name
 
 
 def _err(prim, arg, msg):
@@ -54,7 +55,7 @@ def _copy_nest(func, names, extents, make_stmt, loc, attrs=None):
 def _insert_alloc(func, stmt, buf, loc, zero=False):
     """Declare `buf` just before the top-level statement containing `stmt` (outside every
     loop, so the memory is allocated once), zero-filled if asked."""
-    top = top_level_stmt(func, stmt)
+    top = V.top_level_stmt(func, stmt)
     pos = next(k for k, s in enumerate(func.body) if s is top)
     init = N.Const(_zero(buf.dtype), buf.dtype, loc) if zero else None
     func.body.insert(pos, N.Alloc(buf, init, loc))
@@ -92,29 +93,29 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     """
     lp = find_loop(func, loop, "buffer_at", "axis")
     buf = find_buffer(func, buffer, "buffer_at", "target")
-    loads, stores, calls = R.accesses(lp.body, buf)
+    loads, stores, calls = E.accesses(lp.body, buf)
     if calls:
         raise _err("buffer_at", "target", f"buffer {buf.name!r} is passed to a call or returned inside loop {lp.name!r}")
     if not stores:
         raise _err("buffer_at", "target", f"buffer {buf.name!r} is not written inside loop {lp.name!r}")
     _only_loads("buffer_at", loads, buf, lp)
-    if any(isinstance(s, N.Alloc) and s.buf is buf for s in N.walk_stmts(lp.body)):
+    if any(isinstance(s, N.Alloc) and s.buf is buf for s in V.walk_stmts(lp.body)):
         raise _err("buffer_at", "target", f"buffer {buf.name!r} is declared inside loop {lp.name!r}")
     inner = R.bound_vars(lp.body)
     access_idx = [x.indices for x in loads + stores]
     fixed = []
     for d in range(len(buf.shape)):
         first = access_idx[0][d]
-        fixed.append(all(R.expr_equal(first, idx[d]) for idx in access_idx) and not R.has_load(first)
+        fixed.append(all(R.expr_equal(first, idx[d]) for idx in access_idx) and not E.has_load(first)
                      and not (R.expr_vars(first).keys() & inner.keys()))
     kept = [d for d in range(len(buf.shape)) if not fixed[d]]
     fixed_exprs = {d: access_idx[0][d] for d in range(len(buf.shape)) if fixed[d]}
     init_value = _initial_value(func, lp, buf, fixed_exprs)
 
-    taken = {b.name for b in N.iter_buffers(func)}
+    taken = {b.name for b in V.iter_buffers(func)}
     local = N.Buffer(R.fresh_name(taken, f"{buf.name}_buf"), ArrayType(buf.dtype, tuple(buf.shape[d] for d in kept)),
                      "local", loc=buf.loc)
-    var_loops = {id(s.var): s.name for s in N.walk_stmts(lp.body) if isinstance(s, N.For)}
+    var_loops = {id(s.var): s.name for s in V.walk_stmts(lp.body) if isinstance(s, N.For)}
     bases = []
     for k, d in enumerate(kept):
         e = stores[0].indices[d]
@@ -122,10 +123,10 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
 
     def full_index(vars_):
         it = iter(vars_)
-        return [next(it) if d in kept else R.copy_expr(fixed_exprs[d]) for d in range(len(buf.shape))]
+        return [next(it) if d in kept else V.copy_expr(fixed_exprs[d]) for d in range(len(buf.shape))]
 
     def init_stmt(vars_):
-        value = R.copy_expr(init_value) if init_value is not None else N.Load(buf, full_index(vars_), loc=lp.loc)
+        value = V.copy_expr(init_value) if init_value is not None else N.Load(buf, full_index(vars_), loc=lp.loc)
         return N.Store(local, list(vars_), value, loc=lp.loc)
 
     def back_stmt(vars_):
@@ -154,10 +155,10 @@ def _guarded_body(lp, buf) -> list:
     of bounds, and when the guard fails the iteration touches no element of `buf`."""
     body = lp.body
     while True:
-        touching = [s for s in body if any(R.accesses([s], buf))]
+        touching = [s for s in body if any(E.accesses([s], buf))]
         if len(touching) != 1 or not isinstance(touching[0], N.If) or touching[0].orelse:
             return body
-        if any(isinstance(x, N.Load) and x.buf is buf for x in N.walk_expr(touching[0].cond)):
+        if E.loads_from([touching[0].cond], buf):
             return body
         body = touching[0].then
 
@@ -177,17 +178,17 @@ def _initial_value(func, lp, buf, fixed_exprs):
     selected by `lp`'s own variable, so no earlier iteration touched it."""
     if buf.kind != "local" or not any(s is lp for s in func.body):
         return None
-    allocs = [s for s in N.walk_stmts(func.body) if isinstance(s, N.Alloc) and s.buf is buf]
+    allocs = [s for s in V.walk_stmts(func.body) if isinstance(s, N.Alloc) and s.buf is buf]
     if len(allocs) != 1 or not any(s is allocs[0] for s in func.body):
         return None
     init = allocs[0].init
-    if not isinstance(init, N.Expr) or R.has_load(init) or R.expr_vars(init):
+    if not isinstance(init, N.Expr) or E.has_load(init) or R.expr_vars(init):
         return None
     ids = [id(s) for s in func.body]
     if ids.index(id(allocs[0])) > ids.index(id(lp)):
         return None
     others = [s for s in func.body if s is not lp]
-    if id(buf) in R.written_buffers(others):
+    if id(buf) in E.writes(others):
         return None
     if not any(e is lp.var for e in fixed_exprs.values()):
         return None
@@ -224,16 +225,16 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     src = find_buffer(func, buffer, "reuse_at", "target")
     if lp.step != 1:
         raise _err("reuse_at", "axis", f"loop {lp.name!r} has step {lp.step}; reuse needs step 1")
-    loads, stores, calls = R.accesses(lp.body, src)
+    loads, stores, calls = E.accesses(lp.body, src)
     if stores or calls:
         raise _err("reuse_at", "target", f"buffer {src.name!r} is written inside loop {lp.name!r}")
     if not loads:
         raise _err("reuse_at", "target", f"buffer {src.name!r} is not read inside loop {lp.name!r}")
     _only_loads("reuse_at", loads, src, lp)
     inner = R.bound_vars(lp.body)
-    consts = _constant_scalars(func)
+    fold = _FoldScalars(_constant_scalars(func))
     for ld in loads:  # `stride: index = 1` set once and never written again reads as the constant
-        ld.indices = [_fold_scalars(e, consts) for e in ld.indices]
+        ld.indices = [fold.expr(e) for e in ld.indices]
     rdim, per_load, row, stride = _stencil_offsets(lp, src, loads)
     lo, hi = min(p[0] for p in per_load), max(p[1] for p in per_load)
     k_rows = hi - lo + 1
@@ -242,17 +243,17 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
         if d == rdim:
             continue
         first = loads[0].indices[d]
-        if all(R.expr_equal(first, ld.indices[d]) for ld in loads) and not R.has_load(first) \
+        if all(R.expr_equal(first, ld.indices[d]) for ld in loads) and not E.has_load(first) \
                 and not (R.expr_vars(first).keys() & inner.keys()):
             dropped[d] = first
     dims = [d for d in range(len(src.shape)) if d not in dropped]
     shape = tuple(k_rows if d == rdim else src.shape[d] for d in dims)
-    taken = {b.name for b in N.iter_buffers(func)}
+    taken = {b.name for b in V.iter_buffers(func)}
     rbuf = N.Buffer(R.fresh_name(taken, f"{src.name}_reuse_{R.sanitize(lp.name)}"), ArrayType(src.dtype, shape),
                     "local", loc=src.loc)
     rbuf.attrs["_reuse"] = True  # its contents carry state across iterations: loop order is fixed
     # the extended loop visits every source row from stride*lb + lo to stride*(ub - 1) + hi
-    first_row, last_row = R.add(R.mul(R.copy_expr(lp.lb), stride), lo), R.add(R.mul(R.sub(lp.ub, 1), stride), hi)
+    first_row, last_row = R.add(R.mul(V.copy_expr(lp.lb), stride), lo), R.add(R.mul(R.sub(lp.ub, 1), stride), hi)
     fill = _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, (first_row, last_row), row)
 
     for ld, (_, _, terms, const) in zip(loads, per_load):
@@ -260,9 +261,9 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
         ld.buf = rbuf
     body = lp.body
     # the body of original iteration y runs once row stride*y + hi has arrived
-    R.subst_stmts(body, {lp.var: R.floordiv(R.sub(lp.var, hi), stride)})
-    guard_lb = R.add(R.mul(R.copy_expr(lp.lb), stride), hi)
-    lp.lb, lp.ub = first_row, R.add(R.copy_expr(last_row), 1)
+    V.subst_stmts(body, {lp.var: R.floordiv(R.sub(lp.var, hi), stride)})
+    guard_lb = R.add(R.mul(V.copy_expr(lp.lb), stride), hi)
+    lp.lb, lp.ub = first_row, R.add(V.copy_expr(last_row), 1)
     conds = [R.cmp("ge", lp.var, guard_lb)] if k_rows > 1 or stride > 1 else []
     if stride > 1:
         conds.append(R.cmp("eq", R.mod(R.sub(lp.var, guard_lb), stride), 0))
@@ -282,7 +283,7 @@ def _stencil_offsets(lp, src, loads):
     A read's row index must be `lp.var + base + off` where `base` uses loops outside `lp` (the
     same in every read) and `off` is a constant plus multiples of loops inside `lp` with
     constant bounds (e.g. the `r` of a convolution window `A[y + r, x + s]`)."""
-    inner_loops = {id(s.var): s for s in N.walk_stmts(lp.body) if isinstance(s, N.For)}
+    inner_loops = {id(s.var): s for s in V.walk_stmts(lp.body) if isinstance(s, N.For)}
     rdim, base, per_load, stride = None, None, [], None
     bad = _err("reuse_at", "axis", f"a read of {src.name!r} is not a stencil access '{lp.name} + offset' "
                                    f"along loop {lp.name!r} (offsets must be constants or loops with constant bounds)")
@@ -323,7 +324,7 @@ def _constant_scalars(func) -> dict:
     for k, s in enumerate(func.body):
         if not isinstance(s, N.Alloc) or s.buf.shape or s.buf.kind != "local":
             continue
-        loads, stores, calls = R.accesses(func.body, s.buf)
+        loads, stores, calls = E.accesses(func.body, s.buf)
         value = R.as_int(s.init) if isinstance(s.init, N.Expr) else None
         if calls or len(stores) > (0 if value is not None else 1):
             continue
@@ -336,15 +337,14 @@ def _constant_scalars(func) -> dict:
     return out
 
 
-def _fold_scalars(e, consts):
-    """`e` with loads of the constant scalars replaced by their values."""
-    if isinstance(e, N.Load) and not e.indices and id(e.buf) in consts:
-        return N.Const(consts[id(e.buf)], e.type, e.loc)
-    if isinstance(e, N.BinOp):
-        return N.BinOp(e.op, _fold_scalars(e.lhs, consts), _fold_scalars(e.rhs, consts), e.type, e.loc)
-    if isinstance(e, N.Cast):
-        return N.Cast(_fold_scalars(e.value, consts), e.type, e.loc)
-    return e
+class _FoldScalars(V.Rewriter):
+    """Expressions with the loads of the constant scalars ({id(buffer): value}) replaced by their values."""
+
+    def __init__(self, consts):
+        self.consts = consts
+
+    def rewrite_Load(self, e):
+        return N.Const(self.consts[id(e.buf)], e.type, e.loc) if not e.indices and id(e.buf) in self.consts else e
 
 
 def _slot(terms, const, lo):
@@ -374,7 +374,7 @@ def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, rows, row):
             move = N.Store(rbuf, at(vars_, s), N.Load(rbuf, at(vars_, R.add(s, 1)), loc=lp.loc), loc=lp.loc)
             stmts.append(N.For(s, R.const(0), R.const(k_rows - 1), 1, [move], shift_name, {"unroll": 0}, lp.loc))
         it = iter(vars_)
-        src_idx = [R.copy_expr(row) if d == rdim else R.copy_expr(dropped[d]) if d in dropped else next(it)
+        src_idx = [V.copy_expr(row) if d == rdim else V.copy_expr(dropped[d]) if d in dropped else next(it)
                    for d in range(len(src.shape))]
         load = N.Store(rbuf, at(vars_, R.const(k_rows - 1)), N.Load(src, src_idx, loc=lp.loc), loc=lp.loc)
         guard = _row_guard(lp, row, src.shape[rdim], rows)
@@ -393,9 +393,9 @@ def _row_guard(lp, row, extent, rows):
     known = row is lp.var or not R.expr_vars(row).keys() - {id(lp.var)}
     conds = []
     if not known or first is None or first < 0:
-        conds.append(R.cmp("ge", R.copy_expr(row), 0))
+        conds.append(R.cmp("ge", V.copy_expr(row), 0))
     if not known or last is None or last >= extent:
-        conds.append(R.cmp("lt", R.copy_expr(row), extent))
+        conds.append(R.cmp("lt", V.copy_expr(row), extent))
     return R.land(conds)
 
 

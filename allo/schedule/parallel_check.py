@@ -16,24 +16,24 @@ Example::
 """
 from __future__ import annotations
 
-from ..ir import nodes as N
+from ..ir import effects as E, nodes as N, visit as V
 from . import rewrite as R
 
 
 def carried_dependence(func: N.Func, loop: N.For) -> str | None:
     """A reason why `loop` cannot run in parallel, or None when it can."""
-    private = {id(s.buf) for s in N.walk_stmts(loop.body) if isinstance(s, N.Alloc)}
+    private = {id(s.buf) for s in V.walk_stmts(loop.body) if isinstance(s, N.Alloc)}
     private |= _scratch_buffers(func, loop)
     ranges = _inner_ranges(loop.body)
     accesses = {}
-    for s in N.walk_stmts(loop.body):
+    for s in V.walk_stmts(loop.body):
         if isinstance(s, N.Store):
             accesses.setdefault(id(s.buf), (s.buf, [], []))[1].append(s.indices)
         if isinstance(s, N.CallStmt):
             for a in s.args:
                 if isinstance(a, N.Buffer) and id(a) not in private:
                     return f"it calls {s.callee!r} with array {a.name!r}, which the callee may write"
-    for ld in R.iter_loads(loop.body):
+    for ld in E.loads(loop.body):
         if id(ld.buf) in accesses:
             accesses[id(ld.buf)][2].append(ld.indices)
     for key, (buf, writes, reads) in accesses.items():
@@ -47,45 +47,29 @@ def carried_dependence(func: N.Func, loop: N.For) -> str | None:
 
 
 def _scratch_buffers(func, loop) -> set:
-    inside = {id(b) for b in _buffers_in(loop.body)}
+    inside = set(E.used(loop.body))
     outside = set()
-    for s in N.walk_stmts(func.body):
+    for s in V.walk_stmts(func.body):
         if s is loop:
             continue
         if isinstance(s, N.Alloc) and s.init is None:
             continue
-        if not any(s is x for x in N.walk_stmts(loop.body)):
-            outside |= {id(b) for b in _buffers_in([s], shallow=True)}
-    locals_ = {id(s.buf): s.buf for s in N.walk_stmts(func.body) if isinstance(s, N.Alloc) and s.init is None}
+        if not any(s is x for x in V.walk_stmts(loop.body)):
+            outside |= {id(b) for role, b in V.buffer_refs(s) if role in E.USE_ROLES}
+    locals_ = {id(s.buf): s.buf for s in V.walk_stmts(func.body) if isinstance(s, N.Alloc) and s.init is None}
     found = set()
     for key in inside & set(locals_) - outside:
-        first = next(st for st in loop.body if key in {id(b) for b in _buffers_in([st])})
-        reads = {id(ld.buf) for ld in R.iter_loads([first])}
+        first = next(st for st in loop.body if key in E.used([st]))
+        reads = {id(ld.buf) for ld in E.loads([first])}
         if key not in reads:
             found.add(key)
     return found
 
 
-def _buffers_in(body, shallow=False):
-    """Buffers accessed by statements in `body` (only their own expressions when shallow)."""
-    stmts = body if shallow else list(N.walk_stmts(body))
-    out = []
-    for s in stmts:
-        if isinstance(s, N.Store):
-            out.append(s.buf)
-        if isinstance(s, N.CallStmt):
-            out += [a for a in s.args + s.results if isinstance(a, N.Buffer)]
-        if isinstance(s, N.Return):
-            out += [v for v in s.values if isinstance(v, N.Buffer)]
-        for e in N.stmt_exprs(s):
-            out += [x.buf for x in N.walk_expr(e) if isinstance(x, N.Load)]
-    return out
-
-
 def _inner_ranges(body) -> dict:
     """{id(IterVar): (lo, hi)} for inner loops with constant bounds (hi inclusive)."""
     out = {}
-    for s in N.walk_stmts(body):
+    for s in V.walk_stmts(body):
         if isinstance(s, N.For):
             lb, ub = R.as_int(s.lb), R.as_int(s.ub)
             if lb is not None and ub is not None and ub > lb:

@@ -13,26 +13,17 @@ Example::
 
 Imports: ir, the implementations (same package), declare and kinds.
 """
-from ..ir.nodes import CallStmt, walk_stmts
+from ..ir.nodes import CallStmt
+from ..ir.visit import walk_stmts
 from .compute_at import compute_at as _compute_at
 from .declare import Arg, Primitive, Table
 from .kinds import (BAND, BUFFER, FLAG, FUNCTION, FUNCTION_OR_LOOP, KERNEL, LOOP, LOOPS, NON_NEGATIVE, OMIT, POSITIVE,
                     Choice, Derived, Int, Ints, Unsupported)
-from .loop_transforms import dataflow as _dataflow
-from .loop_transforms import fuse as _fuse
-from .loop_transforms import parallel as _parallel
-from .loop_transforms import pipeline as _pipeline
-from .loop_transforms import reorder as _reorder
-from .loop_transforms import split as _split
-from .loop_transforms import unroll as _unroll
-from .memory_transforms import PARTITION_KINDS
-from .memory_transforms import buffer_at as _buffer_at
-from .memory_transforms import partition as _partition
-from .memory_transforms import reuse_at as _reuse_at
+from .loop_transforms import (dataflow as _dataflow, fuse as _fuse, parallel as _parallel, pipeline as _pipeline,
+                              reorder as _reorder, split as _split, unroll as _unroll)
+from .memory_transforms import PARTITION_KINDS, buffer_at as _buffer_at, partition as _partition, reuse_at as _reuse_at
 from .streams import to as _to
-from .structure_transforms import inline as _inline
-from .structure_transforms import reshape as _reshape
-from .structure_transforms import unfold as _unfold
+from .structure_transforms import inline as _inline, reshape as _reshape, unfold as _unfold
 
 
 class Partition:

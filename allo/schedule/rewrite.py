@@ -1,16 +1,21 @@
 """Small tools every schedule rewrite shares: index arithmetic with constant folding,
-structural expression equality, affine analysis, in-place substitution and access walks.
+structural expression equality, affine analysis, and fresh loop, band and buffer names.
+(Walks, substitution and buffer effects are `allo.ir.visit` and `allo.ir.effects`.)
 
 Example::
 
     e = add(mul(outer, 4), inner)        # outer*4 + inner, folded when constant
     affine(e)                            # ({outer: 4, inner: 1}, 0)
-    subst_stmts(loop.body, {i: e})       # every use of i in the body becomes e
+    fresh_loop_name(func, "i_init")      # "i_init", or "i_init_1" when taken
+
+May import: `allo.errors`, `allo.ir`.
 """
 from __future__ import annotations
 
 from ..ir import nodes as N
+from ..ir.loops import get_bands, loop_names
 from ..ir.types import UInt, is_int
+from ..ir.visit import walk_expr, walk_stmts
 
 index_t = N.index_t
 bool_t = UInt(1)
@@ -134,16 +139,11 @@ def _all_equal(xs, ys) -> bool:
 
 def expr_vars(e) -> dict:
     """IterVars used in `e`, as {id: IterVar}."""
-    return {id(x): x for x in N.walk_expr(e) if isinstance(x, N.IterVar)}
+    return {id(x): x for x in walk_expr(e) if isinstance(x, N.IterVar)}
 
 
 def has_load(e) -> bool:
-    return any(isinstance(x, N.Load) for x in N.walk_expr(e))
-
-
-def copy_expr(e):
-    """A fresh copy of `e` (so no node is shared between two places of the tree)."""
-    return N.substitute(e, {})
+    return any(isinstance(x, N.Load) for x in walk_expr(e))
 
 
 def affine(e):
@@ -176,97 +176,10 @@ def affine(e):
     return None
 
 
-# ----------------------------------------------------------------------------- statement rewrites
-class _FreshCopies(dict):
-    """A substitution map handing out a fresh copy of the replacement at every use."""
-
-    def get(self, key, default=None):
-        return copy_expr(dict.__getitem__(self, key)) if key in self else default
-
-
-def subst_stmts(body: list, mapping: dict) -> None:
-    """Replace IterVars (keys, by identity) by exprs in every statement of `body`, in place
-    (each use gets its own copy, so no expression node ends up shared)."""
-    if not mapping:
-        return
-    fresh = _FreshCopies(mapping)
-    sub_ = lambda e: N.substitute(e, fresh)  # noqa: E731
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.For):
-            s.lb, s.ub = sub_(s.lb), sub_(s.ub)
-        elif isinstance(s, (N.If, N.While)):
-            s.cond = sub_(s.cond)
-        elif isinstance(s, N.Alloc) and isinstance(s.init, N.Expr):
-            s.init = sub_(s.init)
-        elif isinstance(s, N.Store):
-            s.indices = [sub_(i) for i in s.indices]
-            s.value = sub_(s.value)
-        elif isinstance(s, N.CallStmt):
-            s.args = [sub_(a) if isinstance(a, N.Expr) else a for a in s.args]
-        elif isinstance(s, N.Return):
-            s.values = [sub_(v) if isinstance(v, N.Expr) else v for v in s.values]
-
-
-def iter_loads(body: list):
-    """Every Load node under `body` (each node object once), including loads inside indices."""
-    seen = set()
-    for s in N.walk_stmts(body):
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
-                if isinstance(x, N.Load) and id(x) not in seen:
-                    seen.add(id(x))
-                    yield x
-
-
-def accesses(body: list, buf: N.Buffer):
-    """(loads, stores, calls) of `buf` under `body`: Load nodes, Store stmts, CallStmts using it."""
-    loads = [ld for ld in iter_loads(body) if ld.buf is buf]
-    stores, calls = [], []
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Store) and s.buf is buf:
-            stores.append(s)
-        elif isinstance(s, N.CallStmt) and any(a is buf for a in list(s.args) + list(s.results)):
-            calls.append(s)
-        elif isinstance(s, N.Alloc) and s.init is buf:
-            loads.append(s)  # a copy-initialiser reads buf
-        elif isinstance(s, N.Return) and any(v is buf for v in s.values):
-            calls.append(s)
-    return loads, stores, calls
-
-
-def written_buffers(body: list) -> dict:
-    """Buffers stored to (or passed to a call, which may write them) under `body`: {id: Buffer}."""
-    out = {}
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Store):
-            out[id(s.buf)] = s.buf
-        elif isinstance(s, N.CallStmt):
-            for a in list(s.args) + list(s.results):
-                if isinstance(a, N.Buffer):
-                    out[id(a)] = a
-    return out
-
-
-def read_buffers(body: list) -> dict:
-    """Buffers read under `body` (loads, call arguments, copy-initialisers): {id: Buffer}."""
-    out = {id(ld.buf): ld.buf for ld in iter_loads(body)}
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.CallStmt):
-            out.update({id(a): a for a in s.args if isinstance(a, N.Buffer)})
-        elif isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
-            out[id(s.init)] = s.init
-    return out
-
-
+# ----------------------------------------------------------------------------- statements and names
 def bound_vars(body: list) -> dict:
     """IterVars bound by loops under `body`: {id: IterVar}."""
-    return {id(s.var): s.var for s in N.walk_stmts(body) if isinstance(s, N.For)}
-
-
-def stmt_uses_buffer(s, buf) -> bool:
-    loads, stores, calls = accesses([s], buf)
-    allocs = [a for a in N.walk_stmts([s]) if isinstance(a, N.Alloc) and a.buf is buf]
-    return bool(loads or stores or calls or allocs)
+    return {id(s.var): s.var for s in walk_stmts(body) if isinstance(s, N.For)}
 
 
 def sanitize(name: str) -> str:
@@ -282,3 +195,18 @@ def fresh_name(taken, base: str) -> str:
     while f"{base}_{n}" in taken:
         n += 1
     return f"{base}_{n}"
+
+
+def fresh_op_name(func: N.Func, loop_names_: list) -> str:
+    """A new band name in the seed's style, "S_<ivs>_<n>", unique in `func`."""
+    taken = set(get_bands(func))
+    stem = "S_" + "_".join(sanitize(n) for n in loop_names_)
+    n = len(taken)
+    while f"{stem}_{n}" in taken:
+        n += 1
+    return f"{stem}_{n}"
+
+
+def fresh_loop_name(func: N.Func, base: str, also_taken=()) -> str:
+    """A loop name based on `base` that no loop of `func` (nor `also_taken`) has."""
+    return fresh_name(set(loop_names(func)) | set(also_taken), base)

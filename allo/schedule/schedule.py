@@ -29,13 +29,14 @@ from dataclasses import dataclass
 from ..dsl.kernel import KernelDef, KernelInstance
 from ..errors import AlloError, ScheduleError, clean
 from ..ir.check import verify_func
-from ..ir.nodes import Buffer, CallStmt, Module, iter_buffers, walk_stmts
+from ..ir.loops import get_loops
+from ..ir.nodes import Buffer, CallStmt, Module
+from ..ir.visit import iter_buffers, walk_stmts
 from ..render import BIG_GLOBAL, _render, parse_with_globals, to_mlir_module
 from . import targets
 from .declare import Step
 from .kernel_ir import build_ir_for_user
 from .kinds import BufferHandle
-from .loops import get_loops
 from .primitives import PRIMITIVES
 from .usedef import UseDefChain
 

@@ -18,10 +18,10 @@ would write it (one `.read()` per element).
 from __future__ import annotations
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
+from ..ir import effects as E, nodes as N, visit as V
+from ..ir.loops import find_buffer
 from ..ir.types import ArrayType
 from . import rewrite as R
-from .loops import find_buffer, parent_list
 
 
 def _err(arg, msg):
@@ -46,7 +46,7 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
         raise _err("dst", f"no kernel named {dst!r} and no loop band of that name; kernels: {', '.join(names)}; bands of "
                           f"{func_name!r}: {', '.join(bands) or 'none'} (name a band with allo.grid(..., name=))")
     depth = _check_depth(depth, buf)
-    for st in N.walk_stmts(func.body):
+    for st in V.walk_stmts(func.body):
         if isinstance(st, N.Alloc) and st.buf is buf and st.init is not None:
             raise _err("target", f"{buf.name!r} has an initial value; a FIFO starts empty (declare it without one, "
                                  f"e.g. `{buf.name}: T[...]`)")
@@ -88,8 +88,8 @@ class _Region:
 def _to_band(func, buf, consumer, depth) -> N.Buffer:
     """Stream a local array from the band that writes it to the band `consumer` of the same function
     (upstream Allo: `s.to(s.B, "C")` with `for ... in allo.grid(..., name="C")`)."""
-    users = [st for st in func.body if any(R.accesses([st], buf))]
-    writers = [st for st in users if R.accesses([st], buf)[1]]
+    users = [st for st in func.body if any(E.accesses([st], buf))]
+    writers = [st for st in users if E.accesses([st], buf)[1]]
     if len(writers) != 1 or writers[0] is consumer:
         raise _err("target", f"{buf.name!r} must be written by exactly one loop band before band "
                              f"{consumer.attrs['op_name']!r} (found {len(writers)} writing statement(s))")
@@ -124,7 +124,7 @@ def _check_depth(depth, buf) -> int:
 
 
 def _producer_consumer(module, func, buf, dst):
-    loads, stores, calls = R.accesses(func.body, buf)
+    loads, stores, calls = E.accesses(func.body, buf)
     if loads or stores:
         raise _err("target", f"{func.name!r} reads or writes {buf.name!r} itself; only the kernels it is passed to "
                              "may use a stream")
@@ -137,7 +137,7 @@ def _producer_consumer(module, func, buf, dst):
         users = ", ".join(getattr(c, "callee", "return") for c in others) or "nothing"
         raise _err("target", f"{buf.name!r} must be written by exactly one other kernel call before {dst!r} "
                              f"(it is used by: {users})")
-    body_order = [s for s in N.walk_stmts(func.body) if isinstance(s, N.CallStmt)]
+    body_order = [s for s in V.walk_stmts(func.body) if isinstance(s, N.CallStmt)]
     if body_order.index(producers[0]) > body_order.index(consumers[0]):
         raise _err("dst", f"{dst!r} is called before the producer {producers[0].callee!r}")
     return producers[0], consumers[0]
@@ -152,41 +152,43 @@ def _param_for(module, call, buf) -> N.Buffer:
 
 
 def _check_called_once(module, name):
-    n = sum(1 for f in module.funcs for s in N.walk_stmts(f.body) if isinstance(s, N.CallStmt) and s.callee == name)
+    n = sum(1 for f in module.funcs for s in V.walk_stmts(f.body) if isinstance(s, N.CallStmt) and s.callee == name)
     if n != 1:
         raise _err("dst", f"kernel {name!r} is called {n} times; a stream parameter needs a kernel called once "
                           "(instantiate a separate copy with a template id)")
 
 
 # ----------------------------------------------------------------------------- access order
-def _sites(func, param, mode):
-    """[(access node, enclosing statements outermost first)] of `param` in `func`."""
-    out = []
+class _Sites(V.Walker):
+    """[(kind, access node, enclosing statements outermost first)] of `param`, in `out`."""
 
-    def visit(body, path):
-        for s in body:
-            here = path + [s]
-            for e in N.stmt_exprs(s):
-                for x in N.walk_expr(e):
-                    if isinstance(x, N.Load) and x.buf is param:
-                        out.append(("read", x, path))
-            if isinstance(s, N.Store) and s.buf is param:
-                out.append(("write", s, path))
-            if isinstance(s, N.CallStmt) and any(a is param for a in s.args):
-                out.append(("call", s, path))
-            if isinstance(s, (N.For, N.While)):
-                visit(s.body, here)
-            elif isinstance(s, N.If):
-                visit(s.then, here)
-                visit(s.orelse, here)
+    def __init__(self, param):
+        super().__init__()
+        self.param, self.out = param, []
 
-    visit(func.body, [])
-    return out
+    def visit_Load(self, e):
+        if e.buf is self.param:
+            self.out.append(("read", e, list(self.path)))
+        self.generic(e)
+
+    def visit_Store(self, s):
+        self.generic(s)
+        if s.buf is self.param:
+            self.out.append(("write", s, list(self.path)))
+
+    def visit_CallStmt(self, s):
+        self.generic(s)
+        if any(a is self.param for a in s.args):
+            self.out.append(("call", s, list(self.path)))
+
+
+def _sites(func, param):
+    return _Sites(param).walk(func.body).out
 
 
 def _order_error(func, param, mode, hoists=()):
     """Why `param` is not accessed once per element in row-major order (None if it is)."""
-    sites = _sites(func, param, mode)
+    sites = _sites(func, param)
     other = "write" if mode == "read" else "read"
     if any(k == "call" for k, _, _ in sites):
         return "it is passed on to another kernel"
@@ -214,7 +216,7 @@ def _order_error(func, param, mode, hoists=()):
 def _plan_hoists(func, param):
     """For the single load of `param`: the loops inside its last indexing loop that do not index
     it. Returns [(load, [those loops, outermost first])] (empty when nothing to hoist)."""
-    sites = _sites(func, param, "read")
+    sites = _sites(func, param)
     if len(sites) != 1 or sites[0][0] != "read":
         return []
     _, load, path = sites[0]
@@ -238,8 +240,8 @@ def _plan_hoists(func, param):
 def _hoist(func, param, plan):
     """Read the element once into a scalar just before the outermost non-indexing loop."""
     load, inner = plan
-    body, pos = parent_list(func, inner[0])
-    names = {b.name for b in N.iter_buffers(getattr(func, "func", func))}
+    body, pos = V.parent_list(func, inner[0])
+    names = {b.name for b in V.iter_buffers(getattr(func, "func", func))}
     tmp = N.Buffer(R.fresh_name(names, f"{param.name}_rd"), ArrayType(param.dtype, ()), "local", loc=load.loc)
     read = N.Load(param, list(load.indices), param.dtype, load.loc)
     body[pos:pos] = [N.Alloc(tmp, None, load.loc), N.Store(tmp, [], read, load.loc)]

@@ -14,10 +14,10 @@ import copy
 import math
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
+from ..ir import nodes as N, visit as V
+from ..ir.loops import find_buffer, get_bands
 from ..ir.types import ArrayType
-from .loops import find_buffer, get_bands, loop_path, parent_list
-from .rewrite import add, as_int, const, floordiv, mod, mul, subst_stmts
+from .rewrite import add, as_int, const, floordiv, mod, mul
 
 
 def _err(prim, arg, msg):
@@ -77,48 +77,6 @@ def remap_indices(indices, old, new):
     return out
 
 
-def _rewrite_accesses(func, buf, old, new):
-    def fix(e):
-        if isinstance(e, N.Load):
-            idx = [fix(i) for i in e.indices]
-            return N.Load(e.buf, remap_indices(idx, old, new) if e.buf is buf else idx, e.type, e.loc)
-        if isinstance(e, (N.Const, N.IterVar)):
-            return e
-        return _rebuild(e, fix)
-
-    for s in N.walk_stmts(func.body):
-        if isinstance(s, N.Store):
-            s.indices = [fix(i) for i in s.indices]
-            if s.buf is buf:
-                s.indices = remap_indices(s.indices, old, new)
-            s.value = fix(s.value)
-        elif isinstance(s, N.For):
-            s.lb, s.ub = fix(s.lb), fix(s.ub)
-        elif isinstance(s, (N.If, N.While)):
-            s.cond = fix(s.cond)
-        elif isinstance(s, N.Alloc) and isinstance(s.init, N.Expr):
-            s.init = fix(s.init)
-        elif isinstance(s, N.CallStmt):
-            s.args = [fix(a) if isinstance(a, N.Expr) else a for a in s.args]
-        elif isinstance(s, N.Return):
-            s.values = [fix(v) if isinstance(v, N.Expr) else v for v in s.values]
-
-
-def _rebuild(e, fix):
-    """A copy of expression `e` with `fix` applied to its children."""
-    if isinstance(e, N.BinOp):
-        return N.BinOp(e.op, fix(e.lhs), fix(e.rhs), e.type, e.loc)
-    if isinstance(e, N.UnaryOp):
-        return N.UnaryOp(e.op, fix(e.operand), e.type, e.loc)
-    if isinstance(e, N.Cast):
-        return N.Cast(fix(e.value), e.type, e.loc)
-    if isinstance(e, N.MathCall):
-        return N.MathCall(e.fn, [fix(a) for a in e.args], e.type, e.loc)
-    if isinstance(e, N.Select):
-        return N.Select(fix(e.cond), fix(e.a), fix(e.b), e.type, e.loc)
-    return e
-
-
 def reshape(func: N.Func, buffer, shape, callers=()) -> None:
     """Give `buffer` the shape `shape` (same number of elements, row-major order); every access
     is rewritten. Arguments and returned arrays change the function's signature, so the top
@@ -136,7 +94,7 @@ def reshape(func: N.Func, buffer, shape, callers=()) -> None:
         raise _err("reshape", "target", f"{buf.name!r} is a constant; copy it into a local array to reshape it")
     if buf.attrs.get("partition"):
         raise _err("reshape", "target", f"{buf.name!r} is partitioned; reshape it before partitioning")
-    for s in N.walk_stmts(func.body):
+    for s in V.walk_stmts(func.body):
         if isinstance(s, N.CallStmt) and any(a is buf for a in s.args + s.results):
             raise _err("reshape", "target", f"{buf.name!r} is passed to or returned by a call of {s.callee!r}, "
                                             "which expects its current shape")
@@ -147,7 +105,7 @@ def reshape(func: N.Func, buffer, shape, callers=()) -> None:
     if (buf.kind == "arg" or returned) and callers:
         raise _err("reshape", "target", f"{buf.name!r} is part of the signature of {func.name!r}, which "
                                         f"{', '.join(sorted(callers))} call(s); reshape it in the top function")
-    _rewrite_accesses(func, buf, old, new)
+    V.reindex(func.body, lambda b, idx: remap_indices(idx, old, new) if b is buf else None)
     buf.type = ArrayType(buf.dtype, new)
     for k in returned:
         func.result_types[k] = buf.type
@@ -186,21 +144,21 @@ def unfold(func: N.Func, band, axes) -> None:
 
 
 def _parent_body(func, loop):
-    path = loop_path(func, loop)
+    path = V.loop_path(func, loop)
     if len(path) > 1:
         return path[-2].body
 
-    return parent_list(func, loop)[0]
+    return V.parent_list(func, loop)[0]
 
 
 def _unfolded(func, lp, values):
     out = []
-    shared = {id(b): b for b in N.iter_buffers(func)}
-    shared.update({id(x.var): x.var for x in loop_path(func, lp)})  # outer loop vars stay linked
+    shared = {id(b): b for b in V.iter_buffers(func)}
+    shared.update({id(x.var): x.var for x in V.loop_path(func, lp)})  # outer loop vars stay linked
     for v in values:
         body = copy.deepcopy(lp.body, dict(shared))  # fresh inner loops and vars, the same buffers
-        subst_stmts(body, {lp.var: const(v)})
-        for s in N.walk_stmts(body):
+        V.subst_stmts(body, {lp.var: const(v)})
+        for s in V.walk_stmts(body):
             if isinstance(s, N.For) and "op_name" in s.attrs:
                 s.attrs["op_name"] = f"{s.attrs['op_name']}_{lp.name}{v}"
         out += body

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
+from ..ir import nodes as N, visit as V
 
 
 @dataclass(eq=False)
@@ -35,7 +35,7 @@ class Tensor:
 def _reads(e) -> list:
     if not isinstance(e, N.Expr):
         return []
-    return [x.buf for x in N.walk_expr(e) if isinstance(x, N.Load)]
+    return [x.buf for x in V.walk_expr(e) if isinstance(x, N.Load)]
 
 
 class UseDefChain:
@@ -62,7 +62,7 @@ class UseDefChain:
         return key
 
     def _scan(self, f, funcs):
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, (N.Store, N.Alloc)):
                 value = s.value if isinstance(s, N.Store) else s.init
                 srcs = [value] if isinstance(value, N.Buffer) else _reads(value)
@@ -92,7 +92,7 @@ class UseDefChain:
     @staticmethod
     def _call_sites(name, funcs):
         for g in funcs.values():
-            for s in N.walk_stmts(g.body):
+            for s in V.walk_stmts(g.body):
                 if isinstance(s, N.CallStmt) and s.callee == name:
                     yield g, s
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..errors import BoundsError, located
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.types import Index, Int, UInt
 
 
@@ -224,7 +225,7 @@ def _check_block(body, ranges, f):
         else:
             if isinstance(s, N.Store):
                 _check_access(s.buf, s.indices, ranges, f, s.loc, "write")
-            for e in N.stmt_exprs(s):
+            for e in V.stmt_exprs(s):
                 _check_expr(e, ranges, f, s)
 
 
@@ -242,7 +243,7 @@ def _check_expr(e, ranges, f, stmt):
     if isinstance(e, N.BinOp) and e.op in ("land", "lor"):
         _check_expr(e.lhs, ranges, f, stmt)
         return
-    for c in N.child_exprs(e):
+    for c in V.child_exprs(e):
         _check_expr(c, ranges, f, stmt)
 
 

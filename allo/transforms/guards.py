@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import BoundsError, located
+from ..ir import effects as E
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from .bounds import affine, guard_ranges, in_bounds, loop_range
 
@@ -98,49 +100,19 @@ def _zero_block(body, shared):
         if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get("stream"):
             if not _first_use_writes_all(body[k + 1:], s.buf, [], top=True):
                 s.init = N.Const(0.0 if isinstance(s.buf.dtype, (Float, Fixed, UFixed)) else 0, s.buf.dtype, s.loc)
-        for child in _children(s):
+        for child in V.blocks(s):
             _zero_block(child, shared)
-
-
-def _children(s):
-    if isinstance(s, (N.For, N.While)):
-        return [s.body]
-    if isinstance(s, N.If):
-        return [s.then, s.orelse]
-    return []
 
 
 def _parallel_scratch(f) -> set:
     """Locals declared outside a parallel loop and used inside it: the CPU backend gives each
     thread a private copy (left as they are: a shared zero fill would race)."""
     out = set()
-    for s in N.walk_stmts(f.body):
+    for s in V.walk_stmts(f.body):
         if isinstance(s, N.For) and s.attrs.get("parallel"):
-            declared = {id(a.buf) for a in N.walk_stmts(s.body) if isinstance(a, N.Alloc)}
-            out |= {id(b) for b in _buffers(s.body)} - declared
+            declared = {id(a.buf) for a in V.walk_stmts(s.body) if isinstance(a, N.Alloc)}
+            out |= set(E.used(s.body)) - declared
     return out
-
-
-def _buffers(body):
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Store):
-            yield s.buf
-        if isinstance(s, N.CallStmt):
-            yield from (a for a in s.args + s.results if isinstance(a, N.Buffer))
-        if isinstance(s, N.Return):
-            yield from (v for v in s.values if isinstance(v, N.Buffer))
-        if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
-            yield s.init
-        for e in N.stmt_exprs(s):
-            yield from (x.buf for x in N.walk_expr(e) if isinstance(x, N.Load))
-
-
-def _mentions(s, buf) -> bool:
-    return any(b is buf for b in _buffers([s]))
-
-
-def _reads(exprs, buf) -> bool:
-    return any(isinstance(x, N.Load) and x.buf is buf for e in exprs for x in N.walk_expr(e))
 
 
 def written_before_read(stmts, buf) -> bool:
@@ -153,7 +125,7 @@ def _first_use_writes_all(stmts, buf, loops, top=False) -> bool:
     """Is the first statement of `stmts` that mentions `buf` one that writes all of it before
     any read? (At the top, a buffer never used again needs no zero either.)"""
     for s in stmts:
-        if _mentions(s, buf):
+        if E.mentions(s, buf):
             return _writes_all(s, buf, loops)
     return top
 
@@ -161,17 +133,17 @@ def _first_use_writes_all(stmts, buf, loops, top=False) -> bool:
 def _writes_all(s, buf, loops) -> bool:
     if isinstance(s, N.Store):
         # the loops the index runs over: inside them every access must use this very index
-        used = {id(v) for i in s.indices for v in N.walk_expr(i) if isinstance(v, N.IterVar)}
+        used = {id(v) for i in s.indices for v in V.walk_expr(i) if isinstance(v, N.IterVar)}
         region = next((f for f in loops if id(f.var) in used), s)
-        return (s.buf is buf and _full_index(s.indices, buf, loops) and not _reads([s.value, *s.indices], buf)
+        return (s.buf is buf and _full_index(s.indices, buf, loops) and not E.loads_from([s.value, *s.indices], buf)
                 and _only_index(region, buf, s.indices))
     if isinstance(s, N.For):
         r = loop_range(s)
-        if r is None or r == "empty" or _reads([s.lb, s.ub], buf):
+        if r is None or r == "empty" or E.loads_from([s.lb, s.ub], buf):
             return False
         return _first_use_writes_all(s.body, buf, loops + [s])
     if isinstance(s, N.If):
-        if _reads([s.cond], buf) or not s.orelse:
+        if E.loads_from([s.cond], buf) or not s.orelse:
             return False
         return _first_use_writes_all(s.then, buf, loops) and _first_use_writes_all(s.orelse, buf, loops)
     if isinstance(s, N.CallStmt):
@@ -216,14 +188,14 @@ def _same_index(a, b) -> bool:
 
 def _only_index(region, buf, indices) -> bool:
     """Every access of `buf` inside `region` uses exactly these indices (same loop variables)."""
-    for s in N.walk_stmts([region]):
+    for s in V.walk_stmts([region]):
         if isinstance(s, N.Store) and s.buf is buf and not _same_index(s.indices, indices):
             return False
         if isinstance(s, N.CallStmt) and any(a is buf for a in s.args):
             return False
-        for e in N.stmt_exprs(s):
+        for e in V.stmt_exprs(s):
             if any(isinstance(x, N.Load) and x.buf is buf and not _same_index(x.indices, indices)
-                   for x in N.walk_expr(e)):
+                   for x in V.walk_expr(e)):
                 return False
     return True
 
@@ -233,7 +205,7 @@ def may_run_long(module: N.Module) -> bool:
     """Can a call run without a bound known at build time (a `while`, or a loop with run-time
     bounds)? Such calls are made interruptible by the LLVM backend."""
     for f in module.funcs:
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.While) or (isinstance(s, N.For) and loop_range(s) is None):
                 return True
     return False
@@ -257,7 +229,7 @@ def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = Fals
         rw = _Instrumenter(f, statuses[f.name], info, any(f is c for c in checked), aborts)
         f.body = rw.block(f.body, {})
     for f in module.funcs:
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.CallStmt) and s.callee in statuses:
                 s.args = list(s.args) + [statuses[f.name]]
     return info
@@ -265,10 +237,6 @@ def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = Fals
 
 def _idx(v: int) -> N.Const:
     return N.Const(int(v), index)
-
-
-def _copy(e):
-    return N.substitute(e, {})
 
 
 def _and(a, b):
@@ -292,11 +260,11 @@ class _Instrumenter:
     def record(self, site, dim, idx, path, loc):
         """`if path and not 0 <= idx < size and no error yet: status = [site, dim, idx, _]`."""
         size = self.info.sites[site].shape[dim]
-        bad = N.BinOp("lor", N.BinOp("lt", _copy(idx), _idx(0), bool_t),
-                      N.BinOp("ge", _copy(idx), _idx(size), bool_t), bool_t)
-        cond = _and(_and(_copy(path) if path is not None else None, bad), self.status_is(SITE))
+        bad = N.BinOp("lor", N.BinOp("lt", V.copy_expr(idx), _idx(0), bool_t),
+                      N.BinOp("ge", V.copy_expr(idx), _idx(size), bool_t), bool_t)
+        cond = _and(_and(V.copy_expr(path) if path is not None else None, bad), self.status_is(SITE))
         body = [N.Store(self.status, [_idx(DIM)], N.Const(dim, int64), loc),
-                N.Store(self.status, [_idx(VALUE)], N.Cast(_copy(idx), int64, loc), loc),
+                N.Store(self.status, [_idx(VALUE)], N.Cast(V.copy_expr(idx), int64, loc), loc),
                 N.Store(self.status, [_idx(SITE)], N.Const(site + 1, int64), loc)]
         return N.If(cond, body, [], loc)
 
@@ -318,17 +286,17 @@ class _Instrumenter:
                 site = self.site(e.buf, "read", e.loc)
                 for d in dims:
                     pre.append(self.record(site, d, idx[d], path, e.loc))
-                    clamp = N.BinOp("max", _copy(idx[d]), _idx(0), index)
+                    clamp = N.BinOp("max", V.copy_expr(idx[d]), _idx(0), index)
                     idx[d] = N.BinOp("min", clamp, _idx(e.buf.shape[d] - 1), index)
             return N.Load(e.buf, idx, e.type, e.loc)
         if isinstance(e, N.Select):
             cond = self.expr(e.cond, pre, ranges, path)
-            a = self.expr(e.a, pre, ranges, _and(path, _copy(cond)))
-            b = self.expr(e.b, pre, ranges, _and(path, N.UnaryOp("not", _copy(cond), bool_t)))
+            a = self.expr(e.a, pre, ranges, _and(path, V.copy_expr(cond)))
+            b = self.expr(e.b, pre, ranges, _and(path, N.UnaryOp("not", V.copy_expr(cond), bool_t)))
             return N.Select(cond, a, b, e.type, e.loc)
         if isinstance(e, N.BinOp) and e.op in ("land", "lor"):
             lhs = self.expr(e.lhs, pre, ranges, path)
-            taken = _copy(lhs) if e.op == "land" else N.UnaryOp("not", _copy(lhs), bool_t)
+            taken = V.copy_expr(lhs) if e.op == "land" else N.UnaryOp("not", V.copy_expr(lhs), bool_t)
             rhs = self.expr(e.rhs, pre, ranges, _and(path, taken))
             return N.BinOp(e.op, lhs, rhs, e.type, e.loc)
         if isinstance(e, N.BinOp):
@@ -367,7 +335,7 @@ class _Instrumenter:
                 narrowed = ranges if narrowed in (None, "dead") else narrowed
                 setattr(s, attr, self.block(getattr(s, attr), narrowed))
         elif isinstance(s, N.While):
-            again, original = [], _copy(s.cond)
+            again, original = [], V.copy_expr(s.cond)
             s.cond = self.expr(s.cond, pre, ranges)
             self.expr(original, again, ranges)  # the condition's checks, again before every test
             s.body = self.block(s.body, ranges) + again
@@ -383,8 +351,8 @@ class _Instrumenter:
                 for d in dims:
                     pre.append(self.record(site, d, s.indices[d], None, s.loc))
                     i = s.indices[d]
-                    inside = N.BinOp("land", N.BinOp("ge", _copy(i), _idx(0), bool_t),
-                                     N.BinOp("lt", _copy(i), _idx(s.buf.shape[d]), bool_t), bool_t)
+                    inside = N.BinOp("land", N.BinOp("ge", V.copy_expr(i), _idx(0), bool_t),
+                                     N.BinOp("lt", V.copy_expr(i), _idx(s.buf.shape[d]), bool_t), bool_t)
                     ok = _and(ok, inside)
                 return pre + [N.If(ok, [s], [], s.loc)]
         elif isinstance(s, N.Alloc):

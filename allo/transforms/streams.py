@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 from ..ir import nodes as N
+from ..ir import visit as V
 from ..ir.types import ArrayType
 
 index_t = N.index_t
@@ -30,7 +31,7 @@ def lower_streams(mod: N.Module) -> N.Module:
 
 
 def _fifo(func: N.Func, param: N.Buffer):
-    taken = {b.name for b in N.iter_buffers(func)}
+    taken = {b.name for b in V.iter_buffers(func)}
     name, n = f"{param.name}_fifo_pos", 0
     while name in taken:
         n += 1
@@ -50,7 +51,7 @@ def _slot(param, counter):
         stride *= int(d)
     strides.reverse()
     for k, (d, st) in enumerate(zip(param.shape, strides)):
-        e = N.substitute(pos, {}) if k else pos
+        e = V.copy_expr(pos) if k else pos
         if st != 1:
             e = N.BinOp("floordiv", e, N.Const(st, index_t), index_t)
         if k:
@@ -71,8 +72,8 @@ def _rewrite(body, param, counter):
         if isinstance(s, N.Store) and s.buf is param:
             s.indices = _slot(param, counter)
             touched = True
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
+        for e in V.stmt_exprs(s):
+            for x in V.walk_expr(e):
                 if isinstance(x, N.Load) and x.buf is param:
                     x.indices = _slot(param, counter)
                     touched = True

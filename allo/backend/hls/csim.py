@@ -26,6 +26,7 @@ import numpy as np
 from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
+from ...ir.effects import written_param_indices
 from ...ir.types import ArrayType
 from ...qor import estimate
 from ...qor.vitis import find_csynth_xml, parse_csynth_xml
@@ -103,7 +104,7 @@ class HLSModule:
         self.signature = code.signatures[mod.top]
         self.hls_code = code.kernel_cpp
         self.header = _header_text(code, self.signature)
-        self._written = sorted(written_params(mod, mod.top))
+        self._written = sorted(written_param_indices(mod, mod.top))
         self.host_code = _host_text(self)
         self.tcl = _tcl_text(self)
         self.project = None
@@ -326,23 +327,6 @@ def _check_weights(weights: dict, func: N.Func) -> dict:
     return out
 
 
-def written_params(mod: N.Module, fname: str, _memo=None) -> set:
-    """Indices of `fname`'s array parameters that it (or a function it calls) may write."""
-    memo = {} if _memo is None else _memo
-    if fname in memo:
-        return memo[fname]
-    memo[fname] = set()
-    f = mod.func(fname)
-    index = {id(p): k for k, p in enumerate(f.params)}
-    out = set()
-    for s in N.walk_stmts(f.body):
-        if isinstance(s, N.Store) and id(s.buf) in index:
-            out.add(index[id(s.buf)])
-        if isinstance(s, N.CallStmt):
-            inner = written_params(mod, s.callee, memo)
-            out.update(index[id(a)] for j, a in enumerate(s.args) if j in inner and id(a) in index)
-    memo[fname] = out
-    return out
 
 
 # ----------------------------------------------------------------------------- project files
@@ -448,4 +432,4 @@ def _tcl_text(hls: HLSModule) -> str:
     return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files))
 
 
-__all__ = ["build_hls", "HLSModule", "written_params", "CXX_FLAGS"]
+__all__ = ["build_hls", "HLSModule", "CXX_FLAGS"]

@@ -19,7 +19,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import BackendError
+from ...ir import effects as E
 from ...ir import nodes as N
+from ...ir import visit as V
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
@@ -155,7 +157,7 @@ def call_order(mod: N.Module) -> list:
         if name not in funcs:
             raise BackendError(f"call to unknown function {name!r} (from {chain[-1] if chain else '?'})")
         state[name] = "active"
-        for s in N.walk_stmts(funcs[name].body):
+        for s in V.walk_stmts(funcs[name].body):
             if isinstance(s, N.CallStmt):
                 visit(s.callee, chain + [name])
         state[name] = "done"
@@ -180,7 +182,7 @@ class _ModuleContext:
         self.globals = {}  # key -> (cpp name, Buffer)
         self.helpers = []
         for f in self.order:  # file-scope names first, so no local can shadow a constant it reads
-            for b in N.iter_buffers(f):
+            for b in V.iter_buffers(f):
                 if b.kind == "global":
                     self.global_name(b)
         self.signatures = {f.name: self._signature(f) for f in self.order}
@@ -208,7 +210,7 @@ class _ModuleContext:
         if any(p.stream for p in params) and f.name == self.mod.top:
             raise BackendError(f"top function {f.name!r} cannot take stream parameters (stream a local array "
                                "between two kernels with s.to)")
-        if any(p.stream for p in params) or any(b.attrs.get("stream") for b in N.iter_buffers(f)):
+        if any(p.stream for p in params) or any(b.attrs.get("stream") for b in V.iter_buffers(f)):
             self.need("allo_stream")
         rts = list(f.result_types)
         ret = None
@@ -301,37 +303,28 @@ class FuncEmitter(ExprEmitter):
                 self.declared.add(id(v))
             else:
                 p.name = self.names.fresh(f"out{p.index}")
-        for b in N.iter_buffers(f):
+        for b in V.iter_buffers(f):
             if id(b) not in self.buf_names and b.kind != "global":
                 self.buf_names[id(b)] = self.names.fresh(b.name)
         allocs = []
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc):
                 allocs.append(s)  # its initialiser reads only if the local itself is used (below)
                 continue
-            for e in N.stmt_exprs(s):
-                for sub in N.walk_expr(e):
-                    if isinstance(sub, N.Load):
-                        self.read.add(id(sub.buf))
-            if isinstance(s, N.Store):
-                self.stored.add(id(s.buf))
-            if isinstance(s, N.CallStmt):
-                self.read.update(id(a) for a in s.args if isinstance(a, N.Buffer))
-                self.stored.update(id(a) for a in s.args + s.results if isinstance(a, N.Buffer))
-            if isinstance(s, N.Return):
-                self.read.update(id(a) for a in s.values if isinstance(a, N.Buffer))
+            for role, b in V.buffer_refs(s):
+                if role in (V.LOAD, V.PASS, V.RETURN):
+                    self.read.add(id(b))
+                if role in (V.STORE, V.PASS, V.RESULT):
+                    self.stored.add(id(b))
         for s in reversed(allocs):  # inner declarations first: an unused local does not read its initialiser
             if id(s.buf) in self.read or id(s.buf) in self.stored or id(s.buf) in self.aliased:
-                if isinstance(s.init, N.Buffer):
-                    self.read.add(id(s.init))
-                elif isinstance(s.init, N.Expr):
-                    self.read.update(id(x.buf) for x in N.walk_expr(s.init) if isinstance(x, N.Load))
+                self.read.update(id(b) for role, b in V.buffer_refs(s) if role in (V.COPY, V.LOAD))
 
         self.hoisted = _hoisted_buffers(f.body) - self.declared
 
     def _declare_hoisted(self):
         """Buffers declared in a nested block but used outside it are declared at the top."""
-        for b in N.iter_buffers(self.func):
+        for b in V.iter_buffers(self.func):
             if id(b) in self.hoisted and id(b) not in self.declared:
                 self.declare(b)
 
@@ -400,7 +393,7 @@ class FuncEmitter(ExprEmitter):
         for p in f.params:
             self.partition(p)
         for bid, p in self.aliased.items():
-            buf = next(b for b in N.iter_buffers(f) if id(b) == bid)
+            buf = next(b for b in V.iter_buffers(f) if id(b) == bid)
             self.partition(buf)
 
     def _bundle(self, p: Param, k: int) -> str:
@@ -583,50 +576,23 @@ class FuncEmitter(ExprEmitter):
 
 
 
-def _direct_refs(s) -> list:
-    """ids of the buffers statement `s` itself mentions (not those of nested statements)."""
-    ids = [id(sub.buf) for e in N.stmt_exprs(s) for sub in N.walk_expr(e) if isinstance(sub, N.Load)]
-    if isinstance(s, (N.Store, N.Alloc)):
-        ids.append(id(s.buf))
-    if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
-        ids.append(id(s.init))
-    if isinstance(s, N.CallStmt):
-        ids += [id(a) for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
-    if isinstance(s, N.Return):
-        ids += [id(a) for a in s.values if isinstance(a, N.Buffer)]
-    return ids
-
-
 def _declared_here(s) -> list:
-    if isinstance(s, N.Alloc):
-        return [id(s.buf)]
-    if isinstance(s, N.CallStmt):
-        return [id(r) for r in s.results if isinstance(r, N.Buffer)]
-    return []
-
-
-def _blocks(s) -> list:
-    if isinstance(s, (N.For, N.While)):
-        return [s.body]
-    if isinstance(s, N.If):
-        return [s.then, s.orelse]
-    return []
+    return [id(b) for role, b in V.buffer_refs(s) if role in (V.DECLARE, V.RESULT)]
 
 
 def _hoisted_buffers(body) -> set:
     """Buffers declared inside a nested block but referenced outside it (or declared twice):
     C++ scoping needs their declaration at the top of the function."""
-    total, decls = Counter(), Counter()
-    for s in N.walk_stmts(body):
-        total.update(_direct_refs(s))
+    total, decls = E.ref_counts(body), Counter()
+    for s in V.walk_stmts(body):
         decls.update(_declared_here(s))
     out = {b for b, n in decls.items() if n > 1}
 
     def visit(block, nested) -> Counter:
         refs = Counter()
         for s in block:
-            refs.update(_direct_refs(s))
-            for inner in _blocks(s):
+            refs.update(id(b) for _, b in V.buffer_refs(s))
+            for inner in V.blocks(s):
                 refs.update(visit(inner, True))
         if nested:
             for s in block:

@@ -21,20 +21,20 @@ import ctypes.util
 import functools
 import hashlib
 import os
-import sys
 import threading
 import weakref
 from collections import OrderedDict
 
 from ...errors import AlloError, AlloTypeError, BackendError
-from ...ir import nodes as N
-from ...render import ENTRY_PREFIX, parse_with_globals, render_with_globals
+from ...ir import nodes as N, visit as V
+from ...ir.effects import params_maybe_written
+from ...render import ENTRY_PREFIX, parse_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
 from ...transforms.guards import ABORT, SITE, instrument, may_run_long
 from .. import interrupt
 from ..host import configure
 from ..limits import check_allocation_sizes
-from ..marshal import CallPlan, written_params
+from ..marshal import CallPlan
 from .cpu_opt import Prepared, optimize_mlir, prepare
 
 DEFAULT_OPT_LEVEL = 2
@@ -94,12 +94,6 @@ def _libgcc_path() -> str | None:
     return None
 
 
-def openmp_library() -> str | None:
-    """Path of libiomp5 (PyPI intel-openmp) for the OpenMP JIT, if present."""
-    p = os.path.join(sys.prefix, "lib", "libiomp5.so")
-    return p if os.path.exists(p) else None
-
-
 class _Compiled:
     """A JIT'd module: keeps the MLIR context/module and the engine alive."""
 
@@ -148,7 +142,7 @@ def _internal_linkage(module):
 
 def is_glue(func: N.Func) -> bool:
     """A function without loops (it only sequences calls and small scalar code)."""
-    return not any(isinstance(s, (N.For, N.While)) for s in N.walk_stmts(func.body))
+    return not any(isinstance(s, (N.For, N.While)) for s in V.walk_stmts(func.body))
 
 
 def _cached(key: str):
@@ -321,7 +315,7 @@ class LLVMModule:
 def _signature_of(top: N.Func):
     """(a body-less copy of the top function, indices of the parameters it writes): what a
     CallPlan needs, small enough to pickle (no loop tree, no weights)."""
-    written = {id(b) for b in top.params} & written_params(top)
+    written = params_maybe_written(top)
     idx = {k for k, p in enumerate(top.params) if id(p) in written}
     attrs = {"_defaults": top.attrs["_defaults"]} if top.attrs.get("_defaults") else {}  # scalar defaults
     ret = top.body[-1] if top.body and isinstance(top.body[-1], N.Return) else None
@@ -368,4 +362,4 @@ def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAU
 
 
 __all__ = ["build_llvm", "LLVMModule", "optimize_for_cpu", "apply_parallel", "runtime_libraries",
-           "openmp_library", "LLVM_PIPELINE"]
+           "LLVM_PIPELINE"]

@@ -30,6 +30,7 @@ import numpy as np
 
 from ...errors import BackendError, located
 from ...ir import nodes as N
+from ...ir import visit as V
 from ...ir.types import ArrayType, Float, Index
 from ...render.module import storage_array
 
@@ -58,7 +59,7 @@ def prepare_for_hw(mod: N.Module, what: str = "RTL") -> HWTop:
         raise BackendError(f"top function {mod.top!r} not found in the module") from None
     original = top.clone()
     check_no_floats(mod, top, what)
-    top.body = _inline_body(mod, top.body, 0)
+    top.body = _Inliner(mod, 0).stmts(top.body)
     hw = _to_destination_passing(top, original)
     _globals_to_args(hw)
     flatten_buffers(hw.func)
@@ -77,12 +78,12 @@ def check_no_floats(mod: N.Module, top: N.Func, what: str):
             t = rt.dtype if isinstance(rt, ArrayType) else rt
             if isinstance(t, Float):
                 raise located(BackendError, _float_msg(what, f"{f.name!r} returns {rt!r}"), f.loc)
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc) and isinstance(s.buf.dtype, Float):
                 msg = _float_msg(what, f"local {s.buf.name!r} is {s.buf.type!r}")
                 raise located(BackendError, msg, s.loc or s.buf.loc)
-            for e in N.stmt_exprs(s):
-                for x in N.walk_expr(e):
+            for e in V.stmt_exprs(s):
+                for x in V.walk_expr(e):
                     op = _float_op(x)
                     if op is not None:
                         raise located(BackendError, _float_msg(what, op), getattr(x, "loc", None) or s.loc)
@@ -121,7 +122,7 @@ def _reachable(mod: N.Module, top: N.Func) -> list:
             continue
         seen.add(f.name)
         out.append(f)
-        for s in N.walk_stmts(f.body):
+        for s in V.walk_stmts(f.body):
             if isinstance(s, N.CallStmt):
                 try:
                     todo.append(mod.func(s.callee))
@@ -131,23 +132,17 @@ def _reachable(mod: N.Module, top: N.Func) -> list:
 
 
 # ============================================================================ inlining
-def _inline_body(mod: N.Module, body: list, depth: int) -> list:
-    """`body` with every CallStmt (at any nesting) replaced by the callee's statements."""
-    out = []
-    for s in body:
-        if isinstance(s, N.CallStmt):
-            if depth >= _MAX_INLINE_DEPTH:
-                raise located(BackendError, f"calls nest deeper than {_MAX_INLINE_DEPTH} levels (recursion?) "
-                                            f"at the call to {s.callee!r}", s.loc)
-            out += _inline_call(mod, s, depth)
-            continue
-        if isinstance(s, (N.For, N.While)):
-            s.body = _inline_body(mod, s.body, depth)
-        elif isinstance(s, N.If):
-            s.then = _inline_body(mod, s.then, depth)
-            s.orelse = _inline_body(mod, s.orelse, depth)
-        out.append(s)
-    return out
+class _Inliner(V.Rewriter):
+    """Copies of statements with every CallStmt (at any nesting) replaced by the callee's statements."""
+
+    def __init__(self, mod: N.Module, depth: int):
+        self.mod, self.depth = mod, depth
+
+    def rewrite_CallStmt(self, s):
+        if self.depth >= _MAX_INLINE_DEPTH:
+            raise located(BackendError, f"calls nest deeper than {_MAX_INLINE_DEPTH} levels (recursion?) "
+                                        f"at the call to {s.callee!r}", s.loc)
+        return _inline_call(self.mod, s, self.depth)
 
 
 def _inline_call(mod: N.Module, call: N.CallStmt, depth: int) -> list:
@@ -185,8 +180,8 @@ def _inline_call(mod: N.Module, call: N.CallStmt, depth: int) -> list:
                 rb.kind = "local"
                 pre.append(N.Alloc(rb, None, call.loc))
                 post.append(N.Store(rb, [], _cast(_scalar_expr(v), rt), call.loc))
-    body = remap_buffers(body + post, mapping)
-    return pre + _inline_body(mod, body, depth + 1)
+    body = V.replace_buffers(body + post, mapping)
+    return pre + _Inliner(mod, depth + 1).stmts(body)
 
 
 def _scalar_expr(a):
@@ -199,34 +194,6 @@ def _scalar_expr(a):
 
 def _cast(e, t):
     return e if e.type == t else N.Cast(e, t, getattr(e, "loc", None))
-
-
-def remap_buffers(body: list, mapping: dict) -> list:
-    """Replace buffer references per `mapping` ({id(old): new}) in statements and expressions, in place."""
-
-    def buf(b):
-        return mapping.get(id(b), b) if isinstance(b, N.Buffer) else b
-
-    def expr(e):
-        if isinstance(e, N.Load):
-            e.buf = buf(e.buf)
-        for c in N.child_exprs(e):
-            expr(c)
-        return e
-
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Alloc):
-            s.buf, s.init = buf(s.buf), buf(s.init)
-        elif isinstance(s, N.Store):
-            s.buf = buf(s.buf)
-        elif isinstance(s, N.CallStmt):
-            s.args = [buf(a) for a in s.args]
-            s.results = [buf(r) for r in s.results]
-        elif isinstance(s, N.Return):
-            s.values = [buf(v) for v in s.values]
-        for e in N.stmt_exprs(s):
-            expr(e)
-    return body
 
 
 def copy_loops(dst: N.Buffer, src, loc=None) -> list:
@@ -270,7 +237,7 @@ def _to_destination_passing(top: N.Func, original: N.Func) -> HWTop:
                 post += copy_loops(out, v, ret.loc)
             outputs.append(len(params))
             params.append(out)
-    body = remap_buffers(body + post, mapping)
+    body = V.replace_buffers(body + post, mapping)
     body = [_alloc_as_stores(s) if isinstance(s, N.Alloc) and s.buf.kind == "arg" else s for s in body]
     body = _flat(body)
     if ret is not None and scalar_values:
@@ -301,58 +268,34 @@ def _alloc_as_stores(s: N.Alloc):
 def _globals_to_args(hw: HWTop):
     """Global constants become memory parameters served by the harness (their data in `hidden`)."""
     f = hw.func
-    globs = [b for b in N.iter_buffers(f) if b.kind == "global"]
+    globs = [b for b in V.iter_buffers(f) if b.kind == "global"]
     for g in globs:
         data = storage_array(g)
         g.kind, g.data = "arg", None
         hw.hidden.append((len(f.params), data))
         f.params.append(g)
     # a local initialised from a global copies it with loops (CIRCT has no memref.copy)
-    f.body = _expand_copy_inits(f.body)
+    f.body = _CopyInits().stmts(f.body)
 
 
-def _expand_copy_inits(body):
-    out = []
-    for s in body:
-        if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
-            out += [N.Alloc(s.buf, None, s.loc)] + copy_loops(s.buf, s.init, s.loc)
-            continue
-        if isinstance(s, (N.For, N.While)):
-            s.body = _expand_copy_inits(s.body)
-        elif isinstance(s, N.If):
-            s.then, s.orelse = _expand_copy_inits(s.then), _expand_copy_inits(s.orelse)
-        out.append(s)
-    return out
+class _CopyInits(V.Rewriter):
+    def rewrite_Alloc(self, s):
+        if isinstance(s.init, N.Buffer):
+            return [N.Alloc(s.buf, None, s.loc)] + copy_loops(s.buf, s.init, s.loc)
+        return s
 
 
 # ============================================================================ flattening
 def flatten_buffers(func: N.Func):
     """Make every array of rank >= 2 one-dimensional, in place (row-major linear indices)."""
-    bufs = [b for b in N.iter_buffers(func) if b.type.rank >= 2 and b.kind != "scalar_arg"]
+    bufs = [b for b in V.iter_buffers(func) if b.type.rank >= 2 and b.kind != "scalar_arg"]
     shapes = {id(b): tuple(b.shape) for b in bufs}
     for b in bufs:
         b.type = ArrayType(b.dtype, (math.prod(b.shape),))
         if b.data is not None:
             b.data = np.ascontiguousarray(b.data).reshape(-1)
 
-    done = set()  # an expression object may be shared by several statements: rewrite it once
-
-    def fix(e):
-        if id(e) in done:
-            return e
-        done.add(id(e))
-        for c in N.child_exprs(e):
-            fix(c)
-        if isinstance(e, N.Load) and id(e.buf) in shapes:
-            e.indices = [linear_index(e.indices, shapes[id(e.buf)])]
-        return e
-
-    for s in N.walk_stmts(func.body):
-        for e in N.stmt_exprs(s):
-            fix(e)
-        if isinstance(s, N.Store) and id(s.buf) in shapes and id(s) not in done:
-            done.add(id(s))
-            s.indices = [linear_index(s.indices, shapes[id(s.buf)])]
+    V.reindex(func.body, lambda b, idx: [linear_index(idx, shapes[id(b)])] if id(b) in shapes else None)
 
 
 def linear_index(indices: list, shape: tuple) -> N.Expr:
@@ -366,5 +309,4 @@ def linear_index(indices: list, shape: tuple) -> N.Expr:
     return acc
 
 
-__all__ = ["HWTop", "prepare_for_hw", "check_no_floats", "flatten_buffers", "linear_index", "copy_loops",
-           "remap_buffers"]
+__all__ = ["HWTop", "prepare_for_hw", "check_no_floats", "flatten_buffers", "linear_index", "copy_loops"]

@@ -20,7 +20,6 @@ import os
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 from ...errors import BackendError
 from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....ir import nodes as N
+from ....ir import visit as V
 from ....ir.types import Float, Int, UInt
-from .linear import access_forms, linear
+from .linear import linear
 
 
 @dataclass
@@ -56,82 +57,27 @@ def vector_dtype(t) -> bool:
     return False
 
 
-def expr_vars(e) -> list:
-    """IterVars an expression mentions (identity-unique, in order of appearance)."""
-    out, seen = [], set()
-    for x in N.walk_expr(e):
-        if isinstance(x, N.IterVar) and id(x) not in seen:
-            seen.add(id(x))
-            out.append(x)
-    return out
-
-
 def depends(e, v) -> bool:
-    return any(x is v for x in N.walk_expr(e))
+    return any(x is v for x in V.walk_expr(e))
 
 
 def loads_of(e) -> list:
-    return [x for x in N.walk_expr(e) if isinstance(x, N.Load)]
-
-
-def buffers_written(body) -> list:
-    out = {}
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Store):
-            out.setdefault(id(s.buf), s.buf)
-        elif isinstance(s, N.CallStmt):
-            for a in list(s.args) + list(s.results):
-                if isinstance(a, N.Buffer):
-                    out.setdefault(id(a), a)
-        elif isinstance(s, N.Alloc):
-            out.setdefault(id(s.buf), s.buf)
-    return list(out.values())
-
-
-def buffers_read(body) -> list:
-    out = {}
-    for s in N.walk_stmts(body):
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
-                if isinstance(x, N.Load):
-                    out.setdefault(id(x.buf), x.buf)
-        if isinstance(s, N.CallStmt):
-            for a in s.args:
-                if isinstance(a, N.Buffer):
-                    out.setdefault(id(a), a)
-        if isinstance(s, N.Alloc) and isinstance(s.init, N.Buffer):
-            out.setdefault(id(s.init), s.init)
-    return list(out.values())
+    return [x for x in V.walk_expr(e) if isinstance(x, N.Load)]
 
 
 def accesses(body, buf):
     """Every (kind, indices) access to `buf` in `body`: kind 'r' or 'w'; None if `buf` is
-    passed to a call or appears in an Alloc/Return (opaque use)."""
+    declared, copied in, passed to or returned by a call, or returned (opaque use)."""
     out = []
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.CallStmt) and any(a is buf for a in list(s.args) + list(s.results)):
-            return None
-        if isinstance(s, N.Alloc) and (s.buf is buf or s.init is buf):
-            return None
-        if isinstance(s, N.Return) and any(v is buf for v in s.values):
+    for s in V.walk_stmts(body):
+        if any(b is buf and role not in (V.STORE, V.LOAD) for role, b in V.buffer_refs(s)):
             return None
         if isinstance(s, N.Store) and s.buf is buf:
             out.append(("w", s.indices))
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
-                if isinstance(x, N.Load) and x.buf is buf:
-                    out.append(("r", x.indices))
+        out += [("r", x.indices) for e in V.stmt_exprs(s) for x in V.walk_expr(e) if isinstance(x, N.Load) and x.buf is buf]
     return out
-
-
-def same_index(a, b) -> bool:
-    """Structurally identical linear index lists."""
-    fa, fb = access_forms(a), access_forms(b)
-    if fa is None or fb is None or len(fa) != len(fb):
-        return False
-    return all(x.coeffs == y.coeffs and x.const == y.const for x, y in zip(fa, fb))
 
 
 def has_control(body) -> bool:
     """True when `body` holds If/While/Call/Return statements (left alone by the rewrites)."""
-    return any(isinstance(s, (N.If, N.While, N.CallStmt, N.Return)) for s in N.walk_stmts(body))
+    return any(isinstance(s, (N.If, N.While, N.CallStmt, N.Return)) for s in V.walk_stmts(body))

@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .... import render as R
+from ....ir import effects as E
 from ....ir import nodes as N
+from ....ir import visit as V
 from ....ir.types import Float
 from .contraction import recognise, recognise_reduction
 from .emit import ContractionEmitter, ReductionEmitter
@@ -72,81 +74,51 @@ def _find_contractions(body, out):
             if c is not None:
                 out[id(s)] = c
                 continue
-        for child in R._children(s):
+        for child in V.blocks(s):
             _find_contractions(child, out)
     return out
 
 
-def _declared(body):
-    """Buffers declared inside `body` (Alloc or call results)."""
-    out = []
-    for s in N.walk_stmts(body):
-        if isinstance(s, N.Alloc):
-            out.append(s.buf)
-        elif isinstance(s, N.CallStmt):
-            out += list(s.results)
-    return out
-
-
-def _buffers(body):
-    """Every buffer `body` mentions, in order of first mention."""
-    seen = {}
-    for s in N.walk_stmts(body):
-        for b in R._stmt_bufs(s):
-            seen.setdefault(id(b), b)
-    return list(seen.values())
-
-
 def _free_vars(s: N.For):
     """IterVars used inside loop `s` but bound outside it."""
-    bound = {id(x.var) for x in N.walk_stmts([s]) if isinstance(x, N.For)}
+    bound = {id(x.var) for x in V.walk_stmts([s]) if isinstance(x, N.For)}
     out = {}
-    for x in N.walk_stmts([s]):
-        exprs = list(N.stmt_exprs(x))
-        for e in exprs:
-            for y in N.walk_expr(e):
-                if isinstance(y, N.IterVar) and id(y) not in bound:
-                    out.setdefault(id(y), y)
+    for y in V.body_exprs([s]):
+        if isinstance(y, N.IterVar) and id(y) not in bound:
+            out.setdefault(id(y), y)
     return list(out.values())
 
 
-def _private_allocs(body, inside, out):
+def _private_allocs(body):
     """ids of buffers declared inside a loop marked parallel (locals and call results): one copy
     per iteration."""
-    for s in body:
-        if isinstance(s, N.Alloc) and inside:
-            out.add(id(s.buf))
-        if isinstance(s, N.CallStmt) and inside:
-            out.update(id(b) for b in s.results)
-        par = inside or (isinstance(s, N.For) and bool(s.attrs.get("parallel")))
-        for child in R._children(s):
-            _private_allocs(child, par, out)
-    return out
+    return {id(b) for s in V.walk_stmts(body) if isinstance(s, N.For) and s.attrs.get("parallel")
+            for b in E.declared(s.body)}
 
 
 def _scratch_buffers(f: N.Func):
     """{id(buffer): id(loop)} for locals declared (without initial value) outside a parallel loop
     but used only inside it: scratch space each iteration overwrites, made private to the loop
     (sharing it between threads would race)."""
-    total = R._ref_counts(f.body)
-    declared = {id(s.buf): s for s in N.walk_stmts(f.body) if isinstance(s, N.Alloc)}
+    total = E.ref_counts(f.body)
+    declared = {id(s.buf): s for s in V.walk_stmts(f.body) if isinstance(s, N.Alloc)}
     out = {}
 
     def visit(body):
         for s in body:
             if isinstance(s, N.For) and s.attrs.get("parallel"):
-                inside = R._ref_counts(s.body)
-                for b in _buffers(s.body):
+                inside = E.ref_counts(s.body)
+                for b in E.mentioned(s.body):
                     a = declared.get(id(b))
                     if (b.kind == "local" and a is not None and a.init is None and id(b) not in inside_decl(s)
                             and total[id(b)] == inside[id(b)] + 1):
                         out[id(b)] = id(s)
                 continue
-            for child in R._children(s):
+            for child in V.blocks(s):
                 visit(child)
 
     def inside_decl(loop):
-        return {id(b) for b in _declared(loop.body)}
+        return {id(b) for b in E.declared(loop.body)}
 
     visit(f.body)
     return out
@@ -163,7 +135,7 @@ class CpuFuncRenderer(R._FuncRenderer):
             private = set()
             self.scratch = {}
             if self.config.parallel:
-                private = _private_allocs(f.body, False, set())
+                private = _private_allocs(f.body)
                 self.scratch = _scratch_buffers(f)
                 private |= set(self.scratch)
         self.contractions, self.private = contractions, private
@@ -178,7 +150,7 @@ class CpuFuncRenderer(R._FuncRenderer):
         (at the entry of the function that holds the body, so LLVM can keep scalars in
         registers)."""
         out = []
-        stmts = [N.Alloc(b) for b in extra] + list(N.walk_stmts(body))
+        stmts = [N.Alloc(b) for b in extra] + list(V.walk_stmts(body))
         for s in stmts:
             bufs = [s.buf] if isinstance(s, N.Alloc) else (list(s.results) if isinstance(s, N.CallStmt) else [])
             for b in bufs:
@@ -195,7 +167,7 @@ class CpuFuncRenderer(R._FuncRenderer):
 
     # ------------------------------------------------------------------ loops
     def s_for(self, s: N.For):
-        scratch = [b for b in _buffers(s.body) if self.scratch.get(id(b)) == id(s)]
+        scratch = [b for b in E.mentioned(s.body) if self.scratch.get(id(b)) == id(s)]
         if self.config.parallel and s.attrs.get("parallel") and self.par_depth == 0 and "unroll" not in s.attrs:
             if id(s) not in self.contractions and self._parallel_for(s):
                 return
@@ -228,10 +200,10 @@ class CpuFuncRenderer(R._FuncRenderer):
         if lb is None or ub is None or not isinstance(s.step, int) or s.step <= 0:
             return False
         name = lambda v: self.env[v][0]  # noqa: E731
-        scratch = [b for b in _buffers(s.body) if self.scratch.get(id(b)) == id(s)]
-        inner_private = {id(b) for b in _declared(s.body)} | {id(b) for b in scratch}
+        scratch = [b for b in E.mentioned(s.body) if self.scratch.get(id(b)) == id(s)]
+        inner_private = {id(b) for b in E.declared(s.body)} | {id(b) for b in scratch}
         caps, args, types = [], [], []  # captured: (kind, object), SSA in this function, MLIR type
-        for b in _buffers(s.body):
+        for b in E.mentioned(s.body):
             if id(b) in inner_private:
                 continue
             ssa = self.mem.get(id(b))

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from ....ir import effects as E
 from ....ir import nodes as N
+from ....ir import visit as V
 from ....ir.types import ArrayType, Index
-from ....render import _subst_stmt
 from .contraction import ACC_OPS, recognise
 from .linear import access_forms, injective, linear
 from .nests import accesses, const_extent, has_control, perfect_nest
@@ -37,44 +38,20 @@ def optimise_loops(mod: N.Module) -> list:
     """Apply the rewrites to every function of `mod` in place; return report lines."""
     report = []
     for f in mod.funcs:
-        counts = _ref_counts(f)
+        counts = E.stmt_counts(f.body)
         f.body = _rewrite_body(f, f.body, counts, report)
     return report
 
 
 # ----------------------------------------------------------------------------- helpers
-def _ref_counts(f):
-    """id(buffer) -> number of statements referring to it (anywhere in the function)."""
-    out = {}
-    for s in N.walk_stmts(f.body):
-        seen = set()
-        if isinstance(s, N.Alloc):
-            seen.add(id(s.buf))
-        if isinstance(s, N.Store):
-            seen.add(id(s.buf))
-        if isinstance(s, N.CallStmt):
-            seen |= {id(a) for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)}
-        if isinstance(s, N.Return):
-            seen |= {id(a) for a in s.values if isinstance(a, N.Buffer)}
-        for e in N.stmt_exprs(s):
-            seen |= {id(x.buf) for x in N.walk_expr(e) if isinstance(x, N.Load)}
-        for b in seen:
-            out[b] = out.get(b, 0) + 1
-    return out
-
-
 def _fresh_loops(loops, body):
     """A copy of the perfect nest `loops` (fresh IterVars) around `body` (rewritten to them)."""
     mapping = {f.var: N.IterVar(f.var.name, f.var.type, f.var.loc) for f in loops}
-    inner = [_subst_stmt(s, mapping) for s in body]
+    inner = V.Substitute(mapping).stmts(body)
     for f in reversed(loops):
-        inner = [dataclasses.replace(f, var=mapping[f.var], lb=N.substitute(f.lb, mapping),
-                                     ub=N.substitute(f.ub, mapping), body=inner, attrs=dict(f.attrs))]
+        inner = [dataclasses.replace(f, var=mapping[f.var], lb=V.substitute(f.lb, mapping),
+                                     ub=V.substitute(f.ub, mapping), body=inner, attrs=dict(f.attrs))]
     return inner[0]
-
-
-def _reads(e, buf) -> bool:
-    return any(isinstance(x, N.Load) and x.buf is buf for x in N.walk_expr(e))
 
 
 def _is_load_of(e, buf) -> bool:
@@ -151,16 +128,16 @@ def split_accumulator(s: N.For, counts):
         e = upd.value
         if upd.buf is not acc or not isinstance(e, N.BinOp) or e.op not in ACC_OPS or e.type != acc.dtype:
             return None
-        if _is_load_of(e.lhs, acc) and not _reads(e.rhs, acc):
+        if _is_load_of(e.lhs, acc) and not E.loads_from([e.rhs], acc):
             terms.append((e, True, e.rhs, upd))
-        elif e.op != "sub" and _is_load_of(e.rhs, acc) and not _reads(e.lhs, acc):
+        elif e.op != "sub" and _is_load_of(e.rhs, acc) and not E.loads_from([e.lhs], acc):
             terms.append((e, False, e.lhs, upd))
         else:
             return None
     # acc used only by these statements (Alloc + init store + update + final load)
     if counts.get(id(acc), 0) != own + len(terms):
         return None
-    if _reads(init, Z) or _reads(init, acc) or any(_reads(t[2], Z) for t in terms):
+    if E.loads_from([init], Z) or E.loads_from([init], acc) or any(E.loads_from([t[2]], Z) for t in terms):
         return None
     if Z.kind == "scalar_arg" or Z.type.rank == 0:
         return None
@@ -184,40 +161,6 @@ def split_accumulator(s: N.For, counts):
 
 
 # ----------------------------------------------------------------------------- 1b. buffer_at
-def _map_expr(e, fn):
-    """Rebuild expression `e` bottom-up, applying `fn` to every node."""
-    if isinstance(e, N.Load):
-        e = dataclasses.replace(e, indices=[_map_expr(i, fn) for i in e.indices])
-    elif isinstance(e, N.BinOp):
-        e = dataclasses.replace(e, lhs=_map_expr(e.lhs, fn), rhs=_map_expr(e.rhs, fn))
-    elif isinstance(e, N.UnaryOp):
-        e = dataclasses.replace(e, operand=_map_expr(e.operand, fn))
-    elif isinstance(e, N.Cast):
-        e = dataclasses.replace(e, value=_map_expr(e.value, fn))
-    elif isinstance(e, N.MathCall):
-        e = dataclasses.replace(e, args=[_map_expr(a, fn) for a in e.args])
-    elif isinstance(e, N.Select):
-        e = dataclasses.replace(e, cond=_map_expr(e.cond, fn), a=_map_expr(e.a, fn), b=_map_expr(e.b, fn))
-    return fn(e)
-
-
-def _map_stmt(s, fn_expr, fn_store):
-    """Copy of statement `s` with expressions mapped by fn_expr and Stores by fn_store."""
-    mx = lambda e: _map_expr(e, fn_expr) if isinstance(e, N.Expr) else e  # noqa: E731
-    if isinstance(s, N.For):
-        return dataclasses.replace(s, lb=mx(s.lb), ub=mx(s.ub), body=[_map_stmt(x, fn_expr, fn_store) for x in s.body])
-    if isinstance(s, N.If):
-        return dataclasses.replace(s, cond=mx(s.cond), then=[_map_stmt(x, fn_expr, fn_store) for x in s.then],
-                                   orelse=[_map_stmt(x, fn_expr, fn_store) for x in s.orelse])
-    if isinstance(s, N.While):
-        return dataclasses.replace(s, cond=mx(s.cond), body=[_map_stmt(x, fn_expr, fn_store) for x in s.body])
-    if isinstance(s, N.Store):
-        return fn_store(dataclasses.replace(s, indices=[mx(i) for i in s.indices], value=mx(s.value)))
-    if isinstance(s, N.Alloc):
-        return dataclasses.replace(s, init=mx(s.init))
-    return s
-
-
 def _copy_nest(s, buf):
     """(loops, store) when `s` is a perfect nest storing every element of `buf` once, indexed by
     its loop variables in order (`buf[j0, j1] = value`), else None."""
@@ -259,27 +202,20 @@ def unbuffer(s: N.For, counts):
     if zf is None or not injective(zf, Z.shape, [f.var for f in lo], list(buf.shape)):
         return None
     cin = _copy_nest(first, buf)
-    if cin is None or cin[1].buf is not buf or _reads(cin[1].value, buf):
+    if cin is None or cin[1].buf is not buf or E.loads_from([cin[1].value], buf):
         return None
     middle = body[1:-1]
     # buf private to this loop: its Alloc (outside, no init) + the statements in this loop
-    inside = sum(1 for x in N.walk_stmts(body) if any(b is buf for b in _stmt_buffers(x)))
-    if counts.get(id(buf), 0) != inside + 1:
+    if counts.get(id(buf), 0) != E.stmt_counts(body)[id(buf)] + 1:
         return None
-    if any(any(b is Z for b in _stmt_buffers(x)) for x in N.walk_stmts(middle)):
+    if any(E.uses_buffer(x, Z) for x in middle):
         return None
-    if any(isinstance(x, N.Alloc) and (x.buf is buf or x.init is buf) for x in N.walk_stmts(body)):
+    if any(isinstance(x, N.Alloc) and (x.buf is buf or x.init is buf) for x in V.walk_stmts(body)):
         return None
 
     def g(idx):
         m = {f.var: i for f, i in zip(lo, idx)}
-        return [N.substitute(z, m) for z in back.indices]
-
-    def fe(e):
-        return N.Load(Z, g(e.indices), e.type, e.loc) if isinstance(e, N.Load) and e.buf is buf else e
-
-    def fs(st):
-        return dataclasses.replace(st, buf=Z, indices=g(st.indices)) if st.buf is buf else st
+        return [V.substitute(z, m) for z in back.indices]
 
     new_body = []
     in_loops, in_store = cin
@@ -289,31 +225,29 @@ def unbuffer(s: N.For, counts):
         a.coeffs == b.coeffs and a.const == b.const
         for a, b in zip(access_forms(v.indices) or [], access_forms(zi) or [None] * len(zi)))
     if not identity:
-        if _reads(v, Z):
+        if E.loads_from([v], Z):
             return None
-        new_body.append(_map_stmt(first, fe, fs))
-    new_body += [_map_stmt(x, fe, fs) for x in middle]
+        new_body.append(first)
+    new_body = _Retarget(buf, Z, g).stmts(new_body + middle)
     return dataclasses.replace(s, body=new_body), buf.name, Z.name
 
 
-def _stmt_buffers(s):
-    out = []
-    if isinstance(s, (N.Alloc,)):
-        out.append(s.buf)
-        if isinstance(s.init, N.Buffer):
-            out.append(s.init)
-    if isinstance(s, N.Store):
-        out.append(s.buf)
-    if isinstance(s, N.CallStmt):
-        out += [a for a in list(s.args) + list(s.results) if isinstance(a, N.Buffer)]
-    if isinstance(s, N.Return):
-        out += [a for a in s.values if isinstance(a, N.Buffer)]
-    for e in N.stmt_exprs(s):
-        out += [x.buf for x in N.walk_expr(e) if isinstance(x, N.Load)]
-    return out
-
-
 # ----------------------------------------------------------------------------- 2. distribution
+class _Retarget(V.Rewriter):
+    """A copy where every access `buf[idx]` becomes `Z[g(idx)]`."""
+
+    def __init__(self, buf, Z, g):
+        self.buf, self.Z, self.g = buf, Z, g
+
+    def rewrite_Load(self, e):
+        return N.Load(self.Z, self.g(e.indices), e.type, e.loc) if e.buf is self.buf else e
+
+    def rewrite_Store(self, st):
+        if st.buf is self.buf:
+            st.buf, st.indices = self.Z, self.g(st.indices)
+        return st
+
+
 def _slice_only(parts, var, buf) -> bool:
     """Every access to `buf` in `parts` has an index that is exactly `var`, at the same position."""
     pos = None
@@ -333,41 +267,21 @@ def _slice_only(parts, var, buf) -> bool:
     return True
 
 
-def _written(stmt):
-    out = {}
-    for s in N.walk_stmts([stmt]):
-        if isinstance(s, N.Store):
-            out[id(s.buf)] = s.buf
-        if isinstance(s, N.Alloc):
-            out[id(s.buf)] = s.buf
-    return out
-
-
-def _touched(stmt):
-    out = dict(_written(stmt))
-    for s in N.walk_stmts([stmt]):
-        for e in N.stmt_exprs(s):
-            for x in N.walk_expr(e):
-                if isinstance(x, N.Load):
-                    out[id(x.buf)] = x.buf
-    return out
-
-
 def distribute(s: N.For):
     """Loops replacing `s` (one per statement of its body), or None (see module docstring)."""
     parts = s.body
     if len(parts) < 2 or has_control(parts) or s.attrs.get("unroll") is not None:
         return None
-    if any(isinstance(p, N.Alloc) for p in N.walk_stmts(parts)):
+    if any(isinstance(p, N.Alloc) for p in V.walk_stmts(parts)):
         return None
     if linear(s.lb) is None or linear(s.ub) is None:
         return None
     for a in range(len(parts)):
-        wa = _written(parts[a])
+        wa = E.writes([parts[a]])
         for b in range(len(parts)):
             if a == b:
                 continue
-            tb = _touched(parts[b])
+            tb = E.used([parts[b]])
             for bid, buf in wa.items():
                 if bid in tb and not _slice_only([parts[a], parts[b]], s.var, buf):
                     return None
@@ -397,10 +311,10 @@ def permute_nest(s: N.For, report, fname):
     # rectangular: bounds independent of the nest's own variables
     for f in nest.loops:
         for b in (f.lb, f.ub):
-            if any(isinstance(x, N.IterVar) and id(x) in ids for x in N.walk_expr(b)):
+            if any(isinstance(x, N.IterVar) and id(x) in ids for x in V.walk_expr(b)):
                 return s
     # X is read only at the stored element; other buffers are only read
-    for x in N.walk_expr(st.value):
+    for x in V.walk_expr(st.value):
         if isinstance(x, N.Load) and x.buf is X:
             fx = access_forms(x.indices)
             if fx is None or any(a.coeffs != b.coeffs or a.const != b.const for a, b in zip(fx, xf)):
@@ -436,14 +350,14 @@ def _reduction_update(st) -> bool:
     other = e.rhs if lhs_self else e.lhs
     if not (lhs_self or (rhs_self and e.op != "sub")):
         return False
-    return not any(isinstance(x, N.Load) and x.buf is st.buf for x in N.walk_expr(other))
+    return not E.loads_from([other], st.buf)
 
 
 def _inner_cost(nest, v):
     """Memory cost of making `v` the innermost loop: per access 0 if invariant in v, 1 if
     contiguous (vectorisable), 8 if strided. The self-load of a reduction is not counted."""
     st = nest.body[0]
-    accs = [st.indices] + [x.indices for x in N.walk_expr(st.value) if isinstance(x, N.Load) and x.buf is not st.buf]
+    accs = [st.indices] + [x.indices for x in V.walk_expr(st.value) if isinstance(x, N.Load) and x.buf is not st.buf]
     cost = 0
     for idx in accs:
         forms = access_forms(idx)
@@ -477,7 +391,7 @@ def _scalar_replace(s, nest, red, report, fname):
     st = inner.body[0]
     if not isinstance(st, N.Store) or not _reduction_update(st):
         return s
-    if any(isinstance(x, N.IterVar) and x is inner.var for i in st.indices for x in N.walk_expr(i)):
+    if any(isinstance(x, N.IterVar) and x is inner.var for i in st.indices for x in V.walk_expr(i)):
         return s
     acc = N.Buffer(f"{st.buf.name}_acc", _rank0(st.buf.dtype), kind="local")
     e = st.value

@@ -1,4 +1,6 @@
 """Loop addressing: find loops, bands and buffers of a `Func` by name; name-holding handles.
+A query on IR attributes (`For.name`, `attrs["op_name"]`), shared by schedules, `allo.ir.transform`
+and design-space exploration.
 
 A loop is named by `For.name` (its induction variable, "i", "i.outer", "j_init").
 A band is a loop carrying `attrs["op_name"]` (e.g. "S_i_j_0", the outermost loop of one
@@ -17,30 +19,19 @@ Example::
     loops = get_loops(func)            # LoopNest
     h = loops["S_i_j_0"]["j"]          # LoopHandle(func_name='gemm', band='S_i_j_0', name='j')
     find_loop(func, h) is find_loop(func, "S_i_j_0/j")
+
+May import: `allo.errors`, `allo.ir` (nodes, visit).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..errors import ScheduleError
-from ..ir import nodes as N
-from .rewrite import fresh_name, sanitize
+from . import nodes as N
+from .visit import blocks, iter_buffers, iter_loops, loop_path
 
 
-# ----------------------------------------------------------------------------- walking
-def iter_loops(body: list, path: tuple = ()):
-    """Yield (loop, enclosing loops outermost first) for every For under `body`, pre-order."""
-    for s in body:
-        if isinstance(s, N.For):
-            yield s, path
-            yield from iter_loops(s.body, path + (s,))
-        elif isinstance(s, N.While):
-            yield from iter_loops(s.body, path)
-        elif isinstance(s, N.If):
-            yield from iter_loops(s.then, path)
-            yield from iter_loops(s.orelse, path)
-
-
+# ----------------------------------------------------------------------------- loops
 def all_loops(func: N.Func) -> list:
     return [lp for lp, _ in iter_loops(func.body)]
 
@@ -48,48 +39,6 @@ def all_loops(func: N.Func) -> list:
 def loop_names(func: N.Func) -> list:
     """Distinct loop names of `func` in program order."""
     return list(dict.fromkeys(lp.name for lp in all_loops(func)))
-
-
-def loop_path(func: N.Func, loop: N.For) -> list:
-    """The loops enclosing `loop`, outermost first, ending with `loop` itself."""
-    for lp, path in iter_loops(func.body):
-        if lp is loop:
-            return list(path) + [lp]
-    raise ScheduleError(f"loop {loop.name!r} is not in function {func.name!r}")
-
-
-def parent_list(func: N.Func, stmt) -> tuple:
-    """(statement list holding `stmt`, its position) by identity."""
-    def search(body):
-        for k, s in enumerate(body):
-            if s is stmt:
-                return body, k
-            for sub in _child_lists(s):
-                hit = search(sub)
-                if hit:
-                    return hit
-        return None
-
-    hit = search(func.body)
-    if hit is None:
-        raise ScheduleError(f"statement not found in function {func.name!r}")
-    return hit
-
-
-def _child_lists(s) -> list:
-    if isinstance(s, (N.For, N.While)):
-        return [s.body]
-    if isinstance(s, N.If):
-        return [s.then, s.orelse]
-    return []
-
-
-def top_level_stmt(func: N.Func, stmt):
-    """The statement of `func.body` that contains `stmt` (possibly `stmt` itself)."""
-    for s in func.body:
-        if any(x is stmt for x in N.walk_stmts([s])):
-            return s
-    raise ScheduleError(f"statement not found in function {func.name!r}")
 
 
 # ----------------------------------------------------------------------------- bands
@@ -112,20 +61,6 @@ def band_of(func: N.Func, loop: N.For) -> str | None:
         if "op_name" in lp.attrs:
             return lp.attrs["op_name"]
     return None
-
-
-def fresh_op_name(func: N.Func, loop_names_: list) -> str:
-    """A new band name in the seed's style, "S_<ivs>_<n>", unique in `func`."""
-    taken = set(get_bands(func))
-    stem = "S_" + "_".join(sanitize(n) for n in loop_names_)
-    n = len(taken)
-    while f"{stem}_{n}" in taken:
-        n += 1
-    return f"{stem}_{n}"
-
-
-def fresh_loop_name(func: N.Func, base: str, also_taken=()) -> str:
-    return fresh_name(set(loop_names(func)) | set(also_taken), base)
 
 
 # ----------------------------------------------------------------------------- handles
@@ -307,7 +242,7 @@ def find_buffer(func: N.Func, buf, prim: str = "find_buffer", arg: str = "target
     """Resolve a buffer name (argument, named local, reuse buffer...) or Buffer of `func`.
 
     Example: `find_buffer(gemm, "C")`."""
-    bufs = N.iter_buffers(func)
+    bufs = iter_buffers(func)
     if isinstance(buf, N.Buffer):
         if any(b is buf for b in bufs):
             return buf
@@ -337,6 +272,6 @@ def loop_tree(func_or_body) -> list:
         if isinstance(s, N.For):
             out.append((s.name, loop_tree(s.body)))
         else:
-            for sub in _child_lists(s):
+            for sub in blocks(s):
                 out.extend(loop_tree(sub))
     return out
