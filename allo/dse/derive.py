@@ -32,9 +32,8 @@ from __future__ import annotations
 
 import itertools
 
-from ..ir import effects as E
-from ..ir import nodes as N
-from ..ir import visit as V
+from ..errors import DSEError
+from ..ir import effects as E, nodes as N, visit as V
 from ..ir.loops import all_loops, band_of
 from ..schedule import rewrite as R
 from .space import Space
@@ -47,8 +46,6 @@ MAX_ORDER_DEPTH = 3
 def _ir_of(obj):
     ir = getattr(obj, "ir", obj)
     if not isinstance(ir, N.Module):
-        from ..errors import DSEError
-
         raise DSEError(f"default_space: expected a Schedule or an allo IR Module, got {type(obj).__name__}")
     return ir
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AlloError, DSEError
+from ..frontend import from_pytorch
 from ..ir import nodes as N
 from ..qor.api import estimate
+from ..schedule.schedule import Schedule
 from .derive import default_space, reachable_funcs
 from .evaluate import Base, Settings
 from .executors import make_executor
@@ -107,8 +109,6 @@ def explore_model(model_or_schedule, example_inputs=None, objective="latency", b
     per_layer = max(1, trials // len(layers))
     results = {}
     for k, name in enumerate(layers):
-        from ..schedule.schedule import Schedule
-
         sub = Schedule(layer_module(sched.ir, name))
         space = default_space(sub)
         run = Search(Base.of(sub), space, settings, limits, score_fn, objective_name,
@@ -140,7 +140,6 @@ def _model_schedule(obj, example_inputs):
     if is_torch_module(obj):
         if example_inputs is None:
             raise DSEError("explore_model: a torch.nn.Module needs example_inputs=[...] (as for from_pytorch)")
-        from ..frontend import from_pytorch
 
         return from_pytorch(obj, example_inputs=example_inputs, target="mlir")
     return schedule_of(obj)

@@ -18,6 +18,7 @@ import numpy as np
 from ..errors import AlloError, DSEError
 from ..qor.report import RESOURCE_KEYS
 from ..qor.tables import part_info
+from ..schedule.customize import customize
 from ..schedule.schedule import Schedule
 from .result import LOG_VERSION, DSEResult, Trial, read_log
 from .space import recipe_key
@@ -43,8 +44,6 @@ def schedule_of(obj, instantiate=None):
     if isinstance(inner, Schedule):
         return inner
     if callable(obj):
-        from ..schedule.customize import customize
-
         return customize(obj, instantiate=instantiate)
     raise DSEError(f"explore: expected a kernel, an allo.Schedule or a torch.nn.Module, got {type(obj).__name__}")
 

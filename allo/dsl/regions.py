@@ -19,6 +19,7 @@ from ..ir.effects import params_maybe_written, refers
 from ..ir.nodes import Alloc, Buffer, Const, Expr, For, Load, Store, While
 from ..ir.types import index
 from ..ir.visit import COPY, LOAD, PASS, RETURN, STORE, Walker, walk_stmts
+from .arrays import broadcast_shapes
 
 
 def is_region(node: ast.Subscript, buf: Buffer, values) -> bool:
@@ -111,8 +112,6 @@ def write_region(fb, buf, spec, value, loc):
     """`buf[spec] = value` for an array value of the region's shape (broadcast) or a scalar."""
     shape = region_shape(spec)
     if isinstance(value, Buffer) and value.shape:
-        from .arrays import broadcast_shapes
-
         broadcast_shapes([shape, value.shape], loc, target=shape)
 
     def body(ivs):

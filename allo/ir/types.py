@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import AlloTypeError
+from ..errors import AlloTypeError, caller_location, located
 from .fixed import container_bits, int_wrap_array, quantize
 
 MAX_BITS = 1024  # widest Int/UInt/Fixed (Xilinx AP_INT_MAX_W's default)
@@ -42,8 +42,6 @@ class AlloType:
         dims = []
         for d in shape:
             if isinstance(d, (builtins.bool, np.bool_)) or not isinstance(d, (int, np.integer)) or int(d) <= 0:
-                from ..errors import caller_location, located
-
                 text = ", ".join(map(repr, shape))
                 raise located(AlloTypeError, f"array dimension must be a positive integer, got {d!r} in "
                               f"{self}[{text}]", caller_location())

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..errors import AlloError
 from ..ir import nodes as N
+from ..schedule.customize import customize
 from .estimate import Estimator
 from .report import QoRReport
 
@@ -34,8 +35,6 @@ def _module_of(obj):
     if sched is not None and sched is not obj:
         return _module_of(sched)
     if callable(obj):
-        from ..schedule.customize import customize
-
         return customize(obj).ir, None, None
     raise AlloError(f"QoR: cannot estimate a {type(obj).__name__}; pass a Schedule, an HLS module, "
                     "an allo IR Module or a kernel")

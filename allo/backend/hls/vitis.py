@@ -18,6 +18,7 @@ from __future__ import annotations
 import shutil
 
 from ...errors import BackendError
+from ...qor.tables import part_info
 from ..toolchain import run_child
 
 DEFAULT_PART = "xcu280-fsvh2892-2L-e"
@@ -38,8 +39,6 @@ def resolve_part(part) -> str:
     if not isinstance(part, str) or not part.strip():
         raise BackendError(f"part must be an FPGA part name such as 'xcu280-fsvh2892-2L-e', got {part!r}")
     try:
-        from ...qor.tables import part_info
-
         return part_info(part)[0] if "-" not in part else part
     except Exception:  # an unknown but fully spelled part goes to Vitis as it is
         return part

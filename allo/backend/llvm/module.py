@@ -25,6 +25,7 @@ import threading
 import weakref
 from collections import OrderedDict
 
+from ...dsl.calls import fill_defaults
 from ...errors import AlloError, AlloTypeError, BackendError
 from ...ir import nodes as N, visit as V
 from ...ir.effects import params_maybe_written
@@ -35,7 +36,7 @@ from .. import interrupt
 from ..host import configure
 from ..limits import check_allocation_sizes
 from ..marshal import CallPlan
-from .cpu_opt import Prepared, optimize_mlir, prepare
+from .cpu_opt import Prepared, fallback_warning, optimize_mlir, prepare
 
 DEFAULT_OPT_LEVEL = 2
 _CACHE_SIZE = 8  # engines kept alive after their modules are gone (see _remember)
@@ -240,8 +241,6 @@ class LLVMModule:
             except BackendError as e:  # never let the CPU optimiser break a build: retry plain
                 if not optimize:
                     raise
-                from .cpu_opt import fallback_warning
-
                 fallback_warning(e)
                 prep = prepare(mod, optimize=False, fast_math=fast_math, threads=threads)
                 self.cpu_report = prep.report
@@ -273,8 +272,6 @@ class LLVMModule:
                                 f"({', '.join(p.name for p in plan.params[:plan.n_visible])}), "
                                 f"not by keyword ({', '.join(kwargs)})")
         if self._top.attrs.get("_defaults"):
-            from ...dsl.calls import fill_defaults
-
             args = tuple(fill_defaults(self._top, args))
         plan.check(args)
         if not self._guard.status:

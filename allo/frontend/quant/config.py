@@ -23,6 +23,7 @@ Example::
 """
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 
@@ -159,8 +160,6 @@ class PrecisionConfig:
             known |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
         bad = [k for k in self.per_key if k not in known]
         if bad:
-            import difflib
-
             names = sorted({n for tn in nodes for n in (tn.module, tn.var) if n})
             close = difflib.get_close_matches(bad[0], sorted(known - {""}), n=5, cutoff=0.0)
             more = " ..." if len(names) > 12 else ""
