@@ -81,7 +81,7 @@ def located(kind: type[AlloError], message: str, loc) -> AlloError:
     """Build an error of `kind` whose text starts with the kernel location `loc`.
 
     `loc` is any object with `filename`, `lineno`, `col` and optional `source_line`
-    attributes (see `allo.ir.source.Loc`), or None.
+    attributes (see `allo.ir.loc.Loc`), or None.
     """
     if loc is None:
         return kind(message)

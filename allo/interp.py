@@ -24,7 +24,7 @@ from .errors import AlloError
 from .ir import nodes as N
 from .ir.bits import BIT_FUNCS
 from .ir.fixed import from_raw, to_raw
-from .ir.types import Fixed, Float, Index, Int, UFixed, UInt, container_bits
+from .ir.types import Fixed, Float, Index, Int, UFixed, UInt, container_bits, is_signed
 
 
 # ----------------------------------------------------------------------------- type helpers
@@ -53,10 +53,6 @@ def storage_dtype(t) -> np.dtype:
     return t.np_dtype
 
 
-def _signed(t) -> bool:
-    return isinstance(t, (Int, Fixed, Index))
-
-
 def _wrap_int(v: int, bits: int, signed: bool) -> int:
     v &= (1 << bits) - 1
     if signed and v >> (bits - 1):
@@ -71,7 +67,7 @@ def _odd(t) -> bool:
 
 def _npwrap(x, t):
     """Wrap a numpy integer scalar to the declared width of odd-width type `t`."""
-    return storage_dtype(t).type(_wrap_int(int(x), t.bits, _signed(t)))
+    return storage_dtype(t).type(_wrap_int(int(x), t.bits, is_signed(t)))
 
 
 def _cdiv(a, b):

@@ -35,7 +35,7 @@ def _threads() -> int:
 
 def builds(n: int, cache_size: int) -> dict:
     """RSS/thread growth over `n` distinct builds with the strong engine cache set to `cache_size`."""
-    llvm._CACHE_SIZE = cache_size
+    llvm.CACHE_SIZE = cache_size
 
     def one(k):
         scale = float(k)

@@ -1,4 +1,4 @@
-"""The CPU-optimised LLVM build (allo.backend.cpu_opt) computes what the loops say.
+"""The CPU-optimised LLVM build (allo.backend.llvm.cpu_opt) computes what the loops say.
 
 Every kernel is built twice: `optimize=False` (loops as written, serial scalar code) and the
 default optimised build; integers and (without fast_math) floats must match bit for bit;

@@ -212,9 +212,9 @@ def test_local_process_pool_gives_the_inline_results():
     local = dse.explore(small_atax(), executor="local", workers=2, **kw)
     inline = dse.explore(small_atax(), executor="inline", **kw)
     assert _summary(local) == _summary(inline)
-    from allo.dse.executors import _POOLS
+    from allo.dse.executors import POOLS
 
-    pool = _POOLS[2]
+    pool = POOLS[2]
     assert len(pool._procs) == 2 and all(p.proc.poll() is None for p in pool._procs)
     assert local.stats["candidates_per_second"] > 0
 

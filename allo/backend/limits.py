@@ -15,7 +15,7 @@ import os
 
 from ..errors import BackendError, located
 from ..ir import nodes as N, visit as V
-from ..render.scalars import _elem_bytes
+from ..render.scalars import elem_bytes
 
 
 def check_allocation_sizes(mod: N.Module, limit: int | None = None) -> None:
@@ -34,7 +34,7 @@ def check_allocation_sizes(mod: N.Module, limit: int | None = None) -> None:
     for f in mod.funcs:
         for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc):
-                size = s.buf.type.size * _elem_bytes(s.buf.dtype)
+                size = s.buf.type.size * elem_bytes(s.buf.dtype)
                 if size > limit:
                     raise located(BackendError, f"local {s.buf.name!r} in {f.name!r} needs {size / 2**30:.1f} GiB, "
                                   f"more than this machine's memory ({limit / 2**30:.1f} GiB); make it smaller or "

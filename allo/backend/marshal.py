@@ -93,7 +93,7 @@ def check_writable(x: np.ndarray, where: str) -> None:
 
 
 # ============================================================================ argument specs
-class _ArraySpec:
+class ArraySpec:
     """An array parameter: type check, conversion to storage, write-back after the call."""
 
     def __init__(self, fname, k, p: N.Buffer, written: bool):
@@ -233,7 +233,7 @@ class CallPlan:
             if p.kind == "scalar_arg":
                 self.ins.append(_ScalarSpec(func.name, k, p))
             else:
-                self.ins.append(_ArraySpec(func.name, k, p, id(p) in written))
+                self.ins.append(ArraySpec(func.name, k, p, id(p) in written))
         self.outs = [_OutSpec(rt) for rt in func.result_types]
         self.n_results = len(func.result_types)
         self.returned_args = returned_params(func)
@@ -243,7 +243,7 @@ class CallPlan:
         self._slots = []  # per packed slot: ("desc", descriptor) or ("scalar", ctypes value)
         self._keep = []
         for spec in self.ins:
-            if isinstance(spec, _ArraySpec):
+            if isinstance(spec, ArraySpec):
                 d = new_descriptor(spec.shape)
                 holder = ctypes.c_void_p(ctypes.addressof(d))
                 self._keep += [d, holder]
@@ -266,7 +266,7 @@ class CallPlan:
             names = ", ".join(p.name for p in self.params[:self.n_visible])
             raise AlloTypeError(f"{self.fname}: expected {self.n_visible} arguments ({names}), got {len(args)}")
         for spec, a in zip(self.ins, args):
-            if isinstance(spec, _ArraySpec):
+            if isinstance(spec, ArraySpec):
                 spec.check(a)
 
     def pack(self, args):
@@ -276,7 +276,7 @@ class CallPlan:
         slots = self._slots
         for k, (spec, a) in enumerate(zip(self.ins, args)):
             obj = slots[k][0]
-            if isinstance(spec, _ArraySpec):
+            if isinstance(spec, ArraySpec):
                 arr, wb = spec.prepare(a)
                 keep.append(arr)
                 if wb is not None:

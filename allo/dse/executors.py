@@ -135,25 +135,25 @@ class LocalExecutor:
         self._procs = []
 
 
-_POOLS = {}
+POOLS = {}
 
 
 def local_pool(workers: int | None) -> LocalExecutor:
     """A pool kept across searches (starting processes that import allo takes seconds)."""
     n = workers if workers is not None else (os.cpu_count() or 1)
-    pool = _POOLS.get(n)
+    pool = POOLS.get(n)
     if pool is None or any(p.proc.poll() is not None for p in pool._procs):
         at_exit(shutdown_pools)
-        pool = _POOLS[n] = LocalExecutor(n)
+        pool = POOLS[n] = LocalExecutor(n)
     return pool
 
 
 def shutdown_pools():
     """Stop the kept local worker processes (also runs at interpreter exit, through allo.backend.host;
     with ALLO_PROCESS_EFFECTS=0 the workers end when they see this process's end of their input)."""
-    for pool in _POOLS.values():
+    for pool in POOLS.values():
         pool.close()
-    _POOLS.clear()
+    POOLS.clear()
 
 
 # ----------------------------------------------------------------------------- ray

@@ -1,5 +1,5 @@
 """Expression visitors of the kernel builder: names, attributes, operators, comparisons,
-subscripts (array loads, bit reads), calls. A mixin of `allo.ir.builder.FunctionBuilder`, which
+subscripts (array loads, bit reads), calls. A mixin of `allo.dsl.builder.FunctionBuilder`, which
 provides `visit`, `scalar`, `error`, `loc`, `locals`, `env`, `mb`, `arrays`, `calls`.
 
 Example::
@@ -18,7 +18,7 @@ from ..ir.nodes import Alloc, Buffer, Expr, If, Load, Store, describe, user_word
 from ..ir.types import ArrayType, Fixed, Index, Int, UFixed, UInt, index
 from ..ir.visit import walk_expr
 from .calls import plain_kernel
-from .forms import _compile_time
+from .forms import compile_time
 from .regions import read_region, region_spec
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
@@ -114,7 +114,7 @@ class ExpressionVisitors:
     def visit_Compare(self, node):
         loc = self.loc(node)
         values = [self.visit(node.left)] + [self.visit(c) for c in node.comparators]
-        if all(_compile_time(v) for v in values):
+        if all(compile_time(v) for v in values):
             return self.fold_compare(node, values)
         left = self.scalar(values[0])
         result = None

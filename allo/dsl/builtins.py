@@ -337,30 +337,30 @@ class Builtins:
 
 
 # ----------------------------------------------------------------------------- call handlers
-_REQUIRED = object()
+REQUIRED = object()
 
 # allo.<name>: (parameters with defaults, method of Builtins taking (*values, loc, band))
 SIGNATURES = {
-    "add": (("lhs", _REQUIRED), ("rhs", _REQUIRED)),
-    "sub": (("lhs", _REQUIRED), ("rhs", _REQUIRED)),
-    "mul": (("lhs", _REQUIRED), ("rhs", _REQUIRED)),
-    "div": (("lhs", _REQUIRED), ("rhs", _REQUIRED)),
-    "copy": (("x", _REQUIRED),),
-    "relu": (("x", _REQUIRED),),
-    "gelu": (("x", _REQUIRED),),
-    "tril": (("x", _REQUIRED),),
-    "softmax": (("x", _REQUIRED),),
-    "matmul": (("lhs", _REQUIRED), ("rhs", _REQUIRED)),
-    "bmm": (("lhs", _REQUIRED), ("rhs", _REQUIRED)),
-    "linear": (("X", _REQUIRED), ("A", _REQUIRED), ("bias", None)),
-    "conv2d": (("inp", _REQUIRED), ("filter", _REQUIRED)),
-    "maxpool": (("inp", _REQUIRED), ("filter", _REQUIRED)),
-    "sumpool": (("inp", _REQUIRED), ("filter", _REQUIRED)),
-    "layernorm": (("x", _REQUIRED), ("gamma", 1.0), ("beta", 0.0), ("eps", 1e-5)),
-    "concat": (("x", _REQUIRED), ("y", _REQUIRED), ("axis", 0)),
-    "view": (("x", _REQUIRED), ("shape", _REQUIRED)),
-    "ones": (("shape", _REQUIRED), ("dtype", None)),
-    "zeros": (("shape", _REQUIRED), ("dtype", None)),
+    "add": (("lhs", REQUIRED), ("rhs", REQUIRED)),
+    "sub": (("lhs", REQUIRED), ("rhs", REQUIRED)),
+    "mul": (("lhs", REQUIRED), ("rhs", REQUIRED)),
+    "div": (("lhs", REQUIRED), ("rhs", REQUIRED)),
+    "copy": (("x", REQUIRED),),
+    "relu": (("x", REQUIRED),),
+    "gelu": (("x", REQUIRED),),
+    "tril": (("x", REQUIRED),),
+    "softmax": (("x", REQUIRED),),
+    "matmul": (("lhs", REQUIRED), ("rhs", REQUIRED)),
+    "bmm": (("lhs", REQUIRED), ("rhs", REQUIRED)),
+    "linear": (("X", REQUIRED), ("A", REQUIRED), ("bias", None)),
+    "conv2d": (("inp", REQUIRED), ("filter", REQUIRED)),
+    "maxpool": (("inp", REQUIRED), ("filter", REQUIRED)),
+    "sumpool": (("inp", REQUIRED), ("filter", REQUIRED)),
+    "layernorm": (("x", REQUIRED), ("gamma", 1.0), ("beta", 0.0), ("eps", 1e-5)),
+    "concat": (("x", REQUIRED), ("y", REQUIRED), ("axis", 0)),
+    "view": (("x", REQUIRED), ("shape", REQUIRED)),
+    "ones": (("shape", REQUIRED), ("dtype", None)),
+    "zeros": (("shape", REQUIRED), ("dtype", None)),
 }
 NO_NAME = ("ones", "zeros")
 
@@ -377,21 +377,21 @@ def bind_args(fb, node, fname, params, args, kwargs, named=True):
     if len(args) > len(params):
         raise fb.error(AlloSyntaxError, f"allo.{fname} takes at most {len(params)} positional argument(s) "
                        f"({', '.join(names)}), got {len(args)}", node)
-    values = list(args) + [_REQUIRED] * (len(params) - len(args))
+    values = list(args) + [REQUIRED] * (len(params) - len(args))
     for key, v in kwargs.items():
         if key not in names:
             allowed = ", ".join(names + (["name"] if named else []))
             raise fb.error(AlloSyntaxError, f"allo.{fname}() has no keyword {key!r}; its parameters: {allowed}", node)
         values[names.index(key)] = v
     for k, (p, default) in enumerate(params):
-        if values[k] is _REQUIRED:
-            if default is _REQUIRED:
+        if values[k] is REQUIRED:
+            if default is REQUIRED:
                 raise fb.error(AlloSyntaxError, f"allo.{fname}() is missing argument {p!r}", node)
             values[k] = default
     return values, band
 
 
-def _handler(fname):
+def array_handler(fname):
     def handler(d, args, kwargs, node):
         fb = d.fb
         values, band = bind_args(fb, node, fname, SIGNATURES[fname], args, kwargs, fname not in NO_NAME)
@@ -410,4 +410,4 @@ def _handler(fname):
 def register(builtin, dsl):
     """Register the handlers for `allo.<name>` (called once by calls.register_allo_builtins)."""
     for fname in SIGNATURES:
-        builtin(getattr(dsl, fname))(_handler(fname))
+        builtin(getattr(dsl, fname))(array_handler(fname))

@@ -21,7 +21,7 @@ from ..ir import emit
 from ..ir.nodes import Buffer, CallStmt, Const, Expr, Load, describe
 from ..ir.types import AlloType, ArrayType, Index, Int, UInt, float32, index, int32
 from . import builtins as whole_array, names
-from .builtins import _REQUIRED, bind_args
+from .builtins import REQUIRED, bind_args
 from .kernel import KernelDef, KernelInstance
 from .regions import write_back_views
 
@@ -221,7 +221,7 @@ def _one_scalar_or_array(d, args, node, fn_scalar, band=None):
 
 def _math(name):
     def handler(d, args, kwargs, node):
-        params = (("x", _REQUIRED), ("y", _REQUIRED)) if name == "pow" else (("x", _REQUIRED),)
+        params = (("x", REQUIRED), ("y", REQUIRED)) if name == "pow" else (("x", REQUIRED),)
         args, band = bind_args(d.fb, node, name, params, args, kwargs)
         if name == "pow":
             if len(args) != 2:
@@ -288,7 +288,7 @@ def _len(d, args, kwargs, node):
 
 
 def _transpose(d, args, kwargs, node):
-    (x, axes), band = bind_args(d.fb, node, "transpose", (("x", _REQUIRED), ("axes", None)), args, kwargs)
+    (x, axes), band = bind_args(d.fb, node, "transpose", (("x", REQUIRED), ("axes", None)), args, kwargs)
     if not isinstance(x, Buffer):
         raise d.fb.error(AlloTypeError, "transpose needs an array", node)
     return d.fb.arrays.transpose(x, axes, d.fb.loc(node), band=band)
@@ -303,7 +303,7 @@ def _composed(name):
         return emit.binary("div", emit.math_call("sin", [a], loc), emit.math_call("cos", [a], loc), loc)
 
     def handler(d, args, kwargs, node):
-        args, band = bind_args(d.fb, node, name, (("x", _REQUIRED),), args, kwargs)
+        args, band = bind_args(d.fb, node, name, (("x", REQUIRED),), args, kwargs)
         return _one_scalar_or_array(d, args, node, scalar, band)
 
     return handler
@@ -325,7 +325,7 @@ def _register_builtins():
     builtin(py.int)(_py_cast("int"))
     builtin(names.transpose, np.transpose)(_transpose)
     whole_array.register(builtin, names)
-    builtin(np.matmul)(whole_array._handler("matmul"))
+    builtin(np.matmul)(whole_array.array_handler("matmul"))
     builtin(names.power)(_math("pow"))
     builtin(names.log10)(_composed("log10"))
     builtin(names.tan)(_composed("tan"))

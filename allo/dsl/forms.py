@@ -130,7 +130,7 @@ class LanguageForms:
         if node.type_params if hasattr(node, "type_params") else False:
             raise self.error(AlloSyntaxError, "a function defined inside a kernel cannot be a template; define it "
                              "outside the kernel", node)
-        names = {k: v for k, v in self.locals.items() if _compile_time(v) and not isinstance(v, tuple)}
+        names = {k: v for k, v in self.locals.items() if compile_time(v) and not isinstance(v, tuple)}
         env = Environment(dict(self.env.template, **names), dict(self.env.closure), self.env.globals,
                           dict(self.env.enclosing))
         self.locals[node.name] = NestedKernel(node, self.src, env)
@@ -161,7 +161,7 @@ def bind_storage(buf, t):
     return buf
 
 
-def _compile_time(v):
+def compile_time(v):
     """A value the builder knows now (a number, type, tuple...), not a run-time Expr or array."""
     return not isinstance(v, (Expr, Buffer)) and v is not None
 

@@ -11,7 +11,7 @@ Conventions
 - Buffers are referenced by identity; `Func.clone()` deep-copies a function and remaps them.
 - Which fields hold statements, expressions and buffers is known to `allo.ir.visit`, which walks
   and rewrites the tree; `allo.ir.effects` says what statements read and write.
-- Every node may carry `loc` (allo.ir.source.Loc) pointing at the kernel source line.
+- Every node may carry `loc` (allo.ir.loc.Loc) pointing at the kernel source line.
 
 Example (what `for i in range(4): C[i] = A[i] + 1.0` becomes)::
 

@@ -15,7 +15,7 @@ Example::
 
 Layout, one job per module:
 - `module`: module level (global constants, functions, the JIT entry wrapper).
-- `func`: `_FuncRenderer` (SSA plumbing, function head, allocation, memory access), built from the
+- `func`: `FuncRenderer` (SSA plumbing, function head, allocation, memory access), built from the
   mixins `stmts` (statements and loops), `exprs` (expressions), `arith` (operators) and `casts`.
 - `scalars` (type categories, storage/ABI types, literals), `attrs` (attribute dictionaries),
   `affine` (affine index analysis), `unroll` (loop unrolling in "llvm" mode); walks and buffer
@@ -32,16 +32,16 @@ import numpy as np
 
 from ..errors import BackendError
 from ..ir import nodes as N
-# Re-exported: allo.backend.cpu subclasses the renderers and uses these helpers.
-from .affine import _aff_add, _aff_const, _aff_mul, _aff_str, _aff_vars, affine_form  # noqa: F401
-from .arith import _CMP, _FIXED_OK, _FLOAT_OPS, _INT_OPS, _SINT_OPS, _UINT_OPS  # noqa: F401
-from .attrs import _IDENT, _UI32_ATTRS, _attr_dict, _attr_value, _quote  # noqa: F401
-from .exprs import _MATH  # noqa: F401
-from .func import STACK_BYTES, _FuncRenderer  # noqa: F401
-from .module import ENTRY_PREFIX, _abi_to_compute, _compute_to_storage, _ModuleRenderer, storage_array
-from .scalars import (_abi_scalar, _bits, _cat, _elem_bytes, _fixed_raw, _float_hex, _int_literal, _is_bool,
-                      _scalar_storage, _signed, i64_t, index_t)
-from .stmts import _HLS_ONLY  # noqa: F401
+# Re-exported: allo.backend.llvm.cpu subclasses the renderers and uses these helpers.
+from .affine import aff_add, aff_const, aff_mul, aff_str, aff_vars, affine_form  # noqa: F401
+from .arith import CMP, FIXED_OK, FLOAT_OPS, INT_OPS, SINT_OPS, UINT_OPS  # noqa: F401
+from .attrs import IDENT, UI32_ATTRS, attr_dict, attr_value, quote  # noqa: F401
+from .exprs import MATH  # noqa: F401
+from .func import STACK_BYTES, FuncRenderer  # noqa: F401
+from .module import ENTRY_PREFIX, ModuleRenderer, abi_to_compute, compute_to_storage, storage_array
+from .scalars import (abi_scalar, cat, elem_bytes, fixed_raw, float_hex, i64_t, index_t, int_literal, scalar_storage,
+                      type_bits)
+from .stmts import HLS_ONLY  # noqa: F401
 from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, unroll_for  # noqa: F401
 
 BIG_GLOBAL = 256  # globals with more elements are attached after parsing by to_mlir_module
@@ -55,7 +55,7 @@ def render_module(mod: N.Module, mode: str = "view") -> str:
 
         print(render_module(mod))             # func.func @gemm(%arg0: memref<32x32xf32>, ...
     """
-    return _render(mod, mode, big_limit=None)[0]
+    return render_text(mod, mode, big_limit=None)[0]
 
 
 def to_mlir_module(mod: N.Module, mode: str = "view", context=None):
@@ -67,7 +67,7 @@ def to_mlir_module(mod: N.Module, mode: str = "view", context=None):
         m = to_mlir_module(mod)
         print(m.operation.get_asm(large_elements_limit=16))
     """
-    text, big = _render(mod, mode, big_limit=BIG_GLOBAL)
+    text, big = render_text(mod, mode, big_limit=BIG_GLOBAL)
     return parse_with_globals(text, big, context)
 
 
@@ -96,7 +96,7 @@ def parse_with_globals(text: str, big: dict, context=None):
 def render_with_globals(mod: N.Module, mode: str = "llvm") -> tuple[str, dict]:
     """(text with placeholder initialisers for big globals, {symbol: storage ndarray}); the pair
     identifies the module exactly (the LLVM backend hashes both for its cache)."""
-    return _render(mod, mode, big_limit=BIG_GLOBAL)
+    return render_text(mod, mode, big_limit=BIG_GLOBAL)
 
 
 def _error_lines(message: str) -> list:
@@ -119,10 +119,10 @@ def _numbered(text, around=(), limit=400, context=3):
     return "\n".join(out + (["   ..."] if last < len(lines) - 1 else []))
 
 
-def _render(mod: N.Module, mode: str, big_limit):
+def render_text(mod: N.Module, mode: str, big_limit):
     if mode not in ("view", "llvm"):
         raise BackendError(f"unknown MLIR rendering mode {mode!r} (expected 'view' or 'llvm')")
-    r = _ModuleRenderer(mod, mode, big_limit)
+    r = ModuleRenderer(mod, mode, big_limit)
     return r.render(), r.big
 
 

@@ -18,7 +18,7 @@ from ..ir import nodes as N
 from ..ir.types import Index, Int, UInt
 
 
-def _aff_add(a, b):
+def aff_add(a, b):
     if a[0] == "c" and b[0] == "c":
         return ("c", a[1] + b[1])
     if b == ("c", 0):
@@ -28,7 +28,7 @@ def _aff_add(a, b):
     return ("+", a, b)
 
 
-def _aff_mul(a, n):
+def aff_mul(a, n):
     if a[0] == "c":
         return ("c", a[1] * n)
     if n == 1:
@@ -56,14 +56,14 @@ def affine_form(e, is_dim):
         if a is None or b is None:
             return None
         if e.op == "add":
-            return _aff_add(a, b)
+            return aff_add(a, b)
         if e.op == "sub":
-            return _aff_add(a, _aff_mul(b, -1))
+            return aff_add(a, aff_mul(b, -1))
         if e.op == "mul":
             if b[0] == "c":
-                return _aff_mul(a, b[1])
+                return aff_mul(a, b[1])
             if a[0] == "c":
-                return _aff_mul(b, a[1])
+                return aff_mul(b, a[1])
             return None
         if e.op in ("floordiv", "mod") and b[0] == "c" and b[1] > 0:
             if a[0] == "c":
@@ -72,28 +72,28 @@ def affine_form(e, is_dim):
     return None
 
 
-def _aff_const(e):
+def aff_const(e):
     a = affine_form(e, lambda v: False)
     return a[1] if a is not None and a[0] == "c" else None
 
 
-def _aff_vars(a, out):
+def aff_vars(a, out):
     if a[0] == "v":
         if not any(a[1] is x for x in out):
             out.append(a[1])
     elif a[0] != "c":
-        _aff_vars(a[1], out)
+        aff_vars(a[1], out)
         if a[0] == "+":
-            _aff_vars(a[2], out)
+            aff_vars(a[2], out)
     return out
 
 
-def _aff_str(a, name) -> str:
+def aff_str(a, name) -> str:
     kind = a[0]
     if kind == "c":
         return str(a[1])
     if kind == "v":
         return name(a[1])
     if kind == "+":
-        return f"{_aff_str(a[1], name)} + {_aff_str(a[2], name)}"
-    return f"({_aff_str(a[1], name)}) {'*' if kind == '*' else kind} {a[2]}"
+        return f"{aff_str(a[1], name)} + {aff_str(a[2], name)}"
+    return f"({aff_str(a[1], name)}) {'*' if kind == '*' else kind} {a[2]}"

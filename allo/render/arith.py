@@ -1,4 +1,4 @@
-"""Operators of the MLIR renderer (a mixin of `_FuncRenderer`): comparisons and binary arithmetic
+"""Operators of the MLIR renderer (a mixin of `FuncRenderer`): comparisons and binary arithmetic
 per type category, with allo's semantics where LLVM's differ (non-trapping integer division,
 numpy floor division and modulo, defined out-of-range shifts, fixed-point multiply and divide).
 
@@ -8,20 +8,20 @@ Example::
 """
 from __future__ import annotations
 
-from ..ir.types import Fixed
-from .scalars import _bits, _cat, _signed
+from ..ir.types import Fixed, is_signed
+from .scalars import cat, type_bits
 
-_FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf",
+FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf",
               "min": "arith.minimumf", "max": "arith.maximumf", "pow": "math.powf"}
-_INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "and": "arith.andi",
+INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "and": "arith.andi",
             "or": "arith.ori", "xor": "arith.xori", "shl": "arith.shli"}
-_SINT_OPS = {"div": "arith.divsi", "floordiv": "arith.floordivsi", "min": "arith.minsi",
+SINT_OPS = {"div": "arith.divsi", "floordiv": "arith.floordivsi", "min": "arith.minsi",
              "max": "arith.maxsi", "shr": "arith.shrsi"}
-_UINT_OPS = {"div": "arith.divui", "floordiv": "arith.divui", "mod": "arith.remui", "min": "arith.minui",
+UINT_OPS = {"div": "arith.divui", "floordiv": "arith.divui", "mod": "arith.remui", "min": "arith.minui",
              "max": "arith.maxui", "shr": "arith.shrui"}
-_FIXED_OK = ("add", "sub", "and", "or", "xor", "shl", "shr", "min", "max")
+FIXED_OK = ("add", "sub", "and", "or", "xor", "shl", "shr", "min", "max")
 # comparison -> (float predicate, signed predicate, unsigned predicate)
-_CMP = {"lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
+CMP = {"lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
         "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}
 
 
@@ -30,17 +30,17 @@ class ArithMixin:
     `iconst`/`error`."""
 
     def compare(self, op, a, b, t) -> str:
-        fp, sp, up = _CMP[op]
-        c = _cat(t)
+        fp, sp, up = CMP[op]
+        c = cat(t)
         if c == "f":
             return self.op(f"arith.cmpf {fp}, {a}, {b} : {t.mlir}")
         return self.op(f"arith.cmpi {sp if c in ('s', 'sfx') else up}, {a}, {b} : {t.mlir}")
 
     def arith(self, op, a, b, t) -> str:
-        c, ty = _cat(t), t.mlir
+        c, ty = cat(t), t.mlir
         if c == "f":
-            if op in _FLOAT_OPS:
-                return self.op(f"{_FLOAT_OPS[op]} {a}, {b} : {ty}")
+            if op in FLOAT_OPS:
+                return self.op(f"{FLOAT_OPS[op]} {a}, {b} : {ty}")
             if op == "floordiv":
                 q = self.op(f"arith.divf {a}, {b} : {ty}")
                 return self.op(f"math.floor {q} : {ty}")
@@ -56,18 +56,18 @@ class ArithMixin:
                 return self.fixed_muldiv(a, b, t, "mul")
             if op == "div":
                 return self.fixed_muldiv(a, b, t, "div")
-            if op not in _FIXED_OK:
+            if op not in FIXED_OK:
                 raise self.error(f"operator {op!r} is not supported on fixed-point type {t!r}")
         signed = c in ("s", "sfx")
         if op in ("shl", "shr"):
-            return self.shift(op, a, b, ty, _bits(t), signed)
-        if op in _INT_OPS:
-            return self.op(f"{_INT_OPS[op]} {a}, {b} : {ty}")
+            return self.shift(op, a, b, ty, type_bits(t), signed)
+        if op in INT_OPS:
+            return self.op(f"{INT_OPS[op]} {a}, {b} : {ty}")
         if op == "pow":
             return self.int_pow(a, b, t)
         if op in ("div", "floordiv", "mod"):
             return self.int_div(op, a, b, ty, signed)
-        table = _SINT_OPS if signed else _UINT_OPS
+        table = SINT_OPS if signed else UINT_OPS
         if op in table:
             return self.op(f"{table[op]} {a}, {b} : {ty}")
         raise self.error(f"operator {op!r} is not defined on {t!r}")
@@ -89,7 +89,7 @@ class ArithMixin:
             fix = self.sign_fix(r, bs, zero, lambda p, x, y: self.op(f"arith.cmpi {p}, {x}, {y} : {ty}"), "s")
             rb = self.op(f"arith.addi {r}, {bs} : {ty}")
             return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
-        table = _SINT_OPS if signed else _UINT_OPS
+        table = SINT_OPS if signed else UINT_OPS
         if op == "floordiv" and signed and ty != "index" and int(ty[1:]) > 64:
             q = self.wide_floordiv(a, bs, zero, ty)  # arith.floordivsi lowers wrongly beyond 64 bits
         else:
@@ -149,7 +149,7 @@ class ArithMixin:
         one, zero = self.iconst(1, ty), self.iconst(0, ty)
         res = self.val()
         r, bb, ee = self.val(), self.val(), self.val()
-        gt = "sgt" if _signed(t) else "ne"
+        gt = "sgt" if is_signed(t) else "ne"
         self.emit(f"{res}:3 = scf.while ({r} = {one}, {bb} = {a}, {ee} = {b}) : ({ty}, {ty}, {ty}) -> ({ty}, {ty}, {ty}) {{")
         self.ind += 1
         c = self.op(f"arith.cmpi {gt}, {ee}, {zero} : {ty}")
@@ -168,7 +168,7 @@ class ArithMixin:
         self.emit(f"scf.yield {r3}, {b3}, {e3} : {ty}, {ty}, {ty}")
         self.ind -= 1
         self.emit("}")
-        if not _signed(t):
+        if not is_signed(t):
             return f"{res}#0"
         return self.int_pow_negative(a, b, f"{res}#0", ty)
 

@@ -11,11 +11,11 @@ import re
 
 import numpy as np
 
-_UI32_ATTRS = ("pipeline_ii", "unroll")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
+UI32_ATTRS = ("pipeline_ii", "unroll")
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
 
 
-def _quote(s: str) -> str:
+def quote(s: str) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
@@ -59,35 +59,35 @@ def buffer_attrs(b) -> list:
     return items
 
 
-def _attr_value(key, v):
+def attr_value(key, v):
     if isinstance(v, RawAttr):
         return str(v)
     if isinstance(v, (bool, np.bool_)):
         return None
     if isinstance(v, (int, np.integer)):
-        return f"{int(v)} : {'ui32' if key in _UI32_ATTRS else 'i32'}"
+        return f"{int(v)} : {'ui32' if key in UI32_ATTRS else 'i32'}"
     if isinstance(v, (float, np.floating)):
         return f"{float(v)!r} : f64"
     if isinstance(v, str):
-        return _quote(v)
+        return quote(v)
     if isinstance(v, tuple):
-        return _quote(":".join(str(x) for x in v))
+        return quote(":".join(str(x) for x in v))
     if isinstance(v, list):
-        return "[" + ", ".join(_attr_value(key, x) or "unit" for x in v) + "]"
+        return "[" + ", ".join(attr_value(key, x) or "unit" for x in v) + "]"
     if isinstance(v, dict):
-        return _attr_dict(v.items())
-    return _quote(str(v))
+        return attr_dict(v.items())
+    return quote(str(v))
 
 
-def _attr_dict(items) -> str:
+def attr_dict(items) -> str:
     """`{k = v, flag}` from (key, value) pairs; True -> unit attribute, False/None dropped."""
     parts = []
     for k, v in items:
         if v is None or v is False:
             continue
-        key = k if _IDENT.match(k) else _quote(k)
+        key = k if IDENT.match(k) else quote(k)
         if v is True:
             parts.append(key)
         else:
-            parts.append(f"{key} = {_attr_value(k, v)}")
+            parts.append(f"{key} = {attr_value(k, v)}")
     return "{" + ", ".join(parts) + "}" if parts else ""

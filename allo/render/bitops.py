@@ -10,7 +10,7 @@ Example::
 """
 from __future__ import annotations
 
-from .scalars import _int_literal
+from .scalars import int_literal
 
 
 def render_bit_op(r, e) -> str:
@@ -20,7 +20,7 @@ def render_bit_op(r, e) -> str:
 def _const(r, value, bits) -> str:
     if bits == 1:
         return r.op(f"arith.constant {'true' if value & 1 else 'false'}")
-    return r.op(f"arith.constant {_int_literal(value, bits)} : i{bits}")
+    return r.op(f"arith.constant {int_literal(value, bits)} : i{bits}")
 
 
 def _checked_amount(r, index_ssa, width, bits):

@@ -1,4 +1,4 @@
-"""Conversions of the MLIR renderer (a mixin of `_FuncRenderer`): allo's cast rules between bool,
+"""Conversions of the MLIR renderer (a mixin of `FuncRenderer`): allo's cast rules between bool,
 index, integer, float and fixed-point types (see the notes on fixed point in `allo.ir.fixed`).
 
 After the bool and index special cases, a cast is looked up in `_CASTS` by the pair of type
@@ -10,8 +10,8 @@ Example::
 """
 from __future__ import annotations
 
-from ..ir.types import Float, Index
-from .scalars import _cat, _is_bool, i64_t
+from ..ir.types import Float, Index, is_bool
+from .scalars import cat, i64_t
 
 # category (see scalars._cat) -> type family
 _FAMILY = {"f": "float", "s": "int", "u": "int", "sfx": "fixed", "ufx": "fixed"}
@@ -32,8 +32,8 @@ class CastMixin:
         """Convert SSA value v of allo type s to allo type d (allo's cast rules, see common notes)."""
         if s == d:
             return v
-        cs, cd = _cat(s), _cat(d)
-        if _is_bool(d):
+        cs, cd = cat(s), cat(d)
+        if is_bool(d):
             if cs == "f":
                 return self.compare("ne", v, self.const(0.0, s), s)
             return self.op(f"arith.cmpi ne, {v}, {self.iconst(0, s.mlir)} : {s.mlir}")

@@ -1,4 +1,4 @@
-"""Expressions of the MLIR renderer (a mixin of `_FuncRenderer`), dispatched through the `_EXPRS`
+"""Expressions of the MLIR renderer (a mixin of `FuncRenderer`), dispatched through the `_EXPRS`
 table; operators go to `ArithMixin`, conversions to `CastMixin`.
 
 Example::
@@ -13,11 +13,11 @@ from ..ir import nodes as N
 from ..ir.bits import BIT_FUNCS
 from ..ir.promote import common
 from ..ir.types import Fixed, Float, Int, UFixed, UInt, is_fixed
-from .arith import _CMP
+from .arith import CMP
 from .bitops import render_bit_op
-from .scalars import _cat, _int_literal
+from .scalars import cat, int_literal
 
-_MATH = {"exp": "math.exp", "log": "math.log", "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
+MATH = {"exp": "math.exp", "log": "math.log", "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
          "tanh": "math.tanh", "sin": "math.sin", "cos": "math.cos", "erf": "math.erf", "floor": "math.floor",
          "ceil": "math.ceil"}
 
@@ -61,7 +61,7 @@ class ExprMixin:
         if op in ("land", "lor"):
             a, b = self.as_bool(e.lhs), self.as_bool(e.rhs)
             return self.op(f"arith.{'andi' if op == 'land' else 'ori'} {a}, {b} : i1")
-        if op in _CMP:
+        if op in CMP:
             t = e.lhs.type
             a, b = self.expr(e.lhs), self.expr_as(e.rhs, t)
             return self.compare(op, a, b, t)
@@ -93,7 +93,7 @@ class ExprMixin:
                 scaled = x.value * 2 ** f
                 if scaled != math.floor(scaled):
                     return None
-                raws.append(self.op(f"arith.constant {_int_literal(int(scaled), t.bits)} : {t.mlir}"))
+                raws.append(self.op(f"arith.constant {int_literal(int(scaled), t.bits)} : {t.mlir}"))
             else:
                 signed = isinstance(x.type, (Int, Fixed))
                 raws.append(self.resize(self.expr(x), x.type.bits, t.bits, signed))
@@ -129,7 +129,7 @@ class ExprMixin:
             return render_bit_op(self, e)
         if fn == "abs":
             x = self.expr_as(e.args[0], t)
-            c = _cat(t)
+            c = cat(t)
             if c == "f":
                 return self.op(f"math.absf {x} : {t.mlir}")
             if c in ("s", "sfx"):
@@ -149,8 +149,8 @@ class ExprMixin:
             v = self.op(f"arith.divf {one}, {den} : {ty}")
         elif fn == "pow":
             v = self.op(f"math.powf {args[0]}, {args[1]} : {ty}")
-        elif fn in _MATH:
-            v = self.op(f"{_MATH[fn]} {args[0]} : {ty}")
+        elif fn in MATH:
+            v = self.op(f"{MATH[fn]} {args[0]} : {ty}")
         else:
             raise self.error(f"unsupported math function {fn!r}")
         return self.cast(v, ct, t)

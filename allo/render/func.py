@@ -4,35 +4,33 @@ and casts come from the mixins in `stmts`, `exprs`, `arith` and `casts`.
 
 Example::
 
-    text = _FuncRenderer(module_renderer, func).render()   # "  func.func @gemm(...) ... }"
+    text = FuncRenderer(module_renderer, func).render()   # "  func.func @gemm(...) ... }"
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ..errors import BackendError, located
-from ..ir import effects as E
-from ..ir import nodes as N
-from ..ir import visit as V
-from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt
-from .affine import _aff_str, affine_form
+from ..ir import effects as E, nodes as N, visit as V
+from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_signed
+from .affine import aff_str, affine_form
 from .arith import ArithMixin
-from .attrs import _attr_dict, buffer_attrs, partition_map
+from .attrs import attr_dict, buffer_attrs, partition_map
 from .casts import CastMixin
 from .exprs import ExprMixin
-from .scalars import _cat, _elem_bytes, _fixed_raw, _float_hex, _int_literal, _is_bool, _signed, index_t
+from .scalars import cat, elem_bytes, fixed_raw, float_hex, index_t, int_literal
 from .stmts import StmtMixin
 
 if TYPE_CHECKING:
-    from .module import _ModuleRenderer
+    from .module import ModuleRenderer
 
 STACK_BYTES = 4096  # llvm mode: locals up to this size live on the stack (memref.alloca)
 
 
-class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
+class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
     """Renders one `N.Func` as `func.func` text (see the module docstring)."""
 
-    def __init__(self, mr: _ModuleRenderer, f: N.Func):
+    def __init__(self, mr: ModuleRenderer, f: N.Func):
         self.mr, self.f, self.llvm = mr, f, mr.llvm
         self.lines = []
         self.ind = 2
@@ -67,20 +65,20 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         if isinstance(t, Index):
             return self.op(f"arith.constant {int(value)} : index")
         if isinstance(t, Float):
-            return self.op(f"arith.constant {_float_hex(value, t)} : {t.mlir}")
-        if _is_bool(t):
+            return self.op(f"arith.constant {float_hex(value, t)} : {t.mlir}")
+        if is_bool(t):
             return self.op(f"arith.constant {'true' if value else 'false'}")
         if isinstance(t, (Fixed, UFixed)):
-            return self.op(f"arith.constant {_int_literal(_fixed_raw(value, t), t.bits)} : {t.mlir}")
+            return self.op(f"arith.constant {int_literal(fixed_raw(value, t), t.bits)} : {t.mlir}")
         if isinstance(t, (Int, UInt)):
-            return self.op(f"arith.constant {_int_literal(int(value), t.bits)} : {t.mlir}")
+            return self.op(f"arith.constant {int_literal(int(value), t.bits)} : {t.mlir}")
         raise BackendError(f"cannot make a constant of type {t!r}")
 
     def iconst(self, value, ty: str) -> str:
         if ty == "i1":
             return self.op(f"arith.constant {'true' if value else 'false'}")
         bits = int(ty[1:]) if ty != "index" else 64
-        return self.op(f"arith.constant {_int_literal(value, bits)} : {ty}")
+        return self.op(f"arith.constant {int_literal(value, bits)} : {ty}")
 
     def error(self, msg):
         return located(BackendError, f"in function {self.f.name!r}: {msg}", self.loc)
@@ -97,9 +95,9 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             args.append(f"%arg{k}: {ty}")
             arg_names.append(p.name)
             self.mem[id(p)] = f"%arg{k}"
-            itypes += "u" if _cat(p.dtype) in ("u", "ufx") else "_"
+            itypes += "u" if cat(p.dtype) in ("u", "ufx") else "_"
         rtypes = [rt.mlir for rt in f.result_types]
-        otypes = "".join("u" if _cat(rt.dtype if isinstance(rt, ArrayType) else rt) in ("u", "ufx") else "_"
+        otypes = "".join("u" if cat(rt.dtype if isinstance(rt, ArrayType) else rt) in ("u", "ufx") else "_"
                          for rt in f.result_types)
         ret = ""
         if len(rtypes) == 1:
@@ -118,7 +116,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             if bound:
                 attrs.append(("bind_storage", bound))
             attrs += [(k, v) for k, v in f.attrs.items() if not k.startswith("_")]
-        head = f"  func.func @{f.name}({', '.join(args)}){ret} attributes {_attr_dict(attrs)} {{"
+        head = f"  func.func @{f.name}({', '.join(args)}){ret} attributes {attr_dict(attrs)} {{"
         self.prologue()
         self.block(f.body)
         if not (f.body and isinstance(f.body[-1], N.Return)):
@@ -183,9 +181,9 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         attrs = [("name", b.name)]
         if not self.llvm:
             attrs += buffer_attrs(b)
-        on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * _elem_bytes(b.dtype) <= STACK_BYTES)
+        on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * elem_bytes(b.dtype) <= STACK_BYTES)
         kind = "memref.alloca" if on_stack else "memref.alloc"
-        v = self.op(f"{kind}() {_attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
+        v = self.op(f"{kind}() {attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
         self.mem[id(b)] = v
         self.hoisted.add(id(b))
         if self.llvm and not on_stack:
@@ -211,7 +209,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
     def indices(self, idx) -> tuple[str, bool]:
         forms = [affine_form(i, self._is_dim) for i in idx]
         if all(a is not None for a in forms):
-            return ", ".join(_aff_str(a, lambda v: self.env[v][0]) for a in forms), True
+            return ", ".join(aff_str(a, lambda v: self.env[v][0]) for a in forms), True
         return ", ".join(self.index_value(i) for i in idx), False
 
     def load(self, e: N.Load) -> str:
@@ -223,7 +221,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         m = self.memref(b)
         idx, affine = self.indices(e.indices)
         kind = "affine.load" if affine else "memref.load"
-        v = self.op(f"{kind} {m}[{idx}] {_attr_dict([('from', b.name)])} : {b.type.mlir}", e.loc or self.loc)
+        v = self.op(f"{kind} {m}[{idx}] {attr_dict([('from', b.name)])} : {b.type.mlir}", e.loc or self.loc)
         t = b.dtype
         if t.storage_mlir != t.mlir:
             v = self.op(f"arith.trunci {v} : {t.storage_mlir} to {t.mlir}")
@@ -232,7 +230,7 @@ class _FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
     def to_storage(self, v, t) -> str:
         if t.storage_mlir == t.mlir:
             return v
-        ext = "arith.extsi" if _signed(t) else "arith.extui"
+        ext = "arith.extsi" if is_signed(t) else "arith.extui"
         return self.op(f"{ext} {v} : {t.mlir} to {t.storage_mlir}")
 
     def scalar_of(self, a, t) -> str:

@@ -3,7 +3,7 @@ entry wrapper `@__allo_entry_<top>` in destination-passing style.
 
 Example::
 
-    r = _ModuleRenderer(mod, "llvm", big_limit=256)
+    r = ModuleRenderer(mod, "llvm", big_limit=256)
     text, big = r.render(), r.big     # big: {symbol: ndarray} of globals left out of the text
 """
 from __future__ import annotations
@@ -13,9 +13,9 @@ import numpy as np
 from ..errors import BackendError
 from ..ir import nodes as N
 from ..ir.fixed import to_raw, wrap_int
-from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt
-from .func import _FuncRenderer
-from .scalars import _abi_scalar, _is_bool, _scalar_storage, _signed
+from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_signed
+from .func import FuncRenderer
+from .scalars import abi_scalar, scalar_storage
 
 ENTRY_PREFIX = "__allo_entry_"
 
@@ -25,7 +25,7 @@ def storage_array(buf: N.Buffer) -> np.ndarray:
     t, d = buf.dtype, np.asarray(buf.data)
     if isinstance(t, (Fixed, UFixed)):
         out = to_raw(d, t)  # data holds values (like every numpy input), not raw integers
-    elif _is_bool(t):
+    elif is_bool(t):
         out = d.astype(np.bool_).astype(np.int8)
     elif isinstance(t, (Int, UInt)):
         out = wrap_int(d, t.bits, isinstance(t, Int)).astype(t.np_dtype)
@@ -43,7 +43,7 @@ def storage_array(buf: N.Buffer) -> np.ndarray:
     return np.ascontiguousarray(out)
 
 
-class _ModuleRenderer:
+class ModuleRenderer:
     def __init__(self, mod, mode, big_limit):
         self.mod, self.mode, self.llvm = mod, mode, mode == "llvm"
         self.big_limit = big_limit
@@ -79,7 +79,7 @@ class _ModuleRenderer:
     def render(self) -> str:
         if not self.mod.funcs:
             raise BackendError("module has no functions")
-        bodies = [_FuncRenderer(self, f).render() for f in self.mod.funcs]
+        bodies = [FuncRenderer(self, f).render() for f in self.mod.funcs]
         if self.llvm:
             bodies.append(self.entry_wrapper())
         return "module {\n" + "".join(line + "\n" for line in self.global_lines) + "".join(bodies) + "}\n"
@@ -92,9 +92,9 @@ class _ModuleRenderer:
         for k, p in enumerate(top.params):
             if p.kind == "scalar_arg":
                 t = p.dtype
-                abi = _abi_scalar(t)
+                abi = abi_scalar(t)
                 params.append(f"%a{k}: {abi}")
-                lines, v = _abi_to_compute(f"%a{k}", abi, t, f"%c{k}")
+                lines, v = abi_to_compute(f"%a{k}", abi, t, f"%c{k}")
                 pre.append(lines)
                 call_args.append((v, t.mlir))
             else:
@@ -102,7 +102,7 @@ class _ModuleRenderer:
                 call_args.append((f"%a{k}", p.type.mlir))
         outs = []
         for k, rt in enumerate(top.result_types):
-            ty = rt.mlir if isinstance(rt, ArrayType) else f"memref<{_scalar_storage(rt)}>"
+            ty = rt.mlir if isinstance(rt, ArrayType) else f"memref<{scalar_storage(rt)}>"
             params.append(f"%o{k}: {ty}")
             outs.append(ty)
         lines = [f"  func.func @{ENTRY_PREFIX}{top.name}({', '.join(params)}) attributes {{llvm.emit_c_interface}} {{"]
@@ -118,14 +118,14 @@ class _ModuleRenderer:
                 lines.append(f"    memref.copy {r}, %o{k} : {rt.mlir} to {rt.mlir}")
                 lines.append(f"    memref.dealloc {r} : {rt.mlir}")
             else:
-                conv, sv = _compute_to_storage(r, rt, f"%s{k}")
+                conv, sv = compute_to_storage(r, rt, f"%s{k}")
                 lines += ["    " + x for x in conv]
                 lines.append(f"    memref.store {sv}, %o{k}[] : {outs[k]}")
         lines += ["    return", "  }"]
         return "\n".join(lines) + "\n"
 
 
-def _abi_to_compute(v, abi, t, out):
+def abi_to_compute(v, abi, t, out):
     """(lines, value): a scalar entry argument of ABI type `abi` as allo type t."""
     if isinstance(t, Float) and t.bits == 16:
         return [f"{out} = arith.bitcast {v} : i16 to {t.mlir}"], out
@@ -136,11 +136,11 @@ def _abi_to_compute(v, abi, t, out):
     return [], v
 
 
-def _compute_to_storage(v, t, out):
+def compute_to_storage(v, t, out):
     """(lines, value): scalar result v of allo type t in its rank-0 output memref's element type."""
-    st = _scalar_storage(t)
+    st = scalar_storage(t)
     if isinstance(t, Index):
         return [f"{out} = arith.index_cast {v} : index to i64"], out
     if st != t.mlir:
-        return [f"{out} = arith.{'extsi' if _signed(t) else 'extui'} {v} : {t.mlir} to {st}"], out
+        return [f"{out} = arith.{'extsi' if is_signed(t) else 'extui'} {v} : {t.mlir} to {st}"], out
     return [], v

@@ -22,7 +22,7 @@ i64_t = Int(64)
 
 
 # ============================================================================ types
-def _cat(t) -> str:
+def cat(t) -> str:
     """Operation category of a scalar type: f (float), s/u (signed/unsigned int), sfx/ufx (fixed)."""
     if isinstance(t, Float):
         return "f"
@@ -37,19 +37,11 @@ def _cat(t) -> str:
     raise BackendError(f"unsupported scalar type {t!r}")
 
 
-def _signed(t) -> bool:
-    return isinstance(t, (Int, Index, Fixed, Float))
-
-
-def _bits(t) -> int:
+def type_bits(t) -> int:
     return 64 if isinstance(t, Index) else t.bits
 
 
-def _is_bool(t) -> bool:
-    return isinstance(t, UInt) and t.bits == 1
-
-
-def _abi_scalar(t) -> str:
+def abi_scalar(t) -> str:
     """Type of a scalar at the JIT boundary (what ctypes can pass)."""
     if isinstance(t, Float):
         return "i16" if t.bits == 16 else t.mlir
@@ -58,17 +50,17 @@ def _abi_scalar(t) -> str:
     return f"i{container_bits(t.bits)}"
 
 
-def _scalar_storage(t) -> str:
+def scalar_storage(t) -> str:
     return "i64" if isinstance(t, Index) else t.storage_mlir
 
 
-def _elem_bytes(t) -> int:
-    return t.bits // 8 if isinstance(t, Float) else container_bits(_bits(t)) // 8
+def elem_bytes(t) -> int:
+    return t.bits // 8 if isinstance(t, Float) else container_bits(type_bits(t)) // 8
 
 
 
 # ============================================================================ constants
-def _float_hex(value, t: Float) -> str:
+def float_hex(value, t: Float) -> str:
     v = float(value)
     if t.brain:
         bits = int(np.array(v, np.float32).view(np.uint32))
@@ -81,7 +73,7 @@ def _float_hex(value, t: Float) -> str:
     return "0x" + struct.pack(">d", v).hex().upper()
 
 
-def _int_literal(value: int, bits: int) -> str:
+def int_literal(value: int, bits: int) -> str:
     """Two's-complement literal of `value` wrapped to `bits` (MLIR wants signed in-range values)."""
     v = int(value) & ((1 << bits) - 1)
     if v >= 1 << (bits - 1):
@@ -89,7 +81,7 @@ def _int_literal(value: int, bits: int) -> str:
     return str(v)
 
 
-def _fixed_raw(value, t) -> int:
+def fixed_raw(value, t) -> int:
     """Raw integer of a fixed-point constant: floor(value * 2**frac) (wrapping is done by the literal)."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
         return int(value) << t.frac

@@ -1,11 +1,11 @@
-"""Statements of the MLIR renderer (a mixin of `_FuncRenderer`): loops, conditionals, allocation
+"""Statements of the MLIR renderer (a mixin of `FuncRenderer`): loops, conditionals, allocation
 with initialisers, stores, calls and returns, dispatched through the `_STMTS` table.
 
 Example::
 
-    class MyRenderer(_FuncRenderer):             # override one statement kind
+    class MyRenderer(FuncRenderer):             # override one statement kind
         def s_for(self, s): ...
-        _STMTS = {**_FuncRenderer._STMTS, N.For: s_for}
+        _STMTS = {**FuncRenderer._STMTS, N.For: s_for}
 """
 from __future__ import annotations
 
@@ -13,15 +13,15 @@ import numpy as np
 
 from ..ir import nodes as N
 from ..ir.types import ArrayType
-from .affine import _aff_str, _aff_vars, affine_form
-from .attrs import _attr_dict, buffer_attrs
+from .affine import aff_str, aff_vars, affine_form
+from .attrs import attr_dict, buffer_attrs
 from .unroll import unroll_for
 
-_HLS_ONLY = ("pipeline_ii", "unroll", "dataflow", "partition", "rewind")
+HLS_ONLY = ("pipeline_ii", "unroll", "dataflow", "partition", "rewind")
 
 
 class StmtMixin:
-    """Statement handlers; the host class (`_FuncRenderer`) provides the SSA plumbing, memory
+    """Statement handlers; the host class (`FuncRenderer`) provides the SSA plumbing, memory
     access, expressions and the `env`/`mem`/`hoisted`/`owned` state. A subclass that overrides a
     handler must also put it in its own `_STMTS` (the table holds the functions themselves)."""
 
@@ -71,10 +71,10 @@ class StmtMixin:
             self.env[s.var] = old
         attrs = [("loop_name", s.name)]
         for k, v in s.attrs.items():
-            if self.llvm and k in _HLS_ONLY:
+            if self.llvm and k in HLS_ONLY:
                 continue
             attrs.append((k, v))
-        self.emit(f"}} {_attr_dict(attrs)}", self.loc)
+        self.emit(f"}} {attr_dict(attrs)}", self.loc)
 
     def _is_dim(self, v):
         b = self.env.get(v)
@@ -83,9 +83,9 @@ class StmtMixin:
     def _bound(self, a) -> str:
         if a[0] == "c":
             return str(a[1])
-        dims = _aff_vars(a, [])
+        dims = aff_vars(a, [])
         names = {id(v): f"d{k}" for k, v in enumerate(dims)}
-        expr = _aff_str(a, lambda v: names[id(v)])
+        expr = aff_str(a, lambda v: names[id(v)])
         operands = ", ".join(self.env[v][0] for v in dims)
         return f"affine_map<({', '.join(names[id(v)] for v in dims)}) -> ({expr})>({operands})"
 
@@ -121,7 +121,7 @@ class StmtMixin:
             m = self.mem[id(b)]
         else:
             attrs = [("name", b.name)] + (buffer_attrs(b) if not self.llvm else [])
-            m = self.op(f"memref.alloc() {_attr_dict(attrs)} : {b.type.mlir}")
+            m = self.op(f"memref.alloc() {attr_dict(attrs)} : {b.type.mlir}")
             self.mem[id(b)] = m
         if s.init is None:
             return
@@ -139,7 +139,7 @@ class StmtMixin:
             self.emit(f"affine.for {iv} = 0 to {d} {{")
             self.ind += 1
             ivs.append(iv)
-        self.emit(f"affine.store {v}, {m}[{', '.join(ivs)}] {_attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"affine.store {v}, {m}[{', '.join(ivs)}] {attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
         for _ in b.shape:
             self.ind -= 1
             self.emit("}")
@@ -154,7 +154,7 @@ class StmtMixin:
         m = self.memref(b)
         idx, affine = self.indices(s.indices)
         kind = "affine.store" if affine else "memref.store"
-        self.emit(f"{kind} {v}, {m}[{idx}] {_attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"{kind} {v}, {m}[{idx}] {attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
 
     def s_call(self, s: N.CallStmt):
         callee = self.mr.funcs.get(s.callee)
@@ -178,7 +178,7 @@ class StmtMixin:
         n = len(rtypes)
         r = self.val()
         lhs = "" if n == 0 else (f"{r} = " if n == 1 else f"{r}:{n} = ")
-        attrs = _attr_dict(list(s.attrs.items()))
+        attrs = attr_dict(list(s.attrs.items()))
         attrs = f" {attrs}" if attrs else ""
         self.emit(f"{lhs}func.call @{callee.name}({', '.join(vals)}){attrs} : ({', '.join(types)}) -> ({', '.join(rtypes)})", self.loc)
         if len(s.results) != n:
@@ -204,7 +204,7 @@ class StmtMixin:
         if b.type.rank != 0:
             raise self.error(f"scalar result bound to array {b.name!r}")
         v = self.to_storage(self.cast(v, t, b.dtype), b.dtype)
-        self.emit(f"affine.store {v}, {self.memref(b)}[] {_attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"affine.store {v}, {self.memref(b)}[] {attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
 
     def s_return(self, s: N.Return):
         f = self.f
@@ -217,7 +217,7 @@ class StmtMixin:
                     raise self.error("an array result must be a buffer")
                 m = self.memref(v)
                 if self.llvm and (id(v) not in self.owned or id(v) in keep):
-                    fresh = self.op(f"memref.alloc() {_attr_dict([('name', v.name)])} : {rt.mlir}")
+                    fresh = self.op(f"memref.alloc() {attr_dict([('name', v.name)])} : {rt.mlir}")
                     self.emit(f"memref.copy {m}, {fresh} : {rt.mlir} to {rt.mlir}")
                     m = fresh
                 else:

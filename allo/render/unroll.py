@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..ir import nodes as N
-from ..ir import visit as V
-from .affine import _aff_const
+from ..ir import nodes as N, visit as V
+from .affine import aff_const
 from .scalars import index_t
 
 MAX_FULL_UNROLL = 1024  # full unroll beyond this trip count falls back to a partial unroll
@@ -23,7 +22,7 @@ def unroll_for(s: N.For):
     bounds are not constant (the loop then runs rolled; results are the same)."""
     factor = int(s.attrs.get("unroll") or 0)
     attrs = {k: v for k, v in s.attrs.items() if k != "unroll"}
-    lb, ub = _aff_const(s.lb), _aff_const(s.ub)
+    lb, ub = aff_const(s.lb), aff_const(s.ub)
     if lb is None or ub is None:
         return None
     values = range(lb, ub, s.step)

@@ -60,7 +60,7 @@ def split(func: N.Func, loop, factor) -> tuple:
     V.subst_stmts(lp.body, {lp.var: value})
     body = [N.If(guard, lp.body, loc=lp.loc)] if guard is not None else lp.body
     inner = N.For(inner_v, R.const(0), R.const(inner_ub), inner_step, body, name + ".inner", {}, lp.loc)
-    lp.var, lp.lb, lp.ub, lp.body, lp.name = outer_v, outer_lb, R._idx(outer_ub), [inner], name + ".outer"
+    lp.var, lp.lb, lp.ub, lp.body, lp.name = outer_v, outer_lb, R.idx(outer_ub), [inner], name + ".outer"
     lp.step = 1 if n is not None else lp.step * factor
     return lp, inner
 

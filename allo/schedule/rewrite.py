@@ -35,12 +35,12 @@ def as_int(e) -> int | None:
     return None
 
 
-def _idx(e):
+def idx(e):
     return const(e) if isinstance(e, int) else e
 
 
 def add(a, b):
-    a, b = _idx(a), _idx(b)
+    a, b = idx(a), idx(b)
     ca, cb = as_int(a), as_int(b)
     if ca is not None and cb is not None:
         return const(ca + cb)
@@ -54,7 +54,7 @@ def add(a, b):
 
 
 def sub(a, b):
-    a, b = _idx(a), _idx(b)
+    a, b = idx(a), idx(b)
     ca, cb = as_int(a), as_int(b)
     if ca is not None and cb is not None:
         return const(ca - cb)
@@ -64,7 +64,7 @@ def sub(a, b):
 
 
 def mul(a, k: int):
-    a = _idx(a)
+    a = idx(a)
     ca = as_int(a)
     if ca is not None:
         return const(ca * k)
@@ -90,7 +90,7 @@ def mod(a, k: int):
 
 
 def cmp(op: str, a, b):
-    return N.BinOp(op, _idx(a), _idx(b), bool_t)
+    return N.BinOp(op, idx(a), idx(b), bool_t)
 
 
 def land(conds: list):

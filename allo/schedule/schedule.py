@@ -32,7 +32,7 @@ from ..ir.check import verify_func
 from ..ir.loops import get_loops
 from ..ir.nodes import Buffer, CallStmt, Module
 from ..ir.visit import iter_buffers, walk_stmts
-from ..render import BIG_GLOBAL, _render, parse_with_globals, to_mlir_module
+from ..render import BIG_GLOBAL, parse_with_globals, render_text, to_mlir_module
 from . import targets
 from .declare import Step
 from .kernel_ir import build_ir_for_user
@@ -266,7 +266,7 @@ class Schedule:
                     callees.add(st.callee)
                     todo.append(self.ir.func(st.callee))
         part = Module([f for f in self.ir.funcs if f.name in callees and f is not func] + [func], func.name, self.ir.meta)
-        text, _ = _render(part, "view", big_limit=BIG_GLOBAL)
+        text, _ = render_text(part, "view", big_limit=BIG_GLOBAL)
         parse_with_globals(text, {}, _verify_context())
 
     def _func_names(self):

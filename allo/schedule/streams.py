@@ -5,7 +5,7 @@ function, written by one called kernel (the producer) and read by the kernel `mm
 consumer). Afterwards the array, and the producer's and consumer's parameters bound to it, carry
 `Buffer.attrs["stream"] = depth`; the HLS backend emits `hls::stream<T>` with `.write()` /
 `.read()` and marks the caller as a dataflow region; the LLVM backend gives them FIFO semantics
-(allo.ir.streams). A FIFO delivers elements in the order they were written, so the primitive
+(allo.transforms.streams). A FIFO delivers elements in the order they were written, so the primitive
 checks that both kernels touch every element exactly once in row-major order:
 
     producer: for i: for j: ... out[i, j] = v        (one store, loops in dimension order)

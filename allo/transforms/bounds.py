@@ -5,7 +5,7 @@ Used twice:
   ranges, leaves the array is an error at the kernel line. Only accesses whose index is affine
   in loops of constant bounds, under guards this analysis can read, are judged; everything else
   (data-dependent indices, dynamic loop bounds) is left to `s.build(bounds_check=True)`.
-- `in_bounds(index, size, ranges)` (at build time, by allo.ir.guards): accesses proven in range
+- `in_bounds(index, size, ranges)` (at build time, by allo.transforms.guards): accesses proven in range
   need no run-time check.
 
 Example::
@@ -19,8 +19,7 @@ Example::
 from __future__ import annotations
 
 from ..errors import BoundsError, located
-from ..ir import nodes as N
-from ..ir import visit as V
+from ..ir import nodes as N, visit as V
 from ..ir.types import Index, Int, UInt
 
 

@@ -52,7 +52,7 @@ def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None
               part: str | None = None, clock_ns: float | None = None, weights: dict | None = None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
     `timeout` (seconds, default none) bounds each C simulation run; the binary is killed after it.
-    `bounds_check=True` checks indices at run time (allo.ir.guards; the C++ gets a status array).
+    `bounds_check=True` checks indices at run time (allo.transforms.guards; the C++ gets a status array).
     `weights` ({top argument index: numpy array}) are stored as binary files in the project's
     weights/ folder and read by the testbench, so callers pass only the other arguments.
 

@@ -20,7 +20,7 @@ from ...errors import BackendError
 from ...ir import nodes as N
 from ...ir.bits import BIT_FUNCS
 from ...ir.promote import common
-from ...ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_fixed
+from ...ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_fixed
 from .types import cpp_type, is_ap, is_native
 
 # ----------------------------------------------------------------------------- precedence
@@ -351,7 +351,7 @@ class ExprEmitter:
         """Bring a C arithmetic result back to allo type `t` (integer promotion, half, ap types)."""
         if is_native(t):
             return c
-        if _is_bool(t):
+        if is_bool(t):
             if op in ("and", "or", "xor"):
                 return cast("bool", c)
             return cast("bool", Code(f"{par(c, UNARY)} & 1", BAND))
@@ -489,13 +489,13 @@ class ExprEmitter:
         if e.op == "not":
             return _lnot(self.as_bool(e.operand))
         if e.op == "neg":
-            if _is_bool(t):
+            if is_bool(t):
                 return self.value_as(e.operand, t)  # -x == x in one bit
             return self.finish(negate(self.operand(e.operand, t)), t)
         if e.op == "invert":
             if isinstance(t, Float):
                 raise BackendError(f"operator '~' is not defined on {t!r}")
-            if _is_bool(t):
+            if is_bool(t):
                 return _lnot(self.value_as(e.operand, t))
             return self.finish(Code(f"~{par(self.operand(e.operand, t), UNARY)}", UNARY), t)
         raise BackendError(f"HLS backend: unsupported unary operator {e.op!r}")
@@ -587,10 +587,6 @@ def _lnot(c: Code) -> Code:
     return Code(f"!{par(c, UNARY)}", REL)
 
 
-def _is_bool(t) -> bool:
-    return isinstance(t, UInt) and t.bits == 1
-
-
 def _is_half(t) -> bool:
     return isinstance(t, Float) and t.bits == 16
 
@@ -623,7 +619,7 @@ def _kind(t) -> str:
         return "half" if t.bits == 16 else "float"
     if is_fixed(t):
         return "fixed"
-    return "bool" if _is_bool(t) else "int"
+    return "bool" if is_bool(t) else "int"
 
 
 def _c_plain(c, src, dst):

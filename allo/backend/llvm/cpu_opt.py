@@ -2,10 +2,10 @@
 
 `prepare(mod, ...)` works on a clone of the loop IR and returns the MLIR text to JIT plus the
 pass pipeline and runtime libraries it needs:
-1. IR rewrites (allo.backend.cpu.rewrite): scalar accumulators split into init + update nests,
+1. IR rewrites (allo.backend.llvm.cpu.rewrite): scalar accumulators split into init + update nests,
    loop distribution, loop permutation for stride-1 inner loops, scalar replacement of
    reductions. Each only on nests it can prove safe; everything else is left as written.
-2. Rendering (allo.backend.cpu.render): recognised contractions (GEMM, batched/transposed
+2. Rendering (allo.backend.llvm.cpu.render): recognised contractions (GEMM, batched/transposed
    GEMM, direct convolution, ...) become register-tiled, cache-blocked vector code; loops marked
    parallel become OpenMP loops.
 3. `fast_math=True` adds `fastmath<contract, reassoc>` flags (FMA, vectorised float reductions)
@@ -23,8 +23,7 @@ import functools
 import warnings
 from dataclasses import dataclass, field
 
-from ...ir import nodes as N
-from ...ir import visit as V
+from ...ir import nodes as N, visit as V
 from ...render import render_with_globals
 from ...render.pipelines import LLVM_PIPELINE
 from . import openmp

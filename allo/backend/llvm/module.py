@@ -1,11 +1,14 @@
 """The LLVM CPU backend: render (mode "llvm") -> CPU optimisation -> lower -> JIT -> call from numpy.
 
-Stages (each replaceable on its own):
-1. `render_with_globals(mod, "llvm")` (allo.ir.render_mlir): MLIR text + big global data.
-2. `parse_with_globals`: an `mlir.ir.Module` in its own Context.
-3. `optimize_for_cpu(module)`: hook for tiling/vectorisation (currently a no-op).
-4. `apply_parallel(module, threads)`: hook for OpenMP (currently: parallel loops run serially).
-5. `run_pipeline(module, "llvm-lowering", LLVM_PIPELINE)`, then `ExecutionEngine`.
+Stages:
+1. `guards.instrument` (allo.transforms.guards) on a clone: zero-initialised locals, bounds checks
+   with `bounds_check=True`, the interrupt flag in kernels that may run long.
+2. `cpu_opt.prepare`: the CPU optimiser's IR rewrites and renderer (cpu/; vector micro-kernels,
+   OpenMP loops, fast math) or, with `optimize=False` or on any failure of the optimiser, the plain
+   "llvm"-mode rendering of allo.render; either gives MLIR text, big global data and a pipeline.
+3. `parse_with_globals`: an `mlir.ir.Module` in its own Context; `cpu_opt.optimize_mlir` sets
+   fast-math flags; the pass pipeline (allo.render.pipelines), then the `ExecutionEngine`.
+4. `marshal.CallPlan`: numpy <-> memref descriptors for each call.
 Compiled engines are cached process-wide by (rendered text, global data, options) while a module
 uses them, plus the last few builds (dropped modules release their engine, threads and memory).
 
@@ -39,26 +42,11 @@ from ..marshal import CallPlan
 from .cpu_opt import Prepared, fallback_warning, optimize_mlir, prepare
 
 DEFAULT_OPT_LEVEL = 2
-_CACHE_SIZE = 8  # engines kept alive after their modules are gone (see _remember)
+CACHE_SIZE = 8  # engines kept alive after their modules are gone (see _remember)
 _live: "weakref.WeakValueDictionary[str, _Compiled]" = weakref.WeakValueDictionary()
 _recent: "OrderedDict[str, _Compiled]" = OrderedDict()
 _cache_lock = threading.Lock()
 _PACKED = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-def optimize_for_cpu(module, prep=None):
-    """CPU optimisation of the parsed module, in place, before lowering (allo.backend.cpu_opt:
-    tiling/vectorisation happen while rendering; here fast-math flags are set)."""
-    if prep is None:
-        return module
-
-    return optimize_mlir(module, prep)
-
-
-def apply_parallel(module, threads=None):
-    """Parallel loops are rendered as affine.parallel by allo.backend.cpu_opt and become OpenMP
-    loops in its lowering pipeline (see allo.backend.openmp); nothing to do on the module."""
-    return module
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,7 +151,7 @@ def _remember(key: str, compiled: _Compiled) -> None:
     _live[key] = compiled
     _recent[key] = compiled
     _recent.move_to_end(key)
-    while len(_recent) > _CACHE_SIZE:
+    while len(_recent) > CACHE_SIZE:
         _recent.popitem(last=False)
 
 
@@ -179,8 +167,8 @@ def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None,
             module.operation.verify()
         except Exception as e:
             raise BackendError(f"internal error: the rendered module does not verify: {e}") from None
-        optimize_for_cpu(module, prep)
-        apply_parallel(module, threads)
+        if prep is not None:
+            optimize_mlir(module, prep)
         mlir_text = module.operation.get_asm(large_elements_limit=16)
         run_pipeline(module, "llvm-lowering", prep.pipeline if prep is not None else LLVM_PIPELINE)
         _internal_linkage(module)
@@ -201,12 +189,12 @@ class LLVMModule:
     """A kernel compiled for the CPU. `mod(*args)` checks the arguments, runs, returns numpy.
 
     Attributes: `top_func_name`, `mlir_text` (the module before lowering to the LLVM dialect),
-    `opt_level`, `threads`, `cpu_report` (what allo.backend.cpu_opt optimised), `bounds_check`,
+    `opt_level`, `threads`, `cpu_report` (what allo.backend.llvm.cpu_opt optimised), `bounds_check`,
     `interruptible` (Ctrl-C stops a call: chosen for kernels with `while` loops or loops with
     run-time bounds, see allo.backend.interrupt; not with ALLO_PROCESS_EFFECTS=0).
     Options: `optimize=False` compiles the loops as written (serial, scalar); `fast_math=True`
     allows FMA contraction and reassociation of float reductions (results may change slightly);
-    `bounds_check=True` checks every index not proven in range at run time (allo.ir.guards).
+    `bounds_check=True` checks every index not proven in range at run time (allo.transforms.guards).
     Modules pickle (the MLIR text is JIT-compiled again when unpickled).
     `mod` is compiled as given and rewritten on the way (pass a clone).
 
@@ -358,5 +346,5 @@ def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAU
         raise BackendError(f"LLVM build of {mod.top!r} failed: {type(e).__name__}: {e}") from e
 
 
-__all__ = ["build_llvm", "LLVMModule", "optimize_for_cpu", "apply_parallel", "runtime_libraries",
+__all__ = ["build_llvm", "LLVMModule", "runtime_libraries",
            "LLVM_PIPELINE"]

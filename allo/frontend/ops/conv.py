@@ -8,8 +8,8 @@ runs a stride-1 convolution with the kernel flipped and its in/out channels swap
 """
 from __future__ import annotations
 
-from ..graph import Const
 from ..codegen import literal, loop_text
+from ..graph import Const
 from ..layout import Buf, View, plan_loops
 from . import torch_op
 from .common import elem_type, flat_param, pair, zeros
@@ -23,10 +23,10 @@ def conv(ctx, node, a):
     rank = len(ctx.sizes(w))
     if rank not in (3, 4):
         raise ctx.error(f"only 1-D and 2-D convolutions are supported (weight shape {list(ctx.sizes(w))})")
-    x, w = _as_2d(ctx, x, w, rank)
-    stride, dil = _per_dim(a.get("stride", 1), rank), _per_dim(a.get("dilation", 1), rank)
+    x, w = as_2d(ctx, x, w, rank)
+    stride, dil = per_dim(a.get("stride", 1), rank), per_dim(a.get("dilation", 1), rank)
     kh, kw = ctx.sizes(w)[2:]
-    pad = _padding(ctx, a.get("padding", 0), rank, dil, (kh, kw))
+    pad = padding(ctx, a.get("padding", 0), rank, dil, (kh, kw))
     return conv2d_call(ctx, x, w, a.get("bias"), stride, pad, dil, a.get("groups", 1), tuple(node.shape))
 
 
@@ -44,7 +44,7 @@ def conv2d_call(ctx, x: View, w, bias, stride, pad, dil, groups, out_sizes):
     return ctx.nn("conv2d", targs, [xname, wname, bname], out_sizes, (bsz, cout, oh, ow))
 
 
-def _as_2d(ctx, x: View, w, rank):
+def as_2d(ctx, x: View, w, rank):
     """Batched 2-D operands: an unbatched input gets a batch dim, a 1-D conv a height of 1."""
     if x.rank == rank - 1:
         x = x.unsqueeze(0)
@@ -54,14 +54,14 @@ def _as_2d(ctx, x: View, w, rank):
     return x, w
 
 
-def _per_dim(v, rank):
+def per_dim(v, rank):
     """stride/dilation/padding as [h, w]; a 1-D conv's value applies to w (h is 1 / 0 padding)."""
     if rank == 3:
         return [1] + pair(v, 1)
     return pair(v, 2)
 
 
-def _padding(ctx, pad, rank, dil, ks):
+def padding(ctx, pad, rank, dil, ks):
     if isinstance(pad, str):
         if pad == "valid":
             return [0, 0]
@@ -86,9 +86,9 @@ def _transposed(ctx, node, a, output_padding):
     rank = w.tensor.dim()
     if rank not in (3, 4):
         raise ctx.error(f"only 1-D and 2-D transposed convolutions are supported (weight shape {list(w.tensor.shape)})")
-    x, w = _as_2d(ctx, x, w, rank)
-    stride, dil = _per_dim(a.get("stride", 1), rank), _per_dim(a.get("dilation", 1), rank)
-    pad, extra = _per_dim(a.get("padding", 0), rank), _per_dim(output_padding, rank)
+    x, w = as_2d(ctx, x, w, rank)
+    stride, dil = per_dim(a.get("stride", 1), rank), per_dim(a.get("dilation", 1), rank)
+    pad, extra = per_dim(a.get("padding", 0), rank), per_dim(output_padding, rank)
     if rank == 3:
         pad[0] = extra[0] = 0
     groups = a.get("groups", 1)

@@ -22,7 +22,7 @@ import numpy as np
 from ...ir.types import Fixed, Int, int32, int64
 from ..graph import Const
 from ..layout import numel
-from ..ops.conv import _as_2d, _padding, _per_dim
+from ..ops.conv import as_2d, padding, per_dim
 from .config import fixed_type, scale_for
 
 
@@ -178,10 +178,10 @@ def _conv(plan, ctx, tn, a, lp):
     if not isinstance(w, Const) or (b is not None and not isinstance(b, Const)) or w.tensor.dim() not in (3, 4):
         return None
     rank = w.tensor.dim()
-    x, w = _as_2d(ctx, x, w, rank)
-    stride, dil = _per_dim(a.get("stride", 1), rank), _per_dim(a.get("dilation", 1), rank)
+    x, w = as_2d(ctx, x, w, rank)
+    stride, dil = per_dim(a.get("stride", 1), rank), per_dim(a.get("dilation", 1), rank)
     cout, cin_g, kh, kw = tuple(w.tensor.shape)
-    pad = _padding(ctx, a.get("padding", 0), rank, dil, (kh, kw))
+    pad = padding(ctx, a.get("padding", 0), rank, dil, (kh, kw))
     groups = a.get("groups", 1)
     bsz, cin, h, wd = x.sizes
     oh = (h + 2 * pad[0] - dil[0] * (kh - 1) - 1) // stride[0] + 1

@@ -28,7 +28,7 @@ def linear(X: "T[M, K]", W: "T[N, K]", b: "T[N]") -> "T[M, N]":
     return Z
 
 
-def _row_buffered_gemm(s):
+def row_buffered_gemm(s):
     """reorder(k, j) + buffer_at(Z, i) + pipeline(j): the seed's i -> [j_init, k -> j, j_back]."""
     s.reorder("k", "j")
     s.buffer_at(s.Z, "i")
@@ -38,7 +38,7 @@ def _row_buffered_gemm(s):
 
 @schedule_for(linear)
 def schedule_linear(s):
-    _row_buffered_gemm(s)
+    row_buffered_gemm(s)
     s.pipeline("j0")  # the bias initialisation
     parallel_rows(s, "i0", "i", work=targ(s, "M") * targ(s, "N") * targ(s, "K"))
 
@@ -57,7 +57,7 @@ def linear3d(X: "T[B, M, K]", W: "T[N, K]", b: "T[N]") -> "T[B, M, N]":
 
 @schedule_for(linear3d)
 def schedule_linear3d(s):
-    _row_buffered_gemm(s)
+    row_buffered_gemm(s)
     s.pipeline("j0")  # the bias initialisation
     parallel_rows(s, "i0", "i", work=targ(s, "B") * targ(s, "M") * targ(s, "N") * targ(s, "K"))
 
@@ -74,7 +74,7 @@ def matmul(A: "T[M, K]", B: "T[K, N]") -> "T[M, N]":
 
 @schedule_for(matmul)
 def schedule_matmul(s):
-    _row_buffered_gemm(s)
+    row_buffered_gemm(s)
     parallel_rows(s, "i", work=targ(s, "M") * targ(s, "K") * targ(s, "N"))
 
 
@@ -91,5 +91,5 @@ def bmm(A: "T[B, M, K]", B: "T[B, K, N]") -> "T[B, M, N]":
 
 @schedule_for(bmm)
 def schedule_bmm(s):
-    _row_buffered_gemm(s)
+    row_buffered_gemm(s)
     parallel_rows(s, "i", work=targ(s, "B") * targ(s, "M") * targ(s, "K") * targ(s, "N"))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from .. import lang as allo  # the public names as kernel code spells them
 from ..registry import schedule_for
 from .common import OUT_SIZE, targ
-from .linear import _row_buffered_gemm
+from .linear import row_buffered_gemm
 
 
 @allo.kernel(template="TI, TW, TA, TO, M, N, K")
@@ -37,7 +37,7 @@ def qlinear(X: "TI[M, K]", W: "TW[N, K]", b: "TA[N]") -> "TO[M, N]":
 
 @schedule_for(qlinear)
 def schedule_qlinear(s):
-    _row_buffered_gemm(s)
+    row_buffered_gemm(s)
     s.pipeline("j0")  # the bias initialisation
     s.pipeline("j1")  # the output conversion
 
@@ -57,7 +57,7 @@ def qmatmul(A: "TI[M, K]", B: "TW[K, N]") -> "TO[M, N]":
 
 @schedule_for(qmatmul)
 def schedule_qmatmul(s):
-    _row_buffered_gemm(s)
+    row_buffered_gemm(s)
     s.pipeline("j1")
 
 
@@ -77,7 +77,7 @@ def qbmm(A: "TI[B, M, K]", B: "TW[B, K, N]") -> "TO[B, M, N]":
 
 @schedule_for(qbmm)
 def schedule_qbmm(s):
-    _row_buffered_gemm(s)
+    row_buffered_gemm(s)
     s.pipeline("j1")
 
 

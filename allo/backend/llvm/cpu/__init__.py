@@ -1,4 +1,4 @@
-"""CPU optimisation of allo's loop IR for the LLVM backend (see `allo.backend.cpu_opt`).
+"""CPU optimisation of allo's loop IR for the LLVM backend (see `allo.backend.llvm.cpu_opt`).
 
 Files, one job each:
 - `linear.py`: affine index expressions as {IterVar: coefficient} maps.

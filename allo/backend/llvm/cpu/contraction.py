@@ -75,7 +75,7 @@ def _vectorizable(e, v) -> bool:
     return False
 
 
-def _contiguous(load, v) -> bool:
+def unit_stride(load, v) -> bool:
     forms = access_forms(load.indices)
     return forms[-1].coef(v) == 1 and not any(f.depends(v) for f in forms[:-1])
 
@@ -143,7 +143,7 @@ def recognise(nest: Nest):
     if not cands:
         return None
     # prefer a v whose loads are all contiguous, then the longest
-    cands.sort(key=lambda c: (not all(_contiguous(ld, c[0].var) for ld in c[2]), -c[1]))
+    cands.sort(key=lambda c: (not all(unit_stride(ld, c[0].var) for ld in c[2]), -c[1]))
     fv, V, vloads = cands[0]
     v = fv.var
     # u: a parallel loop no v-load mentions; prefer loops some load does depend on, then extent
@@ -161,9 +161,9 @@ def recognise(nest: Nest):
         forms = access_forms(ld.indices)
         own = {id(x) for f in forms for x in f.var_list()} & nest_ids
         packable = (len(reds) == 1 and own <= red_ids | {id(v)} and U >= MIN_PACK_ROWS)
-        if packable and (not _contiguous(ld, v) or V * U >= 64 * 64):
+        if packable and (not unit_stride(ld, v) or V * U >= 64 * 64):
             packs.append(ld)
-        elif _contiguous(ld, v):
+        elif unit_stride(ld, v):
             contiguous.append(ld)
         else:
             return None
@@ -224,6 +224,6 @@ def recognise_reduction(f: N.For, fast_math: bool, min_trip: int):
     v = f.var
     if any(ld.buf is acc for ld in loads_of(rhs)) or not _vectorizable(rhs, v) or not depends(rhs, v):
         return None
-    if not all(_contiguous(ld, v) for ld in loads_of(rhs) if depends(ld, v)):
+    if not all(unit_stride(ld, v) for ld in loads_of(rhs) if depends(ld, v)):
         return None
     return Reduction(f, acc, op, acc_left, rhs, n, v)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ....ir import nodes as N
 from ....ir.types import Float, UInt
-from .contraction import _contiguous
+from .contraction import unit_stride
 from .linear import access_forms
 from .nests import depends
 
@@ -299,7 +299,7 @@ class ContractionEmitter:
         self.close_for()
 
     def _contig(self, ld):
-        return _contiguous(ld, self.c.v)
+        return unit_stride(ld, self.c.v)
 
     def index_const(self, n) -> str:
         return self.r.op(f"arith.constant {int(n)} : index")

@@ -80,14 +80,14 @@ def direct_outputs(mod: N.Module):
 
 def entry_wrapper(mr, top: N.Func, orig_params: int, orig_results: list, plan) -> str:
     """`@__allo_entry_<top>` with the original ABI (inputs, then one output per original result),
-    calling the rewritten top function (see R._ModuleRenderer.entry_wrapper)."""
+    calling the rewritten top function (see R.ModuleRenderer.entry_wrapper)."""
     params, call_args, pre = [], [], []
     for k, p in enumerate(top.params[:orig_params]):
         if p.kind == "scalar_arg":
             t = p.dtype
-            abi = R._abi_scalar(t)
+            abi = R.abi_scalar(t)
             params.append(f"%a{k}: {abi}")
-            lines, v = R._abi_to_compute(f"%a{k}", abi, t, f"%c{k}")
+            lines, v = R.abi_to_compute(f"%a{k}", abi, t, f"%c{k}")
             pre.append(lines)
             call_args.append((v, t.mlir))
         else:
@@ -95,7 +95,7 @@ def entry_wrapper(mr, top: N.Func, orig_params: int, orig_results: list, plan) -
             call_args.append((f"%a{k}", p.type.mlir))
     outs = []
     for k, rt in enumerate(orig_results):
-        ty = rt.mlir if isinstance(rt, ArrayType) else f"memref<{R._scalar_storage(rt)}>"
+        ty = rt.mlir if isinstance(rt, ArrayType) else f"memref<{R.scalar_storage(rt)}>"
         params.append(f"%o{k}: {ty}")
         outs.append(ty)
     for k, (kind, _) in enumerate(plan):
@@ -117,7 +117,7 @@ def entry_wrapper(mr, top: N.Func, orig_params: int, orig_results: list, plan) -
             lines.append(f"    memref.copy {r}, %o{k} : {rt.mlir} to {rt.mlir}")
             lines.append(f"    memref.dealloc {r} : {rt.mlir}")
         else:
-            conv, sv = R._compute_to_storage(r, rt, f"%s{k}")
+            conv, sv = R.compute_to_storage(r, rt, f"%s{k}")
             lines += ["    " + x for x in conv]
             lines.append(f"    memref.store {sv}, %o{k}[] : {outs[k]}")
     lines += ["    return", "  }"]

@@ -2,7 +2,7 @@
 contractions, `affine.parallel` for loops marked parallel (OpenMP later), private storage for
 locals declared inside parallel loops.
 
-It subclasses the renderer of `allo.ir.render_mlir` (mode "llvm") and only overrides loops and
+It subclasses the renderer of `allo.render` (mode "llvm") and only overrides loops and
 allocation, so every scalar semantic (casts, fixed point, integer widths) stays in one place.
 
 Example::
@@ -14,9 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .... import render as R
-from ....ir import effects as E
-from ....ir import nodes as N
-from ....ir import visit as V
+from ....ir import effects as E, nodes as N, visit as V
 from ....ir.types import Float
 from .contraction import recognise, recognise_reduction
 from .emit import ContractionEmitter, ReductionEmitter
@@ -46,7 +44,7 @@ class CpuConfig:
     arch: Arch = Arch()
 
 
-class CpuModuleRenderer(R._ModuleRenderer):
+class CpuModuleRenderer(R.ModuleRenderer):
     def __init__(self, mod, big_limit, config: CpuConfig):
         super().__init__(mod, "llvm", big_limit)
         self.config = config
@@ -124,7 +122,7 @@ def _scratch_buffers(f: N.Func):
     return out
 
 
-class CpuFuncRenderer(R._FuncRenderer):
+class CpuFuncRenderer(R.FuncRenderer):
     def __init__(self, mr: CpuModuleRenderer, f: N.Func, contractions=None, private=None):
         super().__init__(mr, f)
         self.config = mr.config
@@ -156,9 +154,9 @@ class CpuFuncRenderer(R._FuncRenderer):
             for b in bufs:
                 if id(b) not in self.private or id(b) in self.hoisted:
                     continue
-                small = b.type.rank == 0 or b.type.size * R._elem_bytes(b.dtype) <= R.STACK_BYTES
+                small = b.type.rank == 0 or b.type.size * R.elem_bytes(b.dtype) <= R.STACK_BYTES
                 kind = "memref.alloca" if small else "memref.alloc"
-                m = self.op(f"{kind}() {R._attr_dict([('name', b.name)])} : {b.type.mlir}", b.loc or self.loc)
+                m = self.op(f"{kind}() {R.attr_dict([('name', b.name)])} : {b.type.mlir}", b.loc or self.loc)
                 self.mem[id(b)] = m
                 self.hoisted.add(id(b))
                 if not small:
@@ -225,11 +223,11 @@ class CpuFuncRenderer(R._FuncRenderer):
         self.mr.outlined[slot] = self._outline(fname, s, caps, types, scratch)
         iv = f"%i{self.n + 1}"
         self.n += 1
-        self.emit(f"affine.parallel ({iv}) = ({R._aff_str(lb, name)}) to ({R._aff_str(ub, name)}) step ({int(s.step)}) {{")
+        self.emit(f"affine.parallel ({iv}) = ({R.aff_str(lb, name)}) to ({R.aff_str(ub, name)}) step ({int(s.step)}) {{")
         self.ind += 1
         self.emit(f"func.call @{fname}({', '.join([iv] + args)}) : ({', '.join(['index'] + types)}) -> ()")
         self.ind -= 1
-        self.emit(f"}} {R._attr_dict([('loop_name', s.name)])}", self.loc)
+        self.emit(f"}} {R.attr_dict([('loop_name', s.name)])}", self.loc)
         self.mr.report.append(f"{self.f.name}: loop {s.name!r} runs in parallel")
         return True
 
@@ -262,8 +260,8 @@ class CpuFuncRenderer(R._FuncRenderer):
             return EMITTERS[e.fn](self, self.expr_as(e.args[0], t))
         return super().e_math(e)
 
-    _STMTS = {**R._FuncRenderer._STMTS, N.For: s_for}
-    _EXPRS = {**R._FuncRenderer._EXPRS, N.MathCall: e_math}
+    _STMTS = {**R.FuncRenderer._STMTS, N.For: s_for}
+    _EXPRS = {**R.FuncRenderer._EXPRS, N.MathCall: e_math}
 
 
 def render_cpu(mod: N.Module, config: CpuConfig) -> tuple[str, dict, list]:
