@@ -19,6 +19,7 @@ import math
 
 from ..errors import AlloSyntaxError, AlloTypeError
 from ..ir import emit
+from ..ir.attrs import REDUCTION
 from ..ir.nodes import Alloc, Buffer, Const, For, IterVar, Load, Store
 from ..ir.types import AlloType, ArrayType, Fixed, Float, UFixed, float32, index, lowest
 
@@ -49,7 +50,7 @@ class Builtins:
         ivs = [IterVar(n, loc=loc) for n in names]
         body = body_fn(ivs)
         for d in reversed(range(len(extents))):
-            attrs = {"reduction": True} if reduce_from is not None and d >= reduce_from else {}
+            attrs = {REDUCTION: True} if reduce_from is not None and d >= reduce_from else {}
             body = [For(ivs[d], Const(0, index), Const(extents[d], index), 1, body, names[d], attrs, loc)]
         if extents:
             body[0].attrs.update(self.arrays.band_attr(names, band))

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError
 from ..ir import emit
+from ..ir.attrs import DEFAULTS
 from ..ir.nodes import Buffer, CallStmt, Const, Expr, Load, describe
 from ..ir.types import AlloType, ArrayType, Index, Int, UInt, float32, index, int32
 from . import builtins as whole_array, names
@@ -190,7 +191,7 @@ class CallDispatcher:
 def fill_defaults(func, args) -> list:
     """`args` completed with the defaults of `func`'s trailing scalar parameters (`eps=1e-5`)."""
     args = list(args)
-    defaults = func.attrs.get("_defaults") or {}
+    defaults = func.attrs.get(DEFAULTS) or {}
     while len(args) < len(func.params) and len(args) in defaults:
         args.append(defaults[len(args)])
     return args

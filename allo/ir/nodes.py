@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
+from .ops import BinOpKind, MathFn, UnaryOpKind
 from .types import AlloType, ArrayType, Index
 
 index_t = Index()
@@ -71,35 +72,33 @@ class Load(Expr):
             self.type = self.buf.dtype
 
 
-# Binary op names: add sub mul div floordiv mod pow  and or xor shl shr  min max
-#                  lt le gt ge eq ne (result bool; operands of the same type)
-#                  land lor (logical, bool operands)
-ARITH_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "min", "max")
-BIT_OPS = ("and", "or", "xor", "shl", "shr")
-CMP_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
-LOGIC_OPS = ("land", "lor")
-
-
 @dataclass(eq=False)
 class BinOp(Expr):
-    """`lhs <op> rhs`. Operands already have the same type (the builder inserts Casts),
-    except shifts whose rhs may differ; `type` is the result type (bool for comparisons)."""
+    """`lhs <op> rhs` (op: a `BinOpKind`; its string is accepted). Operands already have the same
+    type (the builder inserts Casts), except shifts whose rhs may differ; `type` is the result
+    type (bool for comparisons)."""
 
-    op: str
+    op: BinOpKind
     lhs: Expr
     rhs: Expr
     type: AlloType
     loc: Any = None
 
+    def __post_init__(self):
+        self.op = BinOpKind(self.op)
+
 
 @dataclass(eq=False)
 class UnaryOp(Expr):
-    """op in: neg, not (logical, bool), invert (bitwise)."""
+    """op: a `UnaryOpKind` (or its string): neg, not (logical, bool), invert (bitwise)."""
 
-    op: str
+    op: UnaryOpKind
     operand: Expr
     type: AlloType
     loc: Any = None
+
+    def __post_init__(self):
+        self.op = UnaryOpKind(self.op)
 
 
 @dataclass(eq=False)
@@ -111,21 +110,18 @@ class Cast(Expr):
     loc: Any = None
 
 
-# Math functions: exp log log2 sqrt rsqrt tanh sin cos erf abs pow (2 args) floor ceil; and the
-# bit-level operations of allo.ir.bits on integers (bit_get, bit_slice, bit_reverse, bitcast,
-# bit_set, bit_setslice).
-MATH_FUNCS = ("exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow", "floor", "ceil", "sigmoid",
-              "bit_get", "bit_slice", "bit_reverse", "bitcast", "bit_set", "bit_setslice")
-
-
 @dataclass(eq=False)
 class MathCall(Expr):
-    """A math function on float operands (abs also on ints)."""
+    """A math function (fn: a `MathFn` or its string) on float operands (abs also on ints), or a
+    bit-level operation of allo.ir.bits on integers."""
 
-    fn: str
+    fn: MathFn
     args: list
     type: AlloType
     loc: Any = None
+
+    def __post_init__(self):
+        self.fn = MathFn(self.fn)
 
 
 @dataclass(eq=False)

@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 from ..ir import nodes as N
+from ..ir.attrs import PARTITION, Partition
 
 
 class Aff:
@@ -180,7 +181,7 @@ def cond_value(e, env: dict):
 def partitions(buf) -> list:
     """[(kind, dim (1-based), factor)] with dim 0 expanded to every dimension."""
     out = []
-    for kind, dim, factor in buf.attrs.get("partition", []) or []:
+    for kind, dim, factor in buf.attrs.get(PARTITION, []) or []:
         dims = range(1, len(buf.shape) + 1) if dim == 0 else [dim]
         out += [(kind, d, factor) for d in dims]
     return out
@@ -189,7 +190,7 @@ def partitions(buf) -> list:
 def bank_count(shape, parts) -> int:
     n = 1
     for kind, d, factor in parts:
-        n *= int(shape[d - 1]) if kind == "complete" else max(1, min(int(factor), int(shape[d - 1])))
+        n *= int(shape[d - 1]) if kind == Partition.Complete else max(1, min(int(factor), int(shape[d - 1])))
     return n
 
 
@@ -202,9 +203,9 @@ def bank_key(idx: list, shape, parts):
         n = int(shape[d - 1])
         if a is None:
             key.append(None)
-        elif kind == "complete":
+        elif kind == Partition.Complete:
             key.append(a.const if a.known else None)
-        elif kind == "cyclic":
+        elif kind == Partition.Cyclic:
             f = max(1, int(factor))
             key.append(a.const % f if all(c % f == 0 for c in a.coefs.values()) else None)
         else:  # block
@@ -217,7 +218,7 @@ def banks_of(shape, parts) -> list:
     """Every concrete bank key of a partitioned buffer (small counts only)."""
     keys = [()]
     for kind, d, factor in parts:
-        n = int(shape[d - 1]) if kind == "complete" else max(1, min(int(factor), int(shape[d - 1])))
+        n = int(shape[d - 1]) if kind == Partition.Complete else max(1, min(int(factor), int(shape[d - 1])))
         keys = [k + (b,) for k in keys for b in range(n)]
     return keys
 

@@ -41,7 +41,6 @@ from .func import STACK_BYTES, _FuncRenderer  # noqa: F401
 from .module import ENTRY_PREFIX, _abi_to_compute, _compute_to_storage, _ModuleRenderer, storage_array
 from .scalars import (_abi_scalar, _bits, _cat, _elem_bytes, _fixed_raw, _float_hex, _int_literal, _is_bool,
                       _scalar_storage, _signed, i64_t, index_t)
-from .stmts import _HLS_ONLY  # noqa: F401
 from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, unroll_for  # noqa: F401
 
 BIG_GLOBAL = 256  # globals with more elements are attached after parsing by to_mlir_module

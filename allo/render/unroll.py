@@ -3,7 +3,7 @@ the `unroll` attribute for HLS).
 
 Example::
 
-    stmts = unroll_for(loop)      # loop.attrs["unroll"] == 0 -> one copy of the body per iteration
+    stmts = unroll_for(loop)      # loop.attrs[UNROLL] == 0 -> one copy of the body per iteration
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import dataclasses
 
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import UNROLL
 from .affine import _aff_const
 from .scalars import index_t
 
@@ -21,8 +22,8 @@ FALLBACK_UNROLL = 8
 def unroll_for(s: N.For):
     """Statements replacing loop `s` per its `unroll` attribute (0 = full), or None when the
     bounds are not constant (the loop then runs rolled; results are the same)."""
-    factor = int(s.attrs.get("unroll") or 0)
-    attrs = {k: v for k, v in s.attrs.items() if k != "unroll"}
+    factor = int(s.attrs.get(UNROLL) or 0)
+    attrs = {k: v for k, v in s.attrs.items() if k != UNROLL}
     lb, ub = _aff_const(s.lb), _aff_const(s.ub)
     if lb is None or ub is None:
         return None

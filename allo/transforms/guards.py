@@ -34,6 +34,7 @@ from ..errors import BoundsError, located
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STREAM
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from .bounds import affine, guard_ranges, in_bounds, loop_range
 
@@ -45,7 +46,7 @@ bool_t = UInt(1)
 def require_bounds_check(func: N.Func) -> None:
     """Always check the indices of `func` at run time, whatever the build's `bounds_check`
     (e.g. an embedding lookup whose ids come from the user)."""
-    func.attrs["_bounds_check"] = True
+    func.attrs[BOUNDS_CHECK] = True
 
 
 @dataclass
@@ -97,7 +98,7 @@ def zero_init(module: N.Module) -> None:
 
 def _zero_block(body, shared):
     for k, s in enumerate(body):
-        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get("stream"):
+        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get(STREAM):
             if not _first_use_writes_all(body[k + 1:], s.buf, [], top=True):
                 s.init = N.Const(0.0 if isinstance(s.buf.dtype, (Float, Fixed, UFixed)) else 0, s.buf.dtype, s.loc)
         for child in V.blocks(s):
@@ -109,7 +110,7 @@ def _parallel_scratch(f) -> set:
     thread a private copy (left as they are: a shared zero fill would race)."""
     out = set()
     for s in V.walk_stmts(f.body):
-        if isinstance(s, N.For) and s.attrs.get("parallel"):
+        if isinstance(s, N.For) and s.attrs.get(PARALLEL):
             declared = {id(a.buf) for a in V.walk_stmts(s.body) if isinstance(a, N.Alloc)}
             out |= set(E.used(s.body)) - declared
     return out
@@ -216,7 +217,7 @@ def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = Fals
     or `_bounds_check`) and abort checks (`aborts`), in place. See the module docstring."""
     zero_init(module)
     info = GuardInfo(aborts=aborts)
-    checked = [f for f in module.funcs if bounds_check or f.attrs.get("_bounds_check")]
+    checked = [f for f in module.funcs if bounds_check or f.attrs.get(BOUNDS_CHECK)]
     if not checked and not aborts:
         return info
     info.status = True
@@ -273,7 +274,7 @@ class _Instrumenter:
         return len(self.info.sites) - 1
 
     def unproven(self, buf, indices, ranges):
-        if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape or buf.attrs.get("stream"):
+        if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape or buf.attrs.get(STREAM):
             return []  # (a stream is a FIFO: its indices only order the elements)
         return [d for d, (i, n) in enumerate(zip(indices, buf.shape)) if not in_bounds(i, n, ranges)]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import STREAM
 from ..ir.types import ArrayType
 
 index_t = N.index_t
@@ -25,7 +26,7 @@ def lower_streams(mod: N.Module) -> N.Module:
     """Rewrite the accesses of every stream parameter into FIFO order, in place; returns `mod`."""
     for func in mod.funcs:
         for p in func.params:
-            if p.attrs.get("stream") and p.shape:
+            if p.attrs.get(STREAM) and p.shape:
                 _fifo(func, p)
     return mod
 

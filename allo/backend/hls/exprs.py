@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import BackendError
 from ...ir import nodes as N
+from ...ir.attrs import STREAM
 from ...ir.bits import BIT_FUNCS
 from ...ir.promote import common
 from ...ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_fixed
@@ -369,7 +370,7 @@ class ExprEmitter:
         name = self.bname(e.buf)
         if len(e.indices) != len(e.buf.shape):
             raise BackendError(f"load of {e.buf.name!r} with {len(e.indices)} indices, rank {len(e.buf.shape)}")
-        if e.buf.attrs.get("stream"):  # a FIFO (s.to): elements arrive in row-major order
+        if e.buf.attrs.get(STREAM):  # a FIFO (s.to): elements arrive in row-major order
             return Code(f"{name}.read()", ATOM)
         return Code(name + "".join(f"[{self.expr(i).text}]" for i in e.indices), ATOM)
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from ...ir import nodes as N
 from ...ir import visit as V
+from ...ir.attrs import PARALLEL
 from ...render import render_with_globals
 from ...render.pipelines import LLVM_PIPELINE
 from . import openmp
@@ -108,7 +109,7 @@ def host_arch():
 
 
 def has_parallel(mod: N.Module) -> bool:
-    return any(isinstance(s, N.For) and s.attrs.get("parallel") for f in mod.funcs for s in V.walk_stmts(f.body))
+    return any(isinstance(s, N.For) and s.attrs.get(PARALLEL) for f in mod.funcs for s in V.walk_stmts(f.body))
 
 
 # ----------------------------------------------------------------------------- entry points

@@ -17,6 +17,7 @@ from .... import render as R
 from ....ir import effects as E
 from ....ir import nodes as N
 from ....ir import visit as V
+from ....ir.attrs import LOOP_NAME, NAME, PARALLEL, UNROLL
 from ....ir.types import Float
 from .contraction import recognise, recognise_reduction
 from .emit import ContractionEmitter, ReductionEmitter
@@ -92,7 +93,7 @@ def _free_vars(s: N.For):
 def _private_allocs(body):
     """ids of buffers declared inside a loop marked parallel (locals and call results): one copy
     per iteration."""
-    return {id(b) for s in V.walk_stmts(body) if isinstance(s, N.For) and s.attrs.get("parallel")
+    return {id(b) for s in V.walk_stmts(body) if isinstance(s, N.For) and s.attrs.get(PARALLEL)
             for b in E.declared(s.body)}
 
 
@@ -106,7 +107,7 @@ def _scratch_buffers(f: N.Func):
 
     def visit(body):
         for s in body:
-            if isinstance(s, N.For) and s.attrs.get("parallel"):
+            if isinstance(s, N.For) and s.attrs.get(PARALLEL):
                 inside = E.ref_counts(s.body)
                 for b in E.mentioned(s.body):
                     a = declared.get(id(b))
@@ -158,7 +159,7 @@ class CpuFuncRenderer(R._FuncRenderer):
                     continue
                 small = b.type.rank == 0 or b.type.size * R._elem_bytes(b.dtype) <= R.STACK_BYTES
                 kind = "memref.alloca" if small else "memref.alloc"
-                m = self.op(f"{kind}() {R._attr_dict([('name', b.name)])} : {b.type.mlir}", b.loc or self.loc)
+                m = self.op(f"{kind}() {R._attr_dict([(NAME, b.name)])} : {b.type.mlir}", b.loc or self.loc)
                 self.mem[id(b)] = m
                 self.hoisted.add(id(b))
                 if not small:
@@ -168,7 +169,7 @@ class CpuFuncRenderer(R._FuncRenderer):
     # ------------------------------------------------------------------ loops
     def s_for(self, s: N.For):
         scratch = [b for b in E.mentioned(s.body) if self.scratch.get(id(b)) == id(s)]
-        if self.config.parallel and s.attrs.get("parallel") and self.par_depth == 0 and "unroll" not in s.attrs:
+        if self.config.parallel and s.attrs.get(PARALLEL) and self.par_depth == 0 and UNROLL not in s.attrs:
             if id(s) not in self.contractions and self._parallel_for(s):
                 return
         big = self.private_allocs([], scratch) if scratch else []  # not outlined: allocate here
@@ -180,12 +181,12 @@ class CpuFuncRenderer(R._FuncRenderer):
         c = self.contractions.get(id(s))
         if c is not None:
             par = (self.config.parallel and self.par_depth == 0
-                   and any(f.attrs.get("parallel") for f in c.nest.loops))
+                   and any(f.attrs.get(PARALLEL) for f in c.nest.loops))
             self.mr.report.append(f"{self.f.name}: vector micro-kernel for loop nest "
                                   f"{'/'.join(f.name for f in c.nest.loops)}")
             ContractionEmitter(self, c, self.config.arch, parallel=par, threads=self.config.threads).emit()
             return
-        if self.config.contractions and not s.attrs.get("parallel"):
+        if self.config.contractions and not s.attrs.get(PARALLEL):
             red = recognise_reduction(s, self.config.fast_math, self.config.arch.vector_bytes // 4)
             if red is not None:
                 self.mr.report.append(f"{self.f.name}: reduction into {red.acc.name!r} over loop {s.name!r} vectorised")
@@ -229,7 +230,7 @@ class CpuFuncRenderer(R._FuncRenderer):
         self.ind += 1
         self.emit(f"func.call @{fname}({', '.join([iv] + args)}) : ({', '.join(['index'] + types)}) -> ()")
         self.ind -= 1
-        self.emit(f"}} {R._attr_dict([('loop_name', s.name)])}", self.loc)
+        self.emit(f"}} {R._attr_dict([(LOOP_NAME, s.name)])}", self.loc)
         self.mr.report.append(f"{self.f.name}: loop {s.name!r} runs in parallel")
         return True
 

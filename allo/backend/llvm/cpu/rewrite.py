@@ -26,6 +26,7 @@ import dataclasses
 from ....ir import effects as E
 from ....ir import nodes as N
 from ....ir import visit as V
+from ....ir.attrs import OP_NAME, PARALLEL, UNROLL
 from ....ir.types import ArrayType, Index
 from .contraction import ACC_OPS, recognise
 from .linear import access_forms, injective, linear
@@ -270,7 +271,7 @@ def _slice_only(parts, var, buf) -> bool:
 def distribute(s: N.For):
     """Loops replacing `s` (one per statement of its body), or None (see module docstring)."""
     parts = s.body
-    if len(parts) < 2 or has_control(parts) or s.attrs.get("unroll") is not None:
+    if len(parts) < 2 or has_control(parts) or s.attrs.get(UNROLL) is not None:
         return None
     if any(isinstance(p, N.Alloc) for p in V.walk_stmts(parts)):
         return None
@@ -299,7 +300,7 @@ def permute_nest(s: N.For, report, fname):
         return s
     if recognise(nest) is not None:
         return s
-    if any(f.attrs.get("unroll") is not None or f.attrs.get("parallel") for f in nest.loops):
+    if any(f.attrs.get(UNROLL) is not None or f.attrs.get(PARALLEL) for f in nest.loops):
         return s
     st = nest.body[0]
     X = st.buf
@@ -334,8 +335,8 @@ def permute_nest(s: N.For, report, fname):
         inner = [dataclasses.replace(f, body=inner)]
     out = inner[0]
     # keep the outermost loop's band name on the new outermost loop
-    if "op_name" in s.attrs and "op_name" not in out.attrs:
-        out.attrs = {**out.attrs, "op_name": s.attrs["op_name"]}
+    if OP_NAME in s.attrs and OP_NAME not in out.attrs:
+        out.attrs = {**out.attrs, OP_NAME: s.attrs[OP_NAME]}
     report.append(f"{fname}: loop nest {'/'.join(f.name for f in nest.loops)} reordered to "
                   f"{'/'.join(f.name for f in order)}")
     return _scalar_replace(out, perfect_nest(out), red, report, fname)
