@@ -22,6 +22,7 @@ from .ir import nodes as N
 from .ir import visit as V
 from .ir.attrs import KERNEL, OP_NAME
 from .ir.effects import params_maybe_written
+from .ir.ops import BinOpKind
 from .ir.types import ArrayType, index
 from .schedule.schedule import Schedule, rendered_by
 
@@ -49,7 +50,7 @@ def _copy_func(name, src_t, dst_t, loc):
             return list(ivs)
         flat = ivs[0]
         for d in range(1, len(shape)):
-            flat = N.BinOp("add", N.BinOp("mul", flat, N.Const(shape[d], index), index), ivs[d], index)
+            flat = N.BinOp(BinOpKind.ADD, N.BinOp(BinOpKind.MUL, flat, N.Const(shape[d], index), index), ivs[d], index)
         return [flat]
 
     body = [N.Store(dst, index_into(dst_t), N.Load(src, index_into(src_t)), loc)]

@@ -20,6 +20,7 @@ from ..ir import bits, emit
 from ..ir.attrs import DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCTION, TEMP, USER_BANDS
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
+from ..ir.ops import BinOpKind
 from ..ir.types import AlloType, ArrayType, Float, Index, Int, UInt, float32, float64, index, int32
 from ..ir.visit import walk_expr
 from .arrays import ArrayOps
@@ -618,7 +619,8 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                     raise self.error(AlloSyntaxError, "a negative range step needs constant bounds", node)
                 trips = max(0, -(-(lb.value - ub.value) // -step))
                 loops.append(For(iv, emit.Const(0, index), emit.Const(trips, index), 1, [], lname, {}, loc))
-                self.locals[name] = emit.binary("sub", lb, emit.binary("mul", emit.Const(-step, index), iv, loc), loc)
+                offset = emit.binary(BinOpKind.MUL, emit.Const(-step, index), iv, loc)
+                self.locals[name] = emit.binary(BinOpKind.SUB, lb, offset, loc)
             ivs.append(name)
         if index_tuple:
             self.locals[index_tuple] = tuple(self.locals[n] for n in names)

@@ -10,6 +10,7 @@ Example::
 """
 from __future__ import annotations
 
+from ..ir.ops import BinOpKind
 from ..ir.types import Float, Index
 from .scalars import _cat, _is_bool, i64_t
 
@@ -35,7 +36,7 @@ class CastMixin:
         cs, cd = _cat(s), _cat(d)
         if _is_bool(d):
             if cs == "f":
-                return self.compare("ne", v, self.const(0.0, s), s)
+                return self.compare(BinOpKind.NE, v, self.const(0.0, s), s)
             return self.op(f"arith.cmpi ne, {v}, {self.iconst(0, s.mlir)} : {s.mlir}")
         if isinstance(s, Index):
             v = self.op(f"arith.index_cast {v} : index to i64")

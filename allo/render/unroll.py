@@ -12,6 +12,7 @@ import dataclasses
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.attrs import UNROLL
+from ..ir.ops import BinOpKind
 from .affine import _aff_const
 from .scalars import index_t
 
@@ -44,7 +45,7 @@ def unroll_for(s: N.For):
     main_ub = lb + main * s.step
     body = []
     for k in range(factor):
-        shifted = N.BinOp("add", s.var, N.Const(k * s.step, index_t), index_t) if k else s.var
+        shifted = N.BinOp(BinOpKind.ADD, s.var, N.Const(k * s.step, index_t), index_t) if k else s.var
         body += V.Substitute({s.var: shifted}).stmts(s.body) if k else s.body
     out = [dataclasses.replace(s, lb=N.Const(lb, index_t), ub=N.Const(main_ub, index_t), step=s.step * factor,
                                body=body, attrs=attrs)]

@@ -30,12 +30,14 @@ import numpy as np
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
 from ..ir.attrs import REUSE
+from ..ir.ops import BinOpKind
 from ..transforms.bounds import affine, expr_text
 from ..transforms.guards import written_before_read
 from . import rewrite as R
 
 ENUMERATION_LIMIT = 1 << 20  # candidate points per pair of accesses
-_REDUCTION_OPS = ("add", "mul", "min", "max", "and", "or", "xor")
+_REDUCTION_OPS = (BinOpKind.ADD, BinOpKind.MUL, BinOpKind.MIN, BinOpKind.MAX, BinOpKind.AND, BinOpKind.OR,
+                  BinOpKind.XOR)
 
 
 def _err(prim, msg):

@@ -12,6 +12,7 @@ from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
 from ..ir.attrs import DATAFLOW, OP_NAME, PARALLEL, PIPELINE_II, REWIND, UNROLL
 from ..ir.loops import find_loop
+from ..ir.ops import BinOpKind
 from . import rewrite as R
 from .dependence import check_dependences
 from .parallel_check import carried_dependence
@@ -51,13 +52,13 @@ def split(func: N.Func, loop, factor) -> tuple:
         outer_ub, inner_ub, inner_step = math.ceil(n / factor), factor, 1
         linear = R.add(R.mul(outer_v, factor), inner_v)
         value = R.add(R.mul(linear, lp.step), lb)
-        guard = None if n % factor == 0 else R.cmp("lt", linear, n)
+        guard = None if n % factor == 0 else R.cmp(BinOpKind.LT, linear, n)
         outer_lb = R.const(0)
     else:
         outer_lb, outer_ub = lp.lb, lp.ub
         inner_ub, inner_step = lp.step * factor, lp.step
         value = R.add(outer_v, inner_v)
-        guard = R.cmp("lt", V.copy_expr(value), V.copy_expr(lp.ub))
+        guard = R.cmp(BinOpKind.LT, V.copy_expr(value), V.copy_expr(lp.ub))
     V.subst_stmts(lp.body, {lp.var: value})
     body = [N.If(guard, lp.body, loc=lp.loc)] if guard is not None else lp.body
     inner = N.For(inner_v, R.const(0), R.const(inner_ub), inner_step, body, name + ".inner", {}, lp.loc)

@@ -9,6 +9,7 @@ from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
 from ..ir.attrs import OP_NAME, PARTITION, REUSE, UNROLL, Partition
 from ..ir.loops import find_buffer, find_loop
+from ..ir.ops import BinOpKind
 from ..ir.types import ArrayType, is_bool, is_fixed, is_float
 from . import rewrite as R
 from .kinds import POSITIVE
@@ -263,9 +264,9 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     V.subst_stmts(body, {lp.var: R.floordiv(R.sub(lp.var, hi), stride)})
     guard_lb = R.add(R.mul(V.copy_expr(lp.lb), stride), hi)
     lp.lb, lp.ub = first_row, R.add(V.copy_expr(last_row), 1)
-    conds = [R.cmp("ge", lp.var, guard_lb)] if k_rows > 1 or stride > 1 else []
+    conds = [R.cmp(BinOpKind.GE, lp.var, guard_lb)] if k_rows > 1 or stride > 1 else []
     if stride > 1:
-        conds.append(R.cmp("eq", R.mod(R.sub(lp.var, guard_lb), stride), 0))
+        conds.append(R.cmp(BinOpKind.EQ, R.mod(R.sub(lp.var, guard_lb), stride), 0))
     if conds:
         body = [N.If(R.land(conds), body, loc=lp.loc)]
     lp.body = fill + body
@@ -392,9 +393,9 @@ def _row_guard(lp, row, extent, rows):
     known = row is lp.var or not R.expr_vars(row).keys() - {id(lp.var)}
     conds = []
     if not known or first is None or first < 0:
-        conds.append(R.cmp("ge", V.copy_expr(row), 0))
+        conds.append(R.cmp(BinOpKind.GE, V.copy_expr(row), 0))
     if not known or last is None or last >= extent:
-        conds.append(R.cmp("lt", V.copy_expr(row), extent))
+        conds.append(R.cmp(BinOpKind.LT, V.copy_expr(row), extent))
     return R.land(conds)
 
 

@@ -35,6 +35,7 @@ from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STREAM
+from ..ir.ops import LOGIC_OPS, BinOpKind, UnaryOpKind
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from .bounds import affine, guard_ranges, in_bounds, loop_range
 
@@ -245,7 +246,7 @@ def _and(a, b):
         return b
     if b is None:
         return a
-    return N.BinOp("land", a, b, bool_t)
+    return N.BinOp(BinOpKind.LAND, a, b, bool_t)
 
 
 class _Instrumenter:
@@ -256,13 +257,13 @@ class _Instrumenter:
 
     # --- status helpers
     def status_is(self, slot, value=0):
-        return N.BinOp("eq", N.Load(self.status, [_idx(slot)]), N.Const(value, int64), bool_t)
+        return N.BinOp(BinOpKind.EQ, N.Load(self.status, [_idx(slot)]), N.Const(value, int64), bool_t)
 
     def record(self, site, dim, idx, path, loc):
         """`if path and not 0 <= idx < size and no error yet: status = [site, dim, idx, _]`."""
         size = self.info.sites[site].shape[dim]
-        bad = N.BinOp("lor", N.BinOp("lt", V.copy_expr(idx), _idx(0), bool_t),
-                      N.BinOp("ge", V.copy_expr(idx), _idx(size), bool_t), bool_t)
+        bad = N.BinOp(BinOpKind.LOR, N.BinOp(BinOpKind.LT, V.copy_expr(idx), _idx(0), bool_t),
+                      N.BinOp(BinOpKind.GE, V.copy_expr(idx), _idx(size), bool_t), bool_t)
         cond = _and(_and(V.copy_expr(path) if path is not None else None, bad), self.status_is(SITE))
         body = [N.Store(self.status, [_idx(DIM)], N.Const(dim, int64), loc),
                 N.Store(self.status, [_idx(VALUE)], N.Cast(V.copy_expr(idx), int64, loc), loc),
@@ -287,17 +288,17 @@ class _Instrumenter:
                 site = self.site(e.buf, "read", e.loc)
                 for d in dims:
                     pre.append(self.record(site, d, idx[d], path, e.loc))
-                    clamp = N.BinOp("max", V.copy_expr(idx[d]), _idx(0), index)
-                    idx[d] = N.BinOp("min", clamp, _idx(e.buf.shape[d] - 1), index)
+                    clamp = N.BinOp(BinOpKind.MAX, V.copy_expr(idx[d]), _idx(0), index)
+                    idx[d] = N.BinOp(BinOpKind.MIN, clamp, _idx(e.buf.shape[d] - 1), index)
             return N.Load(e.buf, idx, e.type, e.loc)
         if isinstance(e, N.Select):
             cond = self.expr(e.cond, pre, ranges, path)
             a = self.expr(e.a, pre, ranges, _and(path, V.copy_expr(cond)))
-            b = self.expr(e.b, pre, ranges, _and(path, N.UnaryOp("not", V.copy_expr(cond), bool_t)))
+            b = self.expr(e.b, pre, ranges, _and(path, N.UnaryOp(UnaryOpKind.NOT, V.copy_expr(cond), bool_t)))
             return N.Select(cond, a, b, e.type, e.loc)
-        if isinstance(e, N.BinOp) and e.op in ("land", "lor"):
+        if isinstance(e, N.BinOp) and e.op in LOGIC_OPS:
             lhs = self.expr(e.lhs, pre, ranges, path)
-            taken = V.copy_expr(lhs) if e.op == "land" else N.UnaryOp("not", V.copy_expr(lhs), bool_t)
+            taken = V.copy_expr(lhs) if e.op == BinOpKind.LAND else N.UnaryOp(UnaryOpKind.NOT, V.copy_expr(lhs), bool_t)
             rhs = self.expr(e.rhs, pre, ranges, _and(path, taken))
             return N.BinOp(e.op, lhs, rhs, e.type, e.loc)
         if isinstance(e, N.BinOp):
@@ -352,8 +353,8 @@ class _Instrumenter:
                 for d in dims:
                     pre.append(self.record(site, d, s.indices[d], None, s.loc))
                     i = s.indices[d]
-                    inside = N.BinOp("land", N.BinOp("ge", V.copy_expr(i), _idx(0), bool_t),
-                                     N.BinOp("lt", V.copy_expr(i), _idx(s.buf.shape[d]), bool_t), bool_t)
+                    inside = N.BinOp(BinOpKind.LAND, N.BinOp(BinOpKind.GE, V.copy_expr(i), _idx(0), bool_t),
+                                     N.BinOp(BinOpKind.LT, V.copy_expr(i), _idx(s.buf.shape[d]), bool_t), bool_t)
                     ok = _and(ok, inside)
                 return pre + [N.If(ok, [s], [], s.loc)]
         elif isinstance(s, N.Alloc):

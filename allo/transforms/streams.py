@@ -17,6 +17,7 @@ from __future__ import annotations
 from ..ir import nodes as N
 from ..ir import visit as V
 from ..ir.attrs import STREAM
+from ..ir.ops import BinOpKind
 from ..ir.types import ArrayType
 
 index_t = N.index_t
@@ -54,15 +55,15 @@ def _slot(param, counter):
     for k, (d, st) in enumerate(zip(param.shape, strides)):
         e = V.copy_expr(pos) if k else pos
         if st != 1:
-            e = N.BinOp("floordiv", e, N.Const(st, index_t), index_t)
+            e = N.BinOp(BinOpKind.FLOORDIV, e, N.Const(st, index_t), index_t)
         if k:
-            e = N.BinOp("mod", e, N.Const(int(d), index_t), index_t)
+            e = N.BinOp(BinOpKind.MOD, e, N.Const(int(d), index_t), index_t)
         out.append(e)
     return out
 
 
 def _bump(counter):
-    nxt = N.BinOp("add", N.Load(counter, [], index_t), N.Const(1, index_t), index_t)
+    nxt = N.BinOp(BinOpKind.ADD, N.Load(counter, [], index_t), N.Const(1, index_t), index_t)
     return N.Store(counter, [], nxt)
 
 

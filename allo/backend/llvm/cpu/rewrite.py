@@ -27,6 +27,7 @@ from ....ir import effects as E
 from ....ir import nodes as N
 from ....ir import visit as V
 from ....ir.attrs import OP_NAME, PARALLEL, UNROLL
+from ....ir.ops import BinOpKind
 from ....ir.types import ArrayType, Index
 from .contraction import ACC_OPS, recognise
 from .linear import access_forms, injective, linear
@@ -131,7 +132,7 @@ def split_accumulator(s: N.For, counts):
             return None
         if _is_load_of(e.lhs, acc) and not E.loads_from([e.rhs], acc):
             terms.append((e, True, e.rhs, upd))
-        elif e.op != "sub" and _is_load_of(e.rhs, acc) and not E.loads_from([e.lhs], acc):
+        elif e.op != BinOpKind.SUB and _is_load_of(e.rhs, acc) and not E.loads_from([e.lhs], acc):
             terms.append((e, False, e.lhs, upd))
         else:
             return None
@@ -349,7 +350,7 @@ def _reduction_update(st) -> bool:
     lhs_self = isinstance(e.lhs, N.Load) and e.lhs.buf is st.buf
     rhs_self = isinstance(e.rhs, N.Load) and e.rhs.buf is st.buf
     other = e.rhs if lhs_self else e.lhs
-    if not (lhs_self or (rhs_self and e.op != "sub")):
+    if not (lhs_self or (rhs_self and e.op != BinOpKind.SUB)):
         return False
     return not E.loads_from([other], st.buf)
 
