@@ -2,7 +2,7 @@
 `CallStmt`, the `meta` of a `Module`, and the keys the MLIR renderer derives from node fields.
 
 For each key: the Python type of its value, the node kinds carrying it, what it means, which
-stages write and read it (dsl, ir, schedule, transforms, render, llvm, hls, rtl, qor, dse)
+stages write and read it (dsl, ir, schedule, transforms, render, llvm, hls, rtl, qor, dse, passes)
 and where it is rendered into MLIR: `MLIR` (both renderer modes), `VIEW` (only the "view" mode
 of `s.module`; the LLVM JIT's rendering drops it) or `NEVER`. Keys starting with "_" are private
 to allo and never rendered; `Module.meta` is never rendered. The constants below are the keys
@@ -83,7 +83,7 @@ def rendered(key: str, llvm: bool) -> bool:
 # ----------------------------------------------------------------------------- loops (For.attrs)
 OP_NAME = _declare(
     "op_name", str, ("For",), "band name `S_<loop names>_<n>` (or a user's `name=`) on the outermost loop of a "
-    "band; schedules address loops as `band/loop`", ("dsl", "schedule"), ("ir", "schedule", "hls", "llvm"),
+    "band; schedules address loops as `band/loop`", ("dsl", "schedule", "passes"), ("ir", "schedule", "hls", "llvm"),
     MLIR)
 PIPELINE_II = _declare(
     "pipeline_ii", int, ("For",), "initiation interval of a pipelined loop (`s.pipeline`)", ("schedule",),
@@ -126,7 +126,7 @@ REUSE = _declare(
 
 # ----------------------------------------------------------------------------- functions (Func.attrs)
 KERNEL = _declare(
-    "kernel", str, ("Func",), "name of the kernel the function instantiates", ("dsl",), (), VIEW)
+    "kernel", str, ("Func",), "name of the kernel the function instantiates", ("dsl", "passes"), (), VIEW)
 INLINE = _declare(
     "inline", bool, ("Func",), "HLS `inline` (True) or `inline off` (False) (`s.inline`)", ("schedule",), ("hls",),
     VIEW)

@@ -7,7 +7,8 @@ Conventions
 - Every mutable variable is a `Buffer` (arrays and scalar locals alike; a scalar local is a
   rank-0 buffer). Expressions read buffers with `Load` and statements write with `Store`.
 - Loop induction variables are `IterVar`s (type index). A `For` has `name` (the `loop_name`
-  attribute) and `attrs` (e.g. `op_name`, `pipeline_ii`, `unroll`, `parallel`).
+  attribute) and `attrs` (e.g. `op_name`, `pipeline_ii`, `unroll`, `parallel`); every attribute
+  key of every node is declared in `allo.ir.attrs`, the op kinds in `allo.ir.ops`.
 - Buffers are referenced by identity; `Func.clone()` deep-copies a function and remaps them.
 - Which fields hold statements, expressions and buffers is known to `allo.ir.visit`, which walks
   and rewrites the tree; `allo.ir.effects` says what statements read and write.
@@ -17,8 +18,8 @@ Example (what `for i in range(4): C[i] = A[i] + 1.0` becomes)::
 
     i = IterVar("i")
     For(i, Const(0, index), Const(4, index), 1, [
-        Store(C, [i], BinOp("add", Load(A, [i], float32), Const(1.0, float32), float32))
-    ], name="i", attrs={"op_name": "S_i_0"})
+        Store(C, [i], BinOp(BinOpKind.ADD, Load(A, [i], float32), Const(1.0, float32), float32))
+    ], name="i", attrs={OP_NAME: "S_i_0"})
 """
 from __future__ import annotations
 
@@ -152,7 +153,7 @@ class Buffer:
     data: Any = None  # numpy array for kind == "global"
     global_name: Optional[str] = None  # symbol of the memref.global
     loc: Any = None
-    attrs: dict = field(default_factory=dict)  # e.g. {"partition": [(kind, dim, factor)]}
+    attrs: dict = field(default_factory=dict)  # e.g. {PARTITION: [(Partition.Cyclic, dim, factor)]}
 
     def __deepcopy__(self, memo):
         """A copy sharing `data`: the IR never writes into a constant's contents."""
