@@ -31,8 +31,8 @@ from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp,
                   sub, mul, div, copy, bmm, linear, relu, gelu, softmax, layernorm, conv2d, maxpool, sumpool,
                   view, tril, concat, ones, zeros)
 from .dsl.kernel import KernelInstance
+from .ir.attrs import Partition
 from .schedule.customize import AlloKernel, customize, kernel
-from .schedule.primitives import Partition
 from .schedule.schedule import Schedule
 from . import library, frontend, dsl, passes, memory  # noqa: E402
 from .verify import verify  # noqa: E402

@@ -24,6 +24,7 @@ from .errors import AlloError
 from .ir import nodes as N
 from .ir.bits import BIT_FUNCS
 from .ir.fixed import from_raw, to_raw
+from .ir.ops import LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from .ir.types import Fixed, Float, Index, Int, UFixed, UInt, container_bits, is_signed
 
 
@@ -217,32 +218,40 @@ HELPERS = {
 
 # Binary operators by operand kind: format strings over {a}, {b}.
 FLOAT_OPS = {
-    "add": "({a} + {b})", "sub": "({a} - {b})", "mul": "({a} * {b})", "div": "({a} / {b})",
-    "floordiv": "np.floor_divide({a}, {b})", "mod": "np.remainder({a}, {b})", "pow": "np.power({a}, {b})",
-    "min": "np.minimum({a}, {b})", "max": "np.maximum({a}, {b})",
+    BinOpKind.ADD: "({a} + {b})", BinOpKind.SUB: "({a} - {b})", BinOpKind.MUL: "({a} * {b})",
+    BinOpKind.DIV: "({a} / {b})", BinOpKind.FLOORDIV: "np.floor_divide({a}, {b})",
+    BinOpKind.MOD: "np.remainder({a}, {b})", BinOpKind.POW: "np.power({a}, {b})",
+    BinOpKind.MIN: "np.minimum({a}, {b})", BinOpKind.MAX: "np.maximum({a}, {b})",
 }
 INT_OPS = {
-    "add": "({a} + {b})", "sub": "({a} - {b})", "mul": "({a} * {b})", "div": "_cdiv({a}, {b})",
-    "floordiv": "_fdiv({a}, {b})", "mod": "_fmod({a}, {b})", "pow": "_ipow({a}, {b})",
-    "min": "min({a}, {b})", "max": "max({a}, {b})", "and": "({a} & {b})", "or": "({a} | {b})",
-    "xor": "({a} ^ {b})", "shl": "_shl({a}, {b})", "shr": "_shr({a}, {b})",
+    BinOpKind.ADD: "({a} + {b})", BinOpKind.SUB: "({a} - {b})", BinOpKind.MUL: "({a} * {b})",
+    BinOpKind.DIV: "_cdiv({a}, {b})", BinOpKind.FLOORDIV: "_fdiv({a}, {b})", BinOpKind.MOD: "_fmod({a}, {b})",
+    BinOpKind.POW: "_ipow({a}, {b})", BinOpKind.MIN: "min({a}, {b})", BinOpKind.MAX: "max({a}, {b})",
+    BinOpKind.AND: "({a} & {b})", BinOpKind.OR: "({a} | {b})", BinOpKind.XOR: "({a} ^ {b})",
+    BinOpKind.SHL: "_shl({a}, {b})", BinOpKind.SHR: "_shr({a}, {b})",
 }
 INDEX_OPS = {
-    "add": "({a} + {b})", "sub": "({a} - {b})", "mul": "({a} * {b})", "div": "_cdiv({a}, {b})",
-    "floordiv": "_fdiv({a}, {b})", "mod": "_fmod({a}, {b})", "min": "min({a}, {b})", "max": "max({a}, {b})",
-    "and": "({a} & {b})", "or": "({a} | {b})", "xor": "({a} ^ {b})", "shl": "({a} << {b})", "shr": "({a} >> {b})",
+    BinOpKind.ADD: "({a} + {b})", BinOpKind.SUB: "({a} - {b})", BinOpKind.MUL: "({a} * {b})",
+    BinOpKind.DIV: "_cdiv({a}, {b})", BinOpKind.FLOORDIV: "_fdiv({a}, {b})", BinOpKind.MOD: "_fmod({a}, {b})",
+    BinOpKind.MIN: "min({a}, {b})", BinOpKind.MAX: "max({a}, {b})", BinOpKind.AND: "({a} & {b})",
+    BinOpKind.OR: "({a} | {b})", BinOpKind.XOR: "({a} ^ {b})", BinOpKind.SHL: "({a} << {b})",
+    BinOpKind.SHR: "({a} >> {b})",
 }
-CMP_OPS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
-BOOL_OPS = {"and": "np.bool_({a} & {b})", "or": "np.bool_({a} | {b})", "xor": "np.bool_({a} ^ {b})",
-            "add": "np.bool_({a} ^ {b})", "sub": "np.bool_({a} ^ {b})", "mul": "np.bool_({a} & {b})",
-            "div": "np.bool_({a} & {b})", "floordiv": "np.bool_({a} & {b})", "mod": "np.bool_(False)",
-            "land": "np.bool_(bool({a}) and bool({b}))", "lor": "np.bool_(bool({a}) or bool({b}))",
-            "min": "np.bool_({a} & {b})", "max": "np.bool_({a} | {b})",
-            # one bit: any shift but 0 leaves the width (0, also for negative amounts); x ** 0 is 1, x ** n is x
-            "shl": "np.bool_(bool({a}) and int({b}) == 0)", "shr": "np.bool_(bool({a}) and int({b}) == 0)",
-            "pow": "np.bool_(bool({a}) or int({b}) == 0)"}
-MATH = {"exp": "np.exp", "log": "np.log", "log2": "np.log2", "sqrt": "np.sqrt", "tanh": "np.tanh",
-        "sin": "np.sin", "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil", "abs": "np.abs"}
+CMP_OPS = {BinOpKind.LT: "<", BinOpKind.LE: "<=", BinOpKind.GT: ">", BinOpKind.GE: ">=", BinOpKind.EQ: "==",
+           BinOpKind.NE: "!="}
+BOOL_OPS = {
+    BinOpKind.AND: "np.bool_({a} & {b})", BinOpKind.OR: "np.bool_({a} | {b})", BinOpKind.XOR: "np.bool_({a} ^ {b})",
+    BinOpKind.ADD: "np.bool_({a} ^ {b})", BinOpKind.SUB: "np.bool_({a} ^ {b})", BinOpKind.MUL: "np.bool_({a} & {b})",
+    BinOpKind.DIV: "np.bool_({a} & {b})", BinOpKind.FLOORDIV: "np.bool_({a} & {b})", BinOpKind.MOD: "np.bool_(False)",
+    BinOpKind.LAND: "np.bool_(bool({a}) and bool({b}))", BinOpKind.LOR: "np.bool_(bool({a}) or bool({b}))",
+    BinOpKind.MIN: "np.bool_({a} & {b})", BinOpKind.MAX: "np.bool_({a} | {b})",
+    # one bit: any shift but 0 leaves the width (0, also for negative amounts); x ** 0 is 1, x ** n is x
+    BinOpKind.SHL: "np.bool_(bool({a}) and int({b}) == 0)", BinOpKind.SHR: "np.bool_(bool({a}) and int({b}) == 0)",
+    BinOpKind.POW: "np.bool_(bool({a}) or int({b}) == 0)",
+}
+MATH = {MathFn.EXP: "np.exp", MathFn.LOG: "np.log", MathFn.LOG2: "np.log2", MathFn.SQRT: "np.sqrt",
+        MathFn.TANH: "np.tanh", MathFn.SIN: "np.sin", MathFn.COS: "np.cos", MathFn.FLOOR: "np.floor",
+        MathFn.CEIL: "np.ceil", MathFn.ABS: "np.abs"}
 
 
 # ----------------------------------------------------------------------------- code generation
@@ -297,7 +306,7 @@ class _FuncGen:
         k = _kind(t)
         if e.op in CMP_OPS:
             return f"({a} {CMP_OPS[e.op]} {b})"
-        if e.op in ("land", "lor") or k == "bool":
+        if e.op in LOGIC_OPS or k == "bool":
             return BOOL_OPS[e.op].format(a=a, b=b)
         if k == "float":
             return FLOAT_OPS[e.op].format(a=a, b=b)
@@ -305,9 +314,9 @@ class _FuncGen:
             return INDEX_OPS[e.op].format(a=a, b=b)
         if k == "fixed":
             return self.fixed_binop(e, a, b)
-        if _wide(t) and e.op in ("shl", "shr", "pow"):
+        if _wide(t) and e.op in (BinOpKind.SHL, BinOpKind.SHR, BinOpKind.POW):
             return f"_w{e.op}({a}, {b}, {t.bits}, {isinstance(t, Int)})"
-        if e.op in ("shl", "shr") and e.rhs.type != t:
+        if e.op in (BinOpKind.SHL, BinOpKind.SHR) and e.rhs.type != t:
             b = f"{self.constant(storage_dtype(t).type)}({b})"
         code = INT_OPS[e.op].format(a=a, b=b)
         return f"_npwrap({code}, {self.constant(e.type)})" if _odd(e.type) else code
@@ -316,10 +325,10 @@ class _FuncGen:
         t = e.type
         w = f"{t.bits}, {isinstance(t, Fixed)}"
         table = {
-            "add": f"_wrap_int({a} + {b}, {w})", "sub": f"_wrap_int({a} - {b}, {w})",
-            "mul": f"_wrap_int(({a} * {b}) >> {t.frac}, {w})",
-            "div": f"_wrap_int(_cdiv({a} << {t.frac}, {b}), {w})",
-            "min": f"min({a}, {b})", "max": f"max({a}, {b})",
+            BinOpKind.ADD: f"_wrap_int({a} + {b}, {w})", BinOpKind.SUB: f"_wrap_int({a} - {b}, {w})",
+            BinOpKind.MUL: f"_wrap_int(({a} * {b}) >> {t.frac}, {w})",
+            BinOpKind.DIV: f"_wrap_int(_cdiv({a} << {t.frac}, {b}), {w})",
+            BinOpKind.MIN: f"min({a}, {b})", BinOpKind.MAX: f"max({a}, {b})",
         }
         if e.op not in table:
             raise AlloError(f"interp: fixed-point operator {e.op!r} is not supported")
@@ -327,14 +336,14 @@ class _FuncGen:
 
     def e_UnaryOp(self, e):
         a, k = self.expr(e.operand), _kind(e.type)
-        if e.op == "not":
+        if e.op == UnaryOpKind.NOT:
             return f"np.logical_not({a})"
         if k == "fixed":
-            return f"_wrap_int(-{a}, {e.type.bits}, {isinstance(e.type, Fixed)})" if e.op == "neg" else \
+            return f"_wrap_int(-{a}, {e.type.bits}, {isinstance(e.type, Fixed)})" if e.op == UnaryOpKind.NEG else \
                 f"_wrap_int(~{a}, {e.type.bits}, {isinstance(e.type, Fixed)})"
         if k == "bool":  # one bit: -x == x (mod 2), ~x flips it
-            return a if e.op == "neg" else f"np.logical_not({a})"
-        code = f"(-{a})" if e.op == "neg" else f"(~{a})"
+            return a if e.op == UnaryOpKind.NEG else f"np.logical_not({a})"
+        code = f"(-{a})" if e.op == UnaryOpKind.NEG else f"(~{a})"
         return f"_npwrap({code}, {self.constant(e.type)})" if _odd(e.type) else code
 
     def e_Cast(self, e):
@@ -377,20 +386,20 @@ class _FuncGen:
             x = e.args[0].type
             return f"_{e.fn}({', '.join(args)}, {self.constant(x)}, {self.constant(e.type)})"
         if _kind(e.type) != "float":
-            if e.fn == "abs":
+            if e.fn == MathFn.ABS:
                 code = f"abs({args[0]})"
                 return f"_npwrap({code}, {self.constant(e.type)})" if _odd(e.type) else code
             raise AlloError(f"interp: math function {e.fn!r} on {e.type!r} is not supported")
         dt = self.constant(storage_dtype(e.type).type)
         if e.fn in MATH:
             return f"{MATH[e.fn]}({args[0]})"
-        if e.fn == "pow":
+        if e.fn == MathFn.POW:
             return f"np.power({args[0]}, {args[1]})"
-        if e.fn == "rsqrt":
+        if e.fn == MathFn.RSQRT:
             return f"({dt}(1) / np.sqrt({args[0]}))"
-        if e.fn == "sigmoid":
+        if e.fn == MathFn.SIGMOID:
             return f"({dt}(1) / ({dt}(1) + np.exp(-{args[0]})))"
-        if e.fn == "erf":
+        if e.fn == MathFn.ERF:
             return f"{dt}(math.erf(float({args[0]})))"
         raise AlloError(f"interp: unknown math function {e.fn!r}")
 

@@ -20,7 +20,9 @@ import math
 from .errors import AlloError
 from .ir import nodes as N
 from .ir import visit as V
+from .ir.attrs import KERNEL, OP_NAME
 from .ir.effects import params_maybe_written
+from .ir.ops import BinOpKind
 from .ir.types import ArrayType, index
 from .schedule.schedule import Schedule, rendered_by
 
@@ -48,14 +50,14 @@ def _copy_func(name, src_t, dst_t, loc):
             return list(ivs)
         flat = ivs[0]
         for d in range(1, len(shape)):
-            flat = N.BinOp("add", N.BinOp("mul", flat, N.Const(shape[d], index), index), ivs[d], index)
+            flat = N.BinOp(BinOpKind.ADD, N.BinOp(BinOpKind.MUL, flat, N.Const(shape[d], index), index), ivs[d], index)
         return [flat]
 
     body = [N.Store(dst, index_into(dst_t), N.Load(src, index_into(src_t)), loc)]
     for d in reversed(range(len(shape))):
         body = [N.For(ivs[d], N.Const(0, index), N.Const(shape[d], index), 1, body, f"i{d}", {}, loc)]
-    body[0].attrs["op_name"] = f"S_{'_'.join(f'i{d}' for d in range(len(shape)))}_0"
-    return N.Func(name, [src, dst], [], body, {"kernel": name}, loc)
+    body[0].attrs[OP_NAME] = f"S_{'_'.join(f'i{d}' for d in range(len(shape)))}_0"
+    return N.Func(name, [src, dst], [], body, {KERNEL: name}, loc)
 
 
 def _rewrite(mod: N.Module, top: str, flatten: bool):

@@ -34,6 +34,7 @@ import itertools
 
 from ..errors import DSEError
 from ..ir import effects as E, nodes as N, visit as V
+from ..ir.attrs import PARTITION, Partition
 from ..ir.loops import all_loops, band_of
 from ..schedule import rewrite as R
 from .space import Space
@@ -155,7 +156,7 @@ def _indexed_dims(func, loop) -> dict:
 def _already_partitioned(func) -> set:
     out = set()
     for b in V.iter_buffers(func):
-        for kind, dim, factor in b.attrs.get("partition", ()):
+        for kind, dim, factor in b.attrs.get(PARTITION, ()):
             dims = range(1, len(b.shape) + 1) if dim == 0 else [dim]
             out.update((b.name, d) for d in dims)
     return out
@@ -197,7 +198,8 @@ def _add_nest(space, func, chain, max_lanes, iis, streamed):
                 if (buf, dim) in done:
                     continue
                 full = kind == "complete" or factor >= extent or buf in updated
-                s.request_partition(func.name, buf, dim, "complete" if full else "cyclic", 0 if full else factor)
+                s.request_partition(func.name, buf, dim, Partition.Complete if full else Partition.Cyclic,
+                                    0 if full else factor)
 
     space.rule(record, name=group)
 

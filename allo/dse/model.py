@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import AlloError, DSEError
 from ..frontend import from_pytorch
 from ..ir import nodes as N
+from ..ir.attrs import DATAFLOW
 from ..qor.api import estimate
 from ..schedule.schedule import Schedule
 from .derive import default_space, reachable_funcs
@@ -183,7 +184,7 @@ def _assemble(sched, choice):
     base = Base.of(sched)
     steps = [s for name, t in choice.items() for s in t.steps]
     top = sched.ir.func(sched.ir.top)
-    if sum(isinstance(s, (N.CallStmt, N.For)) for s in top.body) >= 2 and not top.attrs.get("dataflow"):
+    if sum(isinstance(s, (N.CallStmt, N.For)) for s in top.body) >= 2 and not top.attrs.get(DATAFLOW):
         steps.append(("dataflow", sched.ir.top, (), ()))
     return base.schedule(steps)
 

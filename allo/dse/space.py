@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import DSEError
+from ..ir.attrs import Partition
 from ..schedule.declare import Step
 from ..schedule.schedule import Schedule
 
@@ -96,7 +97,7 @@ class Recorder(Schedule):
 def _stronger(a, b) -> bool:
     if a[0] == b[0]:
         return a[1] > b[1]
-    return a[0] == "complete"
+    return a[0] == Partition.Complete
 
 
 class Space:
@@ -149,11 +150,11 @@ class Space:
         loops = sorted({lp for o in orders if o for lp in o})
         return self.choice("reorder:" + ",".join(loops), opts, lambda s, v: s.reorder(*v) if v else None)
 
-    def partition(self, buffer: str, kinds=("complete", "cyclic"), dims=(0,), factors=(2, 4, 8)) -> "Space":
+    def partition(self, buffer: str, kinds=(Partition.Complete, Partition.Cyclic), dims=(0,), factors=(2, 4, 8)) -> "Space":
         """`partition:<buffer>`: no partition or one (kind, dim, factor) from the products given."""
         opts = [None]
         for kind, dim in itertools.product(kinds, dims):
-            opts += [[kind, int(dim), 0]] if kind == "complete" else [[kind, int(dim), int(f)] for f in factors]
+            opts += [[kind, int(dim), 0]] if kind == Partition.Complete else [[kind, int(dim), int(f)] for f in factors]
         return self.choice(f"partition:{buffer}", opts, lambda s, v: s.partition(buffer, v[0], v[1], v[2]) if v else None)
 
     def step(self, primitive: str, *args, **kwargs) -> "Space":

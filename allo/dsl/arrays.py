@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from ..errors import AlloTypeError
 from ..ir import emit
+from ..ir.attrs import OP_NAME, REDUCTION, TEMP
 from ..ir.nodes import Alloc, Buffer, Const, For, IterVar, Load, Store
+from ..ir.ops import BinOpKind
 from ..ir.types import MAX_BITS, ArrayType, Fixed, Float, Int, UFixed, UInt, index
 
 
@@ -20,7 +22,7 @@ class ArrayOps:
 
     def new_temp(self, dtype, shape, loc, hint="tmp") -> Buffer:
         buf = Buffer(self.fb.fresh_buffer_name(hint), ArrayType(dtype, tuple(shape)), "local", loc=loc)
-        buf.attrs["temp"] = True
+        buf.attrs[TEMP] = True
         self.fb.emit(Alloc(buf, None, loc))
         return buf
 
@@ -34,7 +36,7 @@ class ArrayOps:
         return [self.fb.fresh_loop_name(f"{prefix}{d}") for d in range(rank)]
 
     def band_attr(self, names, band=None) -> dict:
-        return {"op_name": self.fb.user_band(band, None) if band else self.fb.band_name(names)}
+        return {OP_NAME: self.fb.user_band(band, None) if band else self.fb.band_name(names)}
 
     def loop_nest(self, shape, body_fn, loc, prefix="i", band=None):
         """Emit `for` loops over `shape`; body_fn(ivs) returns the list of inner statements."""
@@ -89,14 +91,15 @@ class ArrayOps:
                                 f"(use allo.bmm for batches)")
         m, k = a.shape
         n = b.shape[1]
-        dtype = emit.binary("mul", Load(a, [Const(0, index)] * 2), Load(b, [Const(0, index)] * 2)).type
+        dtype = emit.binary(BinOpKind.MUL, Load(a, [Const(0, index)] * 2), Load(b, [Const(0, index)] * 2)).type
         dtype = sum_type(dtype, k)
         out = self.new_temp(dtype, (m, n), loc, "matmul")
         out_init = Const(0.0 if isinstance(dtype, (Fixed, UFixed, Float)) else 0, dtype)
         names = self.loop_names(3, band=band) if band else [self.fb.fresh_loop_name(x) for x in ("i", "j", "k")]
         i, j, kk = (IterVar(x, loc=loc) for x in names)
-        acc = Store(out, [i, j], emit.binary("add", Load(out, [i, j]), emit.binary("mul", Load(a, [i, kk]), Load(b, [kk, j]), loc), loc), loc)
-        kattrs = {"reduction": True} if band else {"op_name": self.fb.band_name([names[2]])}
+        product = emit.binary(BinOpKind.MUL, Load(a, [i, kk]), Load(b, [kk, j]), loc)
+        acc = Store(out, [i, j], emit.binary(BinOpKind.ADD, Load(out, [i, j]), product, loc), loc)
+        kattrs = {REDUCTION: True} if band else {OP_NAME: self.fb.band_name([names[2]])}
         kloop = For(kk, Const(0, index), Const(k, index), 1, [acc], names[2], kattrs, loc)
         init = Store(out, [i, j], out_init, loc)
         jloop = For(j, Const(0, index), Const(n, index), 1, [init, kloop], names[1], {}, loc)

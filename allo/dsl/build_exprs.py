@@ -15,17 +15,22 @@ import numpy as np
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError
 from ..ir import bits, emit
 from ..ir.nodes import Alloc, Buffer, Expr, If, Load, Store, describe, user_words
+from ..ir.ops import BinOpKind, UnaryOpKind
 from ..ir.types import ArrayType, Fixed, Index, Int, UFixed, UInt, index
 from ..ir.visit import walk_expr
 from .calls import plain_kernel
 from .forms import compile_time
 from .regions import read_region, region_spec
 
-BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.FloorDiv: "floordiv",
-          ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor",
-          ast.LShift: "shl", ast.RShift: "shr", ast.MatMult: "matmul"}
-CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-UNARY = {ast.USub: "neg", ast.Not: "not", ast.Invert: "invert", ast.UAdd: "pos"}
+# Python operators -> op kinds; `@` ("matmul", a whole-array operation) and unary `+` ("pos", the
+# operand itself) are no IR operations.
+BINOPS = {ast.Add: BinOpKind.ADD, ast.Sub: BinOpKind.SUB, ast.Mult: BinOpKind.MUL, ast.Div: BinOpKind.DIV,
+          ast.FloorDiv: BinOpKind.FLOORDIV, ast.Mod: BinOpKind.MOD, ast.Pow: BinOpKind.POW, ast.BitAnd: BinOpKind.AND,
+          ast.BitOr: BinOpKind.OR, ast.BitXor: BinOpKind.XOR, ast.LShift: BinOpKind.SHL, ast.RShift: BinOpKind.SHR,
+          ast.MatMult: "matmul"}
+CMPOPS = {ast.Lt: BinOpKind.LT, ast.LtE: BinOpKind.LE, ast.Gt: BinOpKind.GT, ast.GtE: BinOpKind.GE,
+          ast.Eq: BinOpKind.EQ, ast.NotEq: BinOpKind.NE}
+UNARY = {ast.USub: UnaryOpKind.NEG, ast.Not: UnaryOpKind.NOT, ast.Invert: UnaryOpKind.INVERT, ast.UAdd: "pos"}
 
 
 class ExpressionVisitors:
@@ -87,7 +92,8 @@ class ExpressionVisitors:
             return self.arrays.elementwise(lambda a, b: emit.binary(op, a, b, loc),
                                            [self.value(lhs), self.value(rhs)], loc)
         lhs, rhs = self.scalar(lhs), self.scalar(rhs)
-        if op in ("floordiv", "mod", "div") and emit.is_number(lhs) and emit.is_number(rhs) and rhs == 0:
+        if op in (BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.DIV) and emit.is_number(lhs) and emit.is_number(rhs) \
+                and rhs == 0:
             raise self.error(AlloError, "division by zero in a constant expression", node)
         return emit.binary(op, lhs, rhs, loc)
 
@@ -101,6 +107,7 @@ class ExpressionVisitors:
 
     def visit_BoolOp(self, node):
         is_and = isinstance(node.op, ast.And)
+        op = BinOpKind.LAND if is_and else BinOpKind.LOR
         result = None
         for sub in node.values:
             v = self.scalar(self.visit(sub))
@@ -108,7 +115,7 @@ class ExpressionVisitors:
                 if bool(v) != is_and:
                     return v
                 continue
-            result = v if result is None else emit.binary("land" if is_and else "lor", result, v, self.loc(node))
+            result = v if result is None else emit.binary(op, result, v, self.loc(node))
         return result if result is not None else is_and
 
     def visit_Compare(self, node):
@@ -123,7 +130,7 @@ class ExpressionVisitors:
                 raise self.error(AlloSyntaxError, f"comparison {type(op).__name__} is not supported", node)
             right = self.scalar(right)
             c = emit.binary(CMPOPS[type(op)], left, right, loc)
-            result = c if result is None else emit.binary("land", result, c, loc)
+            result = c if result is None else emit.binary(BinOpKind.LAND, result, c, loc)
             left = right
         return result
 

@@ -17,8 +17,10 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
+from ..ir.attrs import DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCTION, TEMP, USER_BANDS
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
+from ..ir.ops import BinOpKind
 from ..ir.types import AlloType, ArrayType, Float, Index, Int, UInt, float32, float64, index, int32
 from ..ir.visit import walk_expr
 from .arrays import ArrayOps
@@ -116,12 +118,12 @@ class ModuleBuilder(InstanceNames):
 
     def adopt_global_name(self, buf: Buffer, name: str):
         """Name a constant after the first local bound to it (`w: T[..] = g_w` -> @w), as the seed does."""
-        if buf.attrs.get("_named") or name in self.global_names:
+        if buf.attrs.get(NAMED) or name in self.global_names:
             return
         self.global_names.discard(buf.global_name)
         self.global_names.add(name)
         buf.name = buf.global_name = name
-        buf.attrs["_named"] = True
+        buf.attrs[NAMED] = True
 
     def module(self, top: str) -> Module:
         fnames = {f.name for f in self.funcs}
@@ -134,7 +136,7 @@ class ModuleBuilder(InstanceNames):
                 self.global_names.add(name)
                 buf.name = buf.global_name = name
         funcs = [f for f in self.funcs if f.name != top] + [f for f in self.funcs if f.name == top]
-        return Module(funcs, top, {"instances": dict(self.instance_info)})
+        return Module(funcs, top, {INSTANCES: dict(self.instance_info)})
 
 
 class FunctionBuilder(ExpressionVisitors, LanguageForms):
@@ -214,11 +216,11 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if self.result_types and not (self.block and isinstance(self.block[-1], Return)):
             raise self.error(AlloSyntaxError, f"kernel {self.kernel.name!r} declares a result but does not end with a return", tree)
         check_stale_regions(self, self.block)
-        attrs = {"kernel": self.kernel.name}
+        attrs = {KERNEL: self.kernel.name}
         if self.defaults:
-            attrs["_defaults"] = self.defaults
+            attrs[DEFAULTS] = self.defaults
         if self.user_bands:
-            attrs["_user_bands"] = sorted(self.user_bands)
+            attrs[USER_BANDS] = sorted(self.user_bands)
         func = Func(self.name, params, list(self.result_types), self.block, attrs, self.loc(tree))
         return func
 
@@ -384,7 +386,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             if value is not None:
                 self.assign(node.target, value, node)
             return
-        if isinstance(value, Buffer) and value.attrs.get("temp") and tuple(value.shape) == tuple(shape) and value.dtype == dtype:
+        if isinstance(value, Buffer) and value.attrs.get(TEMP) and tuple(value.shape) == tuple(shape) and value.dtype == dtype:
             self.bind_temp(name, value)
             self.decl_scope[id(value)] = self.scope
             return
@@ -448,10 +450,10 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             self.decl_scope[id(buf)] = self.scope
 
     def bind_temp(self, name, buf):
-        buf.attrs.pop("temp", None)
+        buf.attrs.pop(TEMP, None)
         call = self.result_calls.get(id(buf))
         if call is not None:
-            call.attrs.setdefault("name", name)
+            call.attrs.setdefault(NAME, name)
         if name not in self.buffer_names:
             self.buffer_names.discard(buf.name)
             buf.name = name
@@ -507,7 +509,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             self.emit(Store(cur, [], emit.cast(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc), loc))
             return
         if isinstance(value, Buffer):
-            if value.attrs.get("temp") or value.kind == "result":
+            if value.attrs.get(TEMP) or value.kind == "result":
                 self.bind_temp(name, value)
             else:
                 self.locals[name] = value  # alias of an existing array
@@ -617,14 +619,15 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                     raise self.error(AlloSyntaxError, "a negative range step needs constant bounds", node)
                 trips = max(0, -(-(lb.value - ub.value) // -step))
                 loops.append(For(iv, emit.Const(0, index), emit.Const(trips, index), 1, [], lname, {}, loc))
-                self.locals[name] = emit.binary("sub", lb, emit.binary("mul", emit.Const(-step, index), iv, loc), loc)
+                offset = emit.binary(BinOpKind.MUL, emit.Const(-step, index), iv, loc)
+                self.locals[name] = emit.binary(BinOpKind.SUB, lb, offset, loc)
             ivs.append(name)
         if index_tuple:
             self.locals[index_tuple] = tuple(self.locals[n] for n in names)
         if kind == "reduction":
             for f in loops:
-                f.attrs["reduction"] = True
-        loops[0].attrs["op_name"] = self.user_band(band, node) if band else self.band_name([f.name for f in loops])
+                f.attrs[REDUCTION] = True
+        loops[0].attrs[OP_NAME] = self.user_band(band, node) if band else self.band_name([f.name for f in loops])
         body = self.nested(node.body)
         for outer, inner in zip(loops, loops[1:]):
             outer.body = [inner]

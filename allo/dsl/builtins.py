@@ -19,7 +19,9 @@ import math
 
 from ..errors import AlloSyntaxError, AlloTypeError
 from ..ir import emit
+from ..ir.attrs import REDUCTION
 from ..ir.nodes import Alloc, Buffer, Const, For, IterVar, Load, Store
+from ..ir.ops import BinOpKind, MathFn
 from ..ir.types import AlloType, ArrayType, Fixed, Float, UFixed, float32, index, lowest
 
 
@@ -49,7 +51,7 @@ class Builtins:
         ivs = [IterVar(n, loc=loc) for n in names]
         body = body_fn(ivs)
         for d in reversed(range(len(extents))):
-            attrs = {"reduction": True} if reduce_from is not None and d >= reduce_from else {}
+            attrs = {REDUCTION: True} if reduce_from is not None and d >= reduce_from else {}
             body = [For(ivs[d], Const(0, index), Const(extents[d], index), 1, body, names[d], attrs, loc)]
         if extents:
             body[0].attrs.update(self.arrays.band_attr(names, band))
@@ -68,7 +70,7 @@ class Builtins:
 
         def body(ivs):
             o, r = ivs[:n], ivs[n:]
-            acc = emit.binary("add", Load(out, list(o)), product(o, r), loc)
+            acc = emit.binary(BinOpKind.ADD, Load(out, list(o)), product(o, r), loc)
             return [Store(out, list(o), emit.cast(emit.to_expr(acc, dtype, loc), dtype, loc), loc)]
 
         self.nest(list(out_shape) + list(red_shape), body, loc, band, reduce_from=n)
@@ -76,7 +78,8 @@ class Builtins:
 
     @staticmethod
     def mul_type(a, b):
-        return emit.binary("mul", Load(a, [Const(0, index)] * len(a.shape)), Load(b, [Const(0, index)] * len(b.shape))).type
+        zero_a, zero_b = [Const(0, index)] * len(a.shape), [Const(0, index)] * len(b.shape)
+        return emit.binary(BinOpKind.MUL, Load(a, zero_a), Load(b, zero_b)).type
 
     # ------------------------------------------------------------------ elementwise
     def binary(self, op, a, b, loc, band=None):
@@ -95,7 +98,8 @@ class Builtins:
 
     def relu(self, x, loc, band=None):
         x = self.array(x, "allo.relu")
-        return self.arrays.elementwise(lambda a: emit.binary("max", a, _zero(x.dtype), loc), [x], loc, "relu", band)
+        return self.arrays.elementwise(lambda a: emit.binary(BinOpKind.MAX, a, _zero(x.dtype), loc), [x], loc, "relu",
+                                       band)
 
     def gelu(self, x, loc, band=None):
         """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), the tanh form of allo.gelu."""
@@ -103,10 +107,11 @@ class Builtins:
         c = math.sqrt(2.0 / math.pi)
 
         def f(a):
-            cube = emit.binary("mul", emit.binary("mul", a, a, loc), a, loc)
-            inner = emit.binary("mul", c, emit.binary("add", a, emit.binary("mul", 0.044715, cube, loc), loc), loc)
-            t = emit.math_call("tanh", [inner], loc)
-            return emit.binary("mul", emit.binary("mul", 0.5, a, loc), emit.binary("add", 1.0, t, loc), loc)
+            cube = emit.binary(BinOpKind.MUL, emit.binary(BinOpKind.MUL, a, a, loc), a, loc)
+            inner = emit.binary(BinOpKind.ADD, a, emit.binary(BinOpKind.MUL, 0.044715, cube, loc), loc)
+            t = emit.math_call(MathFn.TANH, [emit.binary(BinOpKind.MUL, c, inner, loc)], loc)
+            half = emit.binary(BinOpKind.MUL, 0.5, a, loc)
+            return emit.binary(BinOpKind.MUL, half, emit.binary(BinOpKind.ADD, 1.0, t, loc), loc)
 
         return self.arrays.elementwise(f, [x], loc, "gelu", band)
 
@@ -115,7 +120,7 @@ class Builtins:
 
         def f(ivs):
             i, j = ivs
-            keep = emit.binary("le", j, i, loc)
+            keep = emit.binary(BinOpKind.LE, j, i, loc)
             return [Store(out, [i, j], emit.select(keep, Load(x, [i, j]), emit.to_expr(_zero(x.dtype), x.dtype, loc),
                                                    loc), loc)]
 
@@ -143,7 +148,8 @@ class Builtins:
             return self.arrays.matmul(a, b, loc)  # raises the shape error
         m, k = a.shape
         return self.contraction((m, b.shape[1]), (k,), self.mul_type(a, b),
-                                lambda o, r: emit.binary("mul", Load(a, [o[0], r[0]]), Load(b, [r[0], o[1]]), loc),
+                                lambda o, r: emit.binary(BinOpKind.MUL, Load(a, [o[0], r[0]]), Load(b, [r[0], o[1]]),
+                                                         loc),
                                 loc, band, "matmul")
 
     def bmm(self, a, b, loc, band=None):
@@ -152,7 +158,7 @@ class Builtins:
             raise AlloTypeError(f"allo.bmm needs [B, M, K] x [B, K, N] arrays, got {list(a.shape)} and {list(b.shape)}")
         bs, m, k = a.shape
         return self.contraction((bs, m, b.shape[2]), (k,), self.mul_type(a, b),
-                                lambda o, r: emit.binary("mul", Load(a, [o[0], o[1], r[0]]),
+                                lambda o, r: emit.binary(BinOpKind.MUL, Load(a, [o[0], o[1], r[0]]),
                                                          Load(b, [o[0], r[0], o[2]]), loc), loc, band, "bmm")
 
     def linear(self, x, w, bias, loc, band=None):
@@ -162,12 +168,12 @@ class Builtins:
             raise AlloTypeError(f"allo.linear: x[..., {x.shape[-1]}] does not match weight {list(w.shape)} ([N, K])")
         lead = tuple(x.shape[:-1])
         out = self.contraction(lead + (w.shape[0],), (w.shape[1],), self.mul_type(x, w),
-                               lambda o, r: emit.binary("mul", Load(x, list(o[:-1]) + [r[0]]),
+                               lambda o, r: emit.binary(BinOpKind.MUL, Load(x, list(o[:-1]) + [r[0]]),
                                                         Load(w, [o[-1], r[0]]), loc), loc, band, "linear")
         if bias is None:
             return out
         bias = self.fb.value(bias)
-        return self.arrays.elementwise(lambda p, q: emit.binary("add", p, q, loc), [out, bias], loc, "linear")
+        return self.arrays.elementwise(lambda p, q: emit.binary(BinOpKind.ADD, p, q, loc), [out, bias], loc, "linear")
 
     def conv2d(self, inp, filt, loc, band=None):
         """out[n, f, h, w] = sum_{c, kh, kw} inp[n, c, h + kh, w + kw] * filt[f, c, kh, kw] (valid, stride 1)."""
@@ -179,8 +185,9 @@ class Builtins:
                                 "([N, C, H, W] and [F, C, Kh, Kw], Kh <= H, Kw <= W)")
 
         def product(o, r):
-            src = Load(inp, [o[0], r[0], emit.binary("add", o[2], r[1], loc), emit.binary("add", o[3], r[2], loc)])
-            return emit.binary("mul", src, Load(filt, [o[1], r[0], r[1], r[2]]), loc)
+            rows, cols = emit.binary(BinOpKind.ADD, o[2], r[1], loc), emit.binary(BinOpKind.ADD, o[3], r[2], loc)
+            src = Load(inp, [o[0], r[0], rows, cols])
+            return emit.binary(BinOpKind.MUL, src, Load(filt, [o[1], r[0], r[1], r[2]]), loc)
 
         return self.contraction((n, f, h - kh + 1, w - kw + 1), (c, kh, kw), self.mul_type(inp, filt), product,
                                 loc, band, "conv")
@@ -193,11 +200,12 @@ class Builtins:
         n, c, h, w = inp.shape
         out = self.arrays.new_temp(inp.dtype, (n, c, h - kh + 1, w - kw + 1), loc, kind)
         self.fill(out, lowest(inp.dtype) if kind == "maxpool" else _zero(inp.dtype), loc)
-        op = "max" if kind == "maxpool" else "add"
+        op = BinOpKind.MAX if kind == "maxpool" else BinOpKind.ADD
 
         def body(ivs):
             o, r = ivs[:4], ivs[4:]
-            src = Load(inp, [o[0], o[1], emit.binary("add", o[2], r[0], loc), emit.binary("add", o[3], r[1], loc)])
+            rows, cols = emit.binary(BinOpKind.ADD, o[2], r[0], loc), emit.binary(BinOpKind.ADD, o[3], r[1], loc)
+            src = Load(inp, [o[0], o[1], rows, cols])
             v = emit.binary(op, Load(out, list(o)), src, loc)
             return [Store(out, list(o), emit.cast(emit.to_expr(v, inp.dtype, loc), inp.dtype, loc), loc)]
 
@@ -243,16 +251,17 @@ class Builtins:
             return Store(buf, [], emit.cast(emit.to_expr(v, t, loc), t, loc), loc)
 
         def p_max(row, k, s, out):
-            return [st(s["mx"], emit.binary("max", Load(s["mx"], []), Load(x, row + [k]), loc))]
+            return [st(s["mx"], emit.binary(BinOpKind.MAX, Load(s["mx"], []), Load(x, row + [k]), loc))]
 
         def p_exp(row, k, s, out):
-            e = emit.math_call("exp", [emit.binary("sub", Load(x, row + [k]), Load(s["mx"], []), loc)], loc)
+            shifted = emit.binary(BinOpKind.SUB, Load(x, row + [k]), Load(s["mx"], []), loc)
+            e = emit.math_call(MathFn.EXP, [shifted], loc)
             return [Store(out, row + [k], emit.cast(e, t, loc), loc),
-                    st(s["sm"], emit.binary("add", Load(s["sm"], []), Load(out, row + [k]), loc))]
+                    st(s["sm"], emit.binary(BinOpKind.ADD, Load(s["sm"], []), Load(out, row + [k]), loc))]
 
         def p_div(row, k, s, out):
-            return [Store(out, row + [k], emit.cast(emit.binary("div", Load(out, row + [k]), Load(s["sm"], []), loc),
-                                                    t, loc), loc)]
+            q = emit.binary(BinOpKind.DIV, Load(out, row + [k]), Load(s["sm"], []), loc)
+            return [Store(out, row + [k], emit.cast(q, t, loc), loc)]
 
         return self._rowwise(x, [("mx", lowest(t)), ("sm", _zero(t))], [p_max, p_exp, p_div], loc, band, "softmax")
 
@@ -271,20 +280,23 @@ class Builtins:
             return Store(buf, [], emit.cast(emit.to_expr(v, t, loc), t, loc), loc)
 
         def p_sum(row, k, s, out):
-            return [st(s["mean"], emit.binary("add", Load(s["mean"], []), Load(x, row + [k]), loc))]
+            return [st(s["mean"], emit.binary(BinOpKind.ADD, Load(s["mean"], []), Load(x, row + [k]), loc))]
 
         def p_var(row, k, s, out):
-            d = emit.binary("sub", Load(x, row + [k]), emit.binary("div", Load(s["mean"], []), float(n), loc), loc)
-            return [st(s["var"], emit.binary("add", Load(s["var"], []), emit.binary("mul", d, d, loc), loc))]
+            mean = emit.binary(BinOpKind.DIV, Load(s["mean"], []), float(n), loc)
+            d = emit.binary(BinOpKind.SUB, Load(x, row + [k]), mean, loc)
+            return [st(s["var"], emit.binary(BinOpKind.ADD, Load(s["var"], []), emit.binary(BinOpKind.MUL, d, d, loc),
+                                             loc))]
 
         def p_norm(row, k, s, out):
-            mean = emit.binary("div", Load(s["mean"], []), float(n), loc)
-            var = emit.binary("div", Load(s["var"], []), float(n), loc)
-            inv = emit.math_call("sqrt", [emit.binary("add", var, eps, loc)], loc)
-            y = emit.binary("div", emit.binary("mul", param(gamma, k), emit.binary("sub", Load(x, row + [k]), mean, loc),
-                                               loc), inv, loc)
-            return [Store(out, row + [k], emit.cast(emit.to_expr(emit.binary("add", y, param(beta, k), loc), t, loc),
-                                                    t, loc), loc)]
+            mean = emit.binary(BinOpKind.DIV, Load(s["mean"], []), float(n), loc)
+            var = emit.binary(BinOpKind.DIV, Load(s["var"], []), float(n), loc)
+            inv = emit.math_call(MathFn.SQRT, [emit.binary(BinOpKind.ADD, var, eps, loc)], loc)
+            g = param(gamma, k)
+            centred = emit.binary(BinOpKind.SUB, Load(x, row + [k]), mean, loc)
+            y = emit.binary(BinOpKind.DIV, emit.binary(BinOpKind.MUL, g, centred, loc), inv, loc)
+            shifted = emit.binary(BinOpKind.ADD, y, param(beta, k), loc)
+            return [Store(out, row + [k], emit.cast(emit.to_expr(shifted, t, loc), t, loc), loc)]
 
         return self._rowwise(x, [("mean", 0.0), ("var", 0.0)], [p_sum, p_var, p_norm], loc, band, "layernorm")
 
@@ -307,7 +319,7 @@ class Builtins:
         for src, off in ((x, 0), (y, x.shape[axis])):
             def body(ivs, src=src, off=off):
                 dst = list(ivs)
-                dst[axis] = emit.binary("add", ivs[axis], off, loc) if off else ivs[axis]
+                dst[axis] = emit.binary(BinOpKind.ADD, ivs[axis], off, loc) if off else ivs[axis]
                 return [Store(out, dst, Load(src, list(ivs)), loc)]
 
             self.arrays.loop_nest(src.shape, body, loc, band=band if off == 0 else None)
@@ -324,12 +336,12 @@ class Builtins:
         def body(ivs):
             flat = 0
             for d, iv in enumerate(ivs):
-                flat = emit.binary("add", emit.binary("mul", flat, shape[d], loc), iv, loc) if d else iv
+                flat = emit.binary(BinOpKind.ADD, emit.binary(BinOpKind.MUL, flat, shape[d], loc), iv, loc) if d else iv
             src, rest = [], flat
             for d in reversed(range(len(x.shape))):
-                src.append(emit.binary("mod", rest, x.shape[d], loc) if d else rest)
+                src.append(emit.binary(BinOpKind.MOD, rest, x.shape[d], loc) if d else rest)
                 if d:
-                    rest = emit.binary("floordiv", rest, x.shape[d], loc)
+                    rest = emit.binary(BinOpKind.FLOORDIV, rest, x.shape[d], loc)
             return [Store(out, list(ivs), Load(x, list(reversed(src))), loc)]
 
         self.arrays.loop_nest(shape, body, loc, band=band)
@@ -397,7 +409,7 @@ def array_handler(fname):
         values, band = bind_args(fb, node, fname, SIGNATURES[fname], args, kwargs, fname not in NO_NAME)
         b, loc = Builtins(fb), fb.loc(node)
         if fname in ("add", "sub", "mul", "div"):
-            return b.binary(fname, values[0], values[1], loc, band)
+            return b.binary(BinOpKind(fname), values[0], values[1], loc, band)
         if fname in ("ones", "zeros"):
             return b.full(values[0], values[1], 1 if fname == "ones" else 0, loc)
         if fname in ("maxpool", "sumpool"):

@@ -18,7 +18,9 @@ import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError
 from ..ir import emit
+from ..ir.attrs import DEFAULTS
 from ..ir.nodes import Buffer, CallStmt, Const, Expr, Load, describe
+from ..ir.ops import BinOpKind, MathFn
 from ..ir.types import AlloType, ArrayType, Index, Int, UInt, float32, index, int32
 from . import builtins as whole_array, names
 from .builtins import REQUIRED, bind_args
@@ -26,7 +28,8 @@ from .kernel import KernelDef, KernelInstance
 from .regions import write_back_views
 
 HANDLERS = {}  # the called Python object (a function, ufunc or type) -> its handler
-MATH_NAMES = {"exp", "log", "log2", "sqrt", "tanh", "sin", "cos", "erf", "abs", "floor", "ceil", "rsqrt"}
+MATH_NAMES = {MathFn.EXP, MathFn.LOG, MathFn.LOG2, MathFn.SQRT, MathFn.TANH, MathFn.SIN, MathFn.COS, MathFn.ERF,
+              MathFn.ABS, MathFn.FLOOR, MathFn.CEIL, MathFn.RSQRT}
 
 
 def builtin(*objs):
@@ -190,7 +193,7 @@ class CallDispatcher:
 def fill_defaults(func, args) -> list:
     """`args` completed with the defaults of `func`'s trailing scalar parameters (`eps=1e-5`)."""
     args = list(args)
-    defaults = func.attrs.get("_defaults") or {}
+    defaults = func.attrs.get(DEFAULTS) or {}
     while len(args) < len(func.params) and len(args) in defaults:
         args.append(defaults[len(args)])
     return args
@@ -221,9 +224,9 @@ def _one_scalar_or_array(d, args, node, fn_scalar, band=None):
 
 def _math(name):
     def handler(d, args, kwargs, node):
-        params = (("x", REQUIRED), ("y", REQUIRED)) if name == "pow" else (("x", REQUIRED),)
+        params = (("x", REQUIRED), ("y", REQUIRED)) if name == MathFn.POW else (("x", REQUIRED),)
         args, band = bind_args(d.fb, node, name, params, args, kwargs)
-        if name == "pow":
+        if name == MathFn.POW:
             if len(args) != 2:
                 raise d.fb.error(AlloTypeError, "pow takes two arguments", node)
             a, b = (d.fb.value(x) for x in args)
@@ -234,7 +237,7 @@ def _math(name):
 
         def scalar_fn(a, loc):
             if emit.is_number(a):
-                a = emit.to_expr(float(a) if name != "abs" else a, None, loc)
+                a = emit.to_expr(float(a) if name != MathFn.ABS else a, None, loc)
             return emit.math_call(name, [a], loc)
 
         return _one_scalar_or_array(d, args, node, scalar_fn, band)
@@ -299,8 +302,9 @@ def _composed(name):
     def scalar(a, loc):
         a = emit.to_expr(float(a) if emit.is_number(a) else a, None, loc)
         if name == "log10":
-            return emit.binary("div", emit.math_call("log", [a], loc), math.log(10.0), loc)
-        return emit.binary("div", emit.math_call("sin", [a], loc), emit.math_call("cos", [a], loc), loc)
+            return emit.binary(BinOpKind.DIV, emit.math_call(MathFn.LOG, [a], loc), math.log(10.0), loc)
+        sin, cos = emit.math_call(MathFn.SIN, [a], loc), emit.math_call(MathFn.COS, [a], loc)
+        return emit.binary(BinOpKind.DIV, sin, cos, loc)
 
     def handler(d, args, kwargs, node):
         args, band = bind_args(d.fb, node, name, (("x", REQUIRED),), args, kwargs)
@@ -312,21 +316,21 @@ def _composed(name):
 def _register_builtins():
     """The handlers of the builtins kernel bodies call: allo's names (`allo.dsl.names`), their
     Python/math/numpy counterparts, casts, len and the whole-array operations."""
-    for name in MATH_NAMES | {"pow"}:
+    for name in MATH_NAMES | {MathFn.POW}:
         handler = _math(name)
         targets = [getattr(names, name, None), getattr(math, name, None), getattr(np, name, None)]
         builtin(*[t for t in targets if t is not None])(handler)
-    builtin(py.abs)(_math("abs"))
-    builtin(py.pow)(_math("pow"))
-    builtin(py.min, np.minimum, names.min)(_minmax("min"))
-    builtin(py.max, np.maximum, names.max)(_minmax("max"))
+    builtin(py.abs)(_math(MathFn.ABS))
+    builtin(py.pow)(_math(MathFn.POW))
+    builtin(py.min, np.minimum, names.min)(_minmax(BinOpKind.MIN))
+    builtin(py.max, np.maximum, names.max)(_minmax(BinOpKind.MAX))
     builtin(py.len)(_len)
     builtin(py.float)(_py_cast("float"))
     builtin(py.int)(_py_cast("int"))
     builtin(names.transpose, np.transpose)(_transpose)
     whole_array.register(builtin, names)
     builtin(np.matmul)(whole_array.array_handler("matmul"))
-    builtin(names.power)(_math("pow"))
+    builtin(names.power)(_math(MathFn.POW))
     builtin(names.log10)(_composed("log10"))
     builtin(names.tan)(_composed("tan"))
 

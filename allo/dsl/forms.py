@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError, located
 from ..ir import emit
+from ..ir.attrs import BIND_STORAGE
 from ..ir.nodes import Buffer, Expr
 from ..ir.types import AlloType, ArrayType
 from .kernel import NestedKernel
@@ -157,7 +158,7 @@ def bind_storage(buf, t):
     """Record `t`'s `@ Memory(...)` binding on `buf` (read by the HLS emitter and the QoR estimate)."""
     memory = getattr(t, "memory", None)
     if memory is not None:
-        buf.attrs["bind_storage"] = memory.binding()
+        buf.attrs[BIND_STORAGE] = memory.binding()
     return buf
 
 

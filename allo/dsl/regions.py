@@ -17,6 +17,7 @@ from ..errors import AlloSyntaxError, AlloTypeError, located
 from ..ir import emit
 from ..ir.effects import params_maybe_written, refers
 from ..ir.nodes import Alloc, Buffer, Const, Expr, For, Load, Store, While
+from ..ir.ops import BinOpKind
 from ..ir.types import index
 from ..ir.visit import COPY, LOAD, PASS, RETURN, STORE, Walker, walk_stmts
 from .arrays import broadcast_shapes
@@ -94,8 +95,8 @@ def _source_indices(spec, ivs, loc):
         else:
             iv = ivs[k]
             k += 1
-            scaled = emit.binary("mul", iv, s[2], loc) if s[2] != 1 else iv
-            out.append(emit.binary("add", scaled, s[1], loc) if s[1] else scaled)
+            scaled = emit.binary(BinOpKind.MUL, iv, s[2], loc) if s[2] != 1 else iv
+            out.append(emit.binary(BinOpKind.ADD, scaled, s[1], loc) if s[1] else scaled)
     return out
 
 

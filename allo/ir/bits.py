@@ -21,9 +21,10 @@ from __future__ import annotations
 from ..errors import AlloTypeError
 from . import emit
 from .nodes import Const, Expr, MathCall
+from .ops import MathFn
 from .types import Float, Index, Int, UInt, float16, float32, float64, index, int16, int32, int64
 
-BIT_FUNCS = ("bit_get", "bit_slice", "bit_reverse", "bitcast", "bit_set", "bit_setslice")
+BIT_FUNCS = (MathFn.BIT_GET, MathFn.BIT_SLICE, MathFn.BIT_REVERSE, MathFn.BITCAST, MathFn.BIT_SET, MathFn.BIT_SETSLICE)
 _FLOAT_OF = {16: float16, 32: float32, 64: float64}
 _INT_OF = {16: int16, 32: int32, 64: int64}
 
@@ -62,18 +63,18 @@ def slice_bounds(lo, hi, step, x) -> tuple:
 
 def bit_get(x, i, loc=None) -> Expr:
     x = _integer(x, "x[i]")
-    return MathCall("bit_get", [x, _bit_index(i, x, loc)], UInt(1), loc)
+    return MathCall(MathFn.BIT_GET, [x, _bit_index(i, x, loc)], UInt(1), loc)
 
 
 def bit_slice(x, lo, hi, step=None, loc=None) -> Expr:
     x = _integer(x, "x[lo:hi]")
     lo, hi = slice_bounds(lo, hi, step, x)
-    return MathCall("bit_slice", [x, Const(lo, index, loc), Const(hi, index, loc)], UInt(hi - lo), loc)
+    return MathCall(MathFn.BIT_SLICE, [x, Const(lo, index, loc), Const(hi, index, loc)], UInt(hi - lo), loc)
 
 
 def bit_reverse(x, loc=None) -> Expr:
     x = _integer(x, "x.reverse()")
-    return MathCall("bit_reverse", [x], x.type, loc)
+    return MathCall(MathFn.BIT_REVERSE, [x], x.type, loc)
 
 
 def bitcast(x, loc=None) -> Expr:
@@ -81,16 +82,16 @@ def bitcast(x, loc=None) -> Expr:
     x = emit.to_expr(x)
     t = x.type
     if isinstance(t, Float) and not t.brain and t.bits in _INT_OF:
-        return MathCall("bitcast", [x], _INT_OF[t.bits], loc)
+        return MathCall(MathFn.BITCAST, [x], _INT_OF[t.bits], loc)
     if isinstance(t, (Int, UInt)) and t.bits in _FLOAT_OF:
-        return MathCall("bitcast", [x], _FLOAT_OF[t.bits], loc)
+        return MathCall(MathFn.BITCAST, [x], _FLOAT_OF[t.bits], loc)
     raise AlloTypeError(f"x.bitcast() needs int16/32/64, uint16/32/64 or float16/32/64, got {t!r}")
 
 
 def bit_set(x, i, b, loc=None) -> Expr:
     """x with bit i replaced by the truth value of b."""
     x = _integer(x, "x[i] = b")
-    return MathCall("bit_set", [x, _bit_index(i, x, loc), emit.to_bool(b, loc)], x.type, loc)
+    return MathCall(MathFn.BIT_SET, [x, _bit_index(i, x, loc), emit.to_bool(b, loc)], x.type, loc)
 
 
 def slice_set(x, lo, hi, step, v, loc=None) -> Expr:
@@ -101,4 +102,4 @@ def slice_set(x, lo, hi, step, v, loc=None) -> Expr:
     if not isinstance(v.type, (Int, UInt, Index)):
         raise AlloTypeError(f"x[{lo}:{hi}] = v needs an integer v, got {v.type!r}")
     v = emit.cast(v, UInt(hi - lo), loc)
-    return MathCall("bit_setslice", [x, Const(lo, index, loc), Const(hi, index, loc), v], x.type, loc)
+    return MathCall(MathFn.BIT_SETSLICE, [x, Const(lo, index, loc), Const(hi, index, loc), v], x.type, loc)

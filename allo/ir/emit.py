@@ -25,18 +25,19 @@ import numpy as np
 
 from ..errors import AlloTypeError
 from .nodes import BinOp, Cast, Const, Expr, MathCall, Select, UnaryOp, describe
+from .ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from .promote import common, fits, literal_type, negate_type, result_type
 from .types import AlloType, Fixed, Float, Index, Int, UInt, float32, index, int64, is_bool, is_fixed, is_float
 
 bool_t = UInt(1)
 
 PY_FOLD = {
-    "add": operator.add, "sub": operator.sub, "mul": operator.mul, "div": operator.truediv,
-    "floordiv": operator.floordiv, "mod": operator.mod, "pow": operator.pow,
-    "and": operator.and_, "or": operator.or_, "xor": operator.xor,
-    "shl": operator.lshift, "shr": operator.rshift,
-    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
-    "eq": operator.eq, "ne": operator.ne, "min": min, "max": max,
+    BinOpKind.ADD: operator.add, BinOpKind.SUB: operator.sub, BinOpKind.MUL: operator.mul,
+    BinOpKind.DIV: operator.truediv, BinOpKind.FLOORDIV: operator.floordiv, BinOpKind.MOD: operator.mod,
+    BinOpKind.POW: operator.pow, BinOpKind.AND: operator.and_, BinOpKind.OR: operator.or_,
+    BinOpKind.XOR: operator.xor, BinOpKind.SHL: operator.lshift, BinOpKind.SHR: operator.rshift,
+    BinOpKind.LT: operator.lt, BinOpKind.LE: operator.le, BinOpKind.GT: operator.gt, BinOpKind.GE: operator.ge,
+    BinOpKind.EQ: operator.eq, BinOpKind.NE: operator.ne, BinOpKind.MIN: min, BinOpKind.MAX: max,
 }
 
 
@@ -100,7 +101,7 @@ def cast(e: Expr, t: AlloType, loc=None) -> Expr:
 
 
 # ----------------------------------------------------------------------------- narrowing
-_MOD_OPS = ("add", "sub", "mul", "and", "or", "xor")
+_MOD_OPS = (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR)
 
 
 def _same_raw(s, t) -> bool:
@@ -120,14 +121,14 @@ def narrow(e: Expr, t: AlloType):
     if not _same_raw(s, t) or t.bits > s.bits:
         return None
     if isinstance(e, BinOp) and e.lhs.type == s and e.rhs.type == s:
-        if e.op in _MOD_OPS and not (e.op == "mul" and is_fixed(s) and s.frac):
+        if e.op in _MOD_OPS and not (e.op == BinOpKind.MUL and is_fixed(s) and s.frac):
             return BinOp(e.op, _narrow_operand(e.lhs, t), _narrow_operand(e.rhs, t), t, e.loc)
-        if e.op in ("div", "floordiv", "mod") and not is_fixed(s):
+        if e.op in (BinOpKind.DIV, BinOpKind.FLOORDIV, BinOpKind.MOD) and not is_fixed(s):
             a, b = _exact_source(e.lhs), _exact_source(e.rhs)
             if _fits_exactly(a, t) and _fits_exactly(b, t):
                 return BinOp(e.op, cast(a, t, e.loc), cast(b, t, e.loc), t, e.loc)
         return None
-    if isinstance(e, UnaryOp) and e.op in ("neg", "invert") and e.operand.type == s:
+    if isinstance(e, UnaryOp) and e.op in (UnaryOpKind.NEG, UnaryOpKind.INVERT) and e.operand.type == s:
         return UnaryOp(e.op, _narrow_operand(e.operand, t), t, e.loc)
     if isinstance(e, Cast) and (_is_intlike(e.value.type) or _same_raw(e.value.type, t)):
         return cast(e.value, t, e.loc)
@@ -178,7 +179,7 @@ def to_bool(e, loc=None) -> Expr:
     if is_bool(e.type):
         return e
     zero = Const(0.0 if isinstance(e.type, Float) or is_fixed(e.type) else 0, e.type, loc)
-    return BinOp("ne", e, zero, bool_t, loc)
+    return BinOp(BinOpKind.NE, e, zero, bool_t, loc)
 
 
 def _typed_pair(a, b, loc):
@@ -196,30 +197,30 @@ def binary(op: str, a, b, loc=None):
     """Scalar binary operation with the typing rules of `promote`; folds Python numbers."""
     if is_number(a) and is_number(b):
         a, b = py_number(a), py_number(b)
-        if op in ("land", "lor"):
-            return (a and b) if op == "land" else (a or b)
-        if op == "div" and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
+        if op in LOGIC_OPS:
+            return (a and b) if op == BinOpKind.LAND else (a or b)
+        if op == BinOpKind.DIV and isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool):
             return a / b
         return PY_FOLD[op](a, b)
-    if op in ("land", "lor"):
+    if op in LOGIC_OPS:
         return BinOp(op, to_bool(a, loc), to_bool(b, loc), bool_t, loc)
-    if op in ("shl", "shr"):
+    if op in (BinOpKind.SHL, BinOpKind.SHR):
         return shift(op, a, b, loc)
-    if op == "pow":
+    if op == BinOpKind.POW:
         return power(a, b, loc)
     a, b = _typed_pair(a, b, loc)
     ta, tb = a.type, b.type
-    if op in ("lt", "le", "gt", "ge", "eq", "ne", "min", "max", "and", "or", "xor"):
+    if op in CMP_OPS + (BinOpKind.MIN, BinOpKind.MAX, BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR):
         t = common(ta, tb)
-        if op in ("and", "or", "xor") and not _is_intlike(t):
+        if op in (BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR) and not _is_intlike(t):
             raise AlloTypeError(f"bitwise '{op}' needs integer operands, got {ta!r} and {tb!r}")
         a, b = cast(a, t, loc), cast(b, t, loc)
-        return BinOp(op, a, b, bool_t if op in ("lt", "le", "gt", "ge", "eq", "ne") else t, loc)
+        return BinOp(op, a, b, bool_t if op in CMP_OPS else t, loc)
     r = result_type(op, ta, tb)
     # computed in a type holding both operands and the result (the result type itself, except for
     # / // % and products of fixed-point values without integer bits), then narrowed exactly
-    c = common(common(ta, tb), r) if op != "mod" else common(ta, tb)
-    if op in ("add", "sub", "mul") and c == r:
+    c = common(common(ta, tb), r) if op != BinOpKind.MOD else common(ta, tb)
+    if op in (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL) and c == r:
         return BinOp(op, cast(a, r, loc), cast(b, r, loc), r, loc)
     q = BinOp(op, cast(a, c, loc), cast(b, c, loc), c, loc)
     return cast(q, r, loc) if r != c else q
@@ -242,7 +243,7 @@ def shift(op: str, a, b, loc=None) -> Expr:
     if bbits > width and not isinstance(a.type, Index):
         # clamp first: truncating a large amount to a's width could make it small again
         u = cast(b, UInt(bbits), loc) if not isinstance(b.type, Index) else cast(b, UInt(64), loc)
-        b = BinOp("min", u, Const(width, u.type, loc), u.type, loc)
+        b = BinOp(BinOpKind.MIN, u, Const(width, u.type, loc), u.type, loc)
     return BinOp(op, a, cast(b, a.type, loc), a.type, loc)
 
 
@@ -254,39 +255,43 @@ def power(a, b, loc=None):
             return to_expr(1, a.type, loc)
         result = a
         for _ in range(n - 1):
-            result = binary("mul", result, a, loc)
+            result = binary(BinOpKind.MUL, result, a, loc)
         return result
     a, b = _typed_pair(a, b, loc)
     t = common(a.type, b.type)
     if not isinstance(t, Float):
         if isinstance(t, (Int, UInt)):
-            return BinOp("pow", cast(a, t, loc), cast(b, t, loc), t, loc)
+            return BinOp(BinOpKind.POW, cast(a, t, loc), cast(b, t, loc), t, loc)
         t = float32
-    return MathCall("pow", [cast(a, t, loc), cast(b, t, loc)], t, loc)
+    return MathCall(MathFn.POW, [cast(a, t, loc), cast(b, t, loc)], t, loc)
+
+
+_PY_UNARY = {UnaryOpKind.NEG: operator.neg, UnaryOpKind.NOT: operator.not_, UnaryOpKind.INVERT: operator.invert,
+             "pos": operator.pos}  # unary `+` (the builder's "pos") is the operand itself
 
 
 def unary(op: str, v, loc=None):
     if is_number(v):
         v = py_number(v)
-        return {"neg": operator.neg, "not": operator.not_, "invert": operator.invert, "pos": operator.pos}[op](v)
+        return _PY_UNARY[op](v)
     if op == "pos":
         return v
-    if op == "not":
-        return UnaryOp("not", to_bool(v, loc), bool_t, loc)
-    if op == "invert" and not isinstance(v.type, (Int, UInt)):
+    if op == UnaryOpKind.NOT:
+        return UnaryOp(UnaryOpKind.NOT, to_bool(v, loc), bool_t, loc)
+    if op == UnaryOpKind.INVERT and not isinstance(v.type, (Int, UInt)):
         raise AlloTypeError(f"'~' needs an integer operand, got {v.type!r}")
-    if op == "neg":
+    if op == UnaryOpKind.NEG:
         t = negate_type(v.type)
-        return UnaryOp("neg", cast(v, t, loc), t, loc)
+        return UnaryOp(UnaryOpKind.NEG, cast(v, t, loc), t, loc)
     return UnaryOp(op, v, v.type, loc)
 
 
 def math_call(fn: str, args, loc=None) -> Expr:
     """Elementary function on scalars; integers are computed in float32 (abs stays integral)."""
     exprs = [to_expr(a, None, loc) for a in args]
-    if fn == "abs":
+    if fn == MathFn.ABS:
         e = exprs[0]
-        return MathCall("abs", [e], e.type, loc)
+        return MathCall(MathFn.ABS, [e], e.type, loc)
     t = exprs[0].type
     for e in exprs[1:]:
         t = common(t, e.type)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from ..errors import ScheduleError
 from . import nodes as N
+from .attrs import OP_NAME
 from .visit import blocks, iter_buffers, iter_loops, loop_path
 
 
@@ -49,7 +50,7 @@ def get_bands(func: N.Func) -> dict:
     {"S_i_j_0": <For i>, "S_k_1": <For k>}."""
     out = {}
     for lp in all_loops(func):
-        name = lp.attrs.get("op_name")
+        name = lp.attrs.get(OP_NAME)
         if name is not None:
             out.setdefault(name, lp)
     return out
@@ -58,8 +59,8 @@ def get_bands(func: N.Func) -> dict:
 def band_of(func: N.Func, loop: N.For) -> str | None:
     """op_name of the innermost band containing `loop` (None if it is in no band)."""
     for lp in reversed(loop_path(func, loop)):
-        if "op_name" in lp.attrs:
-            return lp.attrs["op_name"]
+        if OP_NAME in lp.attrs:
+            return lp.attrs[OP_NAME]
     return None
 
 

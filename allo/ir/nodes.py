@@ -7,7 +7,8 @@ Conventions
 - Every mutable variable is a `Buffer` (arrays and scalar locals alike; a scalar local is a
   rank-0 buffer). Expressions read buffers with `Load` and statements write with `Store`.
 - Loop induction variables are `IterVar`s (type index). A `For` has `name` (the `loop_name`
-  attribute) and `attrs` (e.g. `op_name`, `pipeline_ii`, `unroll`, `parallel`).
+  attribute) and `attrs` (e.g. `op_name`, `pipeline_ii`, `unroll`, `parallel`); every attribute
+  key of every node is declared in `allo.ir.attrs`, the op kinds in `allo.ir.ops`.
 - Buffers are referenced by identity; `Func.clone()` deep-copies a function and remaps them.
 - Which fields hold statements, expressions and buffers is known to `allo.ir.visit`, which walks
   and rewrites the tree; `allo.ir.effects` says what statements read and write.
@@ -17,8 +18,8 @@ Example (what `for i in range(4): C[i] = A[i] + 1.0` becomes)::
 
     i = IterVar("i")
     For(i, Const(0, index), Const(4, index), 1, [
-        Store(C, [i], BinOp("add", Load(A, [i], float32), Const(1.0, float32), float32))
-    ], name="i", attrs={"op_name": "S_i_0"})
+        Store(C, [i], BinOp(BinOpKind.ADD, Load(A, [i], float32), Const(1.0, float32), float32))
+    ], name="i", attrs={OP_NAME: "S_i_0"})
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
+from .ops import BinOpKind, MathFn, UnaryOpKind
 from .types import AlloType, ArrayType, Index
 
 index_t = Index()
@@ -71,35 +73,33 @@ class Load(Expr):
             self.type = self.buf.dtype
 
 
-# Binary op names: add sub mul div floordiv mod pow  and or xor shl shr  min max
-#                  lt le gt ge eq ne (result bool; operands of the same type)
-#                  land lor (logical, bool operands)
-ARITH_OPS = ("add", "sub", "mul", "div", "floordiv", "mod", "pow", "min", "max")
-BIT_OPS = ("and", "or", "xor", "shl", "shr")
-CMP_OPS = ("lt", "le", "gt", "ge", "eq", "ne")
-LOGIC_OPS = ("land", "lor")
-
-
 @dataclass(eq=False)
 class BinOp(Expr):
-    """`lhs <op> rhs`. Operands already have the same type (the builder inserts Casts),
-    except shifts whose rhs may differ; `type` is the result type (bool for comparisons)."""
+    """`lhs <op> rhs` (op: a `BinOpKind`; its string is accepted). Operands already have the same
+    type (the builder inserts Casts), except shifts whose rhs may differ; `type` is the result
+    type (bool for comparisons)."""
 
-    op: str
+    op: BinOpKind
     lhs: Expr
     rhs: Expr
     type: AlloType
     loc: Any = None
 
+    def __post_init__(self):
+        self.op = BinOpKind(self.op)
+
 
 @dataclass(eq=False)
 class UnaryOp(Expr):
-    """op in: neg, not (logical, bool), invert (bitwise)."""
+    """op: a `UnaryOpKind` (or its string): neg, not (logical, bool), invert (bitwise)."""
 
-    op: str
+    op: UnaryOpKind
     operand: Expr
     type: AlloType
     loc: Any = None
+
+    def __post_init__(self):
+        self.op = UnaryOpKind(self.op)
 
 
 @dataclass(eq=False)
@@ -111,21 +111,18 @@ class Cast(Expr):
     loc: Any = None
 
 
-# Math functions: exp log log2 sqrt rsqrt tanh sin cos erf abs pow (2 args) floor ceil; and the
-# bit-level operations of allo.ir.bits on integers (bit_get, bit_slice, bit_reverse, bitcast,
-# bit_set, bit_setslice).
-MATH_FUNCS = ("exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow", "floor", "ceil", "sigmoid",
-              "bit_get", "bit_slice", "bit_reverse", "bitcast", "bit_set", "bit_setslice")
-
-
 @dataclass(eq=False)
 class MathCall(Expr):
-    """A math function on float operands (abs also on ints)."""
+    """A math function (fn: a `MathFn` or its string) on float operands (abs also on ints), or a
+    bit-level operation of allo.ir.bits on integers."""
 
-    fn: str
+    fn: MathFn
     args: list
     type: AlloType
     loc: Any = None
+
+    def __post_init__(self):
+        self.fn = MathFn(self.fn)
 
 
 @dataclass(eq=False)
@@ -156,7 +153,7 @@ class Buffer:
     data: Any = None  # numpy array for kind == "global"
     global_name: Optional[str] = None  # symbol of the memref.global
     loc: Any = None
-    attrs: dict = field(default_factory=dict)  # e.g. {"partition": [(kind, dim, factor)]}
+    attrs: dict = field(default_factory=dict)  # e.g. {PARTITION: [(Partition.Cyclic, dim, factor)]}
 
     def __deepcopy__(self, memo):
         """A copy sharing `data`: the IR never writes into a constant's contents."""

@@ -37,9 +37,10 @@ from __future__ import annotations
 import math
 
 from ..errors import AlloTypeError
+from .ops import BinOpKind
 from .types import MAX_BITS, AlloType, Fixed, Float, Index, Int, UFixed, UInt, float32, is_fixed
 
-GROWING_OPS = ("add", "sub", "mul", "div", "floordiv", "mod")
+GROWING_OPS = (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.DIV, BinOpKind.FLOORDIV, BinOpKind.MOD)
 
 
 def _shape(t):
@@ -92,18 +93,18 @@ def result_type(op: str, a: AlloType, b: AlloType) -> AlloType:
     (ia, fa, sa), (ib, fb, sb) = _shape(a), _shape(b)
     fixed = is_fixed(a) or is_fixed(b)
     what = f"{a!r} {op} {b!r}"
-    if op in ("add", "sub"):
+    if op in (BinOpKind.ADD, BinOpKind.SUB):
         ja, jb, signed = _aligned_ints(sa, sb, ia, ib)
-        return _make(max(ja, jb) + 1, max(fa, fb), signed or op == "sub", fixed, what)
-    if op == "mul":
+        return _make(max(ja, jb) + 1, max(fa, fb), signed or op == BinOpKind.SUB, fixed, what)
+    if op == BinOpKind.MUL:
         return _make(ia + ib, fa + fb, sa or sb, fixed, what)
-    if op == "div":
+    if op == BinOpKind.DIV:
         return _make(ia + fb + sb, max(fa, fb), sa or sb, fixed, what)
-    if op == "floordiv":
+    if op == BinOpKind.FLOORDIV:
         if fixed:
             raise AlloTypeError(f"'//' is not defined on fixed-point types ({what}); use '/' or cast to an integer")
         return _make(ia + sb, 0, sa or sb, False, what)
-    if op == "mod":
+    if op == BinOpKind.MOD:
         if fixed:
             raise AlloTypeError(f"'%' is not defined on fixed-point types ({what}); cast to an integer first")
         return b if not isinstance(b, Index) else Int(64)

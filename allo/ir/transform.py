@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from . import nodes as N
+from .attrs import OP_NAME
 from .loops import find_loop
 from .visit import loop_path
 
@@ -23,8 +24,8 @@ def find_loop_in_bands(func: N.Func, axis: str) -> tuple:
         raise ScheduleError(f"find_loop_in_bands: expected a function (e.g. s.top_func), got {type(func).__name__}")
     loop = find_loop(func, axis, "find_loop_in_bands", "axis")
     for lp in loop_path(func, loop):
-        if "op_name" in lp.attrs:
-            return lp.attrs["op_name"], loop.name
+        if OP_NAME in lp.attrs:
+            return lp.attrs[OP_NAME], loop.name
     raise ScheduleError(f"find_loop_in_bands: loop {axis!r} of {func.name!r} is in no band")
 
 

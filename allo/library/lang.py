@@ -13,5 +13,5 @@ Example::
     def relu(X: "T[M, N]") -> "T[M, N]": ...
 """
 from ..dsl.names import *  # noqa: F401,F403
+from ..ir.attrs import Partition  # noqa: F401
 from ..schedule.customize import customize, kernel  # noqa: F401
-from ..schedule.primitives import Partition  # noqa: F401

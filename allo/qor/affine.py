@@ -13,6 +13,9 @@ Example::
 from __future__ import annotations
 
 from ..ir import nodes as N
+from ..ir.attrs import PARTITION, Partition
+from ..ir.emit import PY_FOLD
+from ..ir.ops import CMP_OPS, BinOpKind, UnaryOpKind
 
 
 class Aff:
@@ -90,12 +93,12 @@ def index_aff(e, env: dict):
     if isinstance(e, N.Cast):
         return index_aff(e.value, env)
     if isinstance(e, N.BinOp):
-        if e.op in ("add", "sub"):
+        if e.op in (BinOpKind.ADD, BinOpKind.SUB):
             a, b = index_aff(e.lhs, env), index_aff(e.rhs, env)
             if a is None or b is None:
                 return None
-            return a.add(b, 1 if e.op == "add" else -1)
-        if e.op == "mul":
+            return a.add(b, 1 if e.op == BinOpKind.ADD else -1)
+        if e.op == BinOpKind.MUL:
             a, b = index_aff(e.lhs, env), index_aff(e.rhs, env)
             if a is None or b is None:
                 return None
@@ -104,7 +107,7 @@ def index_aff(e, env: dict):
             if b.known:
                 return a.scale(b.const)
             return None
-        if e.op in ("floordiv", "mod", "div", "shr", "shl", "and"):
+        if e.op in (BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.DIV, BinOpKind.SHR, BinOpKind.SHL, BinOpKind.AND):
             a, b = index_aff(e.lhs, env), index_aff(e.rhs, env)
             if a is None or b is None or not b.known:
                 return None
@@ -114,43 +117,44 @@ def index_aff(e, env: dict):
                     return Aff({}, _fold(e.op, a.const, k))
                 except ZeroDivisionError:
                     return None
-            if e.op == "shl" and k >= 0:
+            if e.op == BinOpKind.SHL and k >= 0:
                 return a.scale(1 << k)
-            if e.op in ("floordiv", "div", "shr") and all(c % _divisor(e.op, k) == 0 for c in a.coefs.values()):
+            if e.op in (BinOpKind.FLOORDIV, BinOpKind.DIV, BinOpKind.SHR) \
+                    and all(c % _divisor(e.op, k) == 0 for c in a.coefs.values()):
                 d = _divisor(e.op, k)
                 if a.const % d == 0:
                     return Aff({v: c // d for v, c in a.coefs.items()}, a.const // d)
             return None
-        if e.op in ("min", "max"):
+        if e.op in (BinOpKind.MIN, BinOpKind.MAX):
             a, b = index_aff(e.lhs, env), index_aff(e.rhs, env)
             if a is not None and b is not None and a.known and b.known:
-                return Aff({}, min(a.const, b.const) if e.op == "min" else max(a.const, b.const))
+                return Aff({}, min(a.const, b.const) if e.op == BinOpKind.MIN else max(a.const, b.const))
             return None
-    if isinstance(e, N.UnaryOp) and e.op == "neg":
+    if isinstance(e, N.UnaryOp) and e.op == UnaryOpKind.NEG:
         a = index_aff(e.operand, env)
         return None if a is None else a.scale(-1)
     return None
 
 
 def _divisor(op, k):
-    return (1 << k) if op == "shr" else k
+    return (1 << k) if op == BinOpKind.SHR else k
 
 
 def _fold(op, a, k):
-    if op in ("floordiv", "div"):
+    if op in (BinOpKind.FLOORDIV, BinOpKind.DIV):
         return a // k
-    if op == "mod":
+    if op == BinOpKind.MOD:
         return a % k
-    if op == "shr":
+    if op == BinOpKind.SHR:
         return a >> k
-    if op == "shl":
+    if op == BinOpKind.SHL:
         return a << k
     return a & k
 
 
 def cond_value(e, env: dict):
     """The truth of a condition when it only depends on unrolled lanes (else None)."""
-    if isinstance(e, N.BinOp) and e.op in ("lt", "le", "gt", "ge", "eq", "ne"):
+    if isinstance(e, N.BinOp) and e.op in CMP_OPS:
         a, b = index_aff(e.lhs, env), index_aff(e.rhs, env)
         if a is None or b is None:
             return None
@@ -158,17 +162,17 @@ def cond_value(e, env: dict):
         if not d.known:
             return None
         x = d.const
-        return {"lt": x < 0, "le": x <= 0, "gt": x > 0, "ge": x >= 0, "eq": x == 0, "ne": x != 0}[e.op]
-    if isinstance(e, N.BinOp) and e.op in ("land", "lor", "and", "or"):
+        return PY_FOLD[e.op](x, 0)
+    if isinstance(e, N.BinOp) and e.op in (BinOpKind.LAND, BinOpKind.LOR, BinOpKind.AND, BinOpKind.OR):
         a, b = cond_value(e.lhs, env), cond_value(e.rhs, env)
-        if e.op in ("land", "and"):
+        if e.op in (BinOpKind.LAND, BinOpKind.AND):
             if a is False or b is False:
                 return False
             return True if a and b else None
         if a is True or b is True:
             return True
         return False if a is False and b is False else None
-    if isinstance(e, N.UnaryOp) and e.op == "not":
+    if isinstance(e, N.UnaryOp) and e.op == UnaryOpKind.NOT:
         a = cond_value(e.operand, env)
         return None if a is None else not a
     if isinstance(e, N.Const):
@@ -180,7 +184,7 @@ def cond_value(e, env: dict):
 def partitions(buf) -> list:
     """[(kind, dim (1-based), factor)] with dim 0 expanded to every dimension."""
     out = []
-    for kind, dim, factor in buf.attrs.get("partition", []) or []:
+    for kind, dim, factor in buf.attrs.get(PARTITION, []) or []:
         dims = range(1, len(buf.shape) + 1) if dim == 0 else [dim]
         out += [(kind, d, factor) for d in dims]
     return out
@@ -189,7 +193,7 @@ def partitions(buf) -> list:
 def bank_count(shape, parts) -> int:
     n = 1
     for kind, d, factor in parts:
-        n *= int(shape[d - 1]) if kind == "complete" else max(1, min(int(factor), int(shape[d - 1])))
+        n *= int(shape[d - 1]) if kind == Partition.Complete else max(1, min(int(factor), int(shape[d - 1])))
     return n
 
 
@@ -202,9 +206,9 @@ def bank_key(idx: list, shape, parts):
         n = int(shape[d - 1])
         if a is None:
             key.append(None)
-        elif kind == "complete":
+        elif kind == Partition.Complete:
             key.append(a.const if a.known else None)
-        elif kind == "cyclic":
+        elif kind == Partition.Cyclic:
             f = max(1, int(factor))
             key.append(a.const % f if all(c % f == 0 for c in a.coefs.values()) else None)
         else:  # block
@@ -217,7 +221,7 @@ def banks_of(shape, parts) -> list:
     """Every concrete bank key of a partitioned buffer (small counts only)."""
     keys = [()]
     for kind, d, factor in parts:
-        n = int(shape[d - 1]) if kind == "complete" else max(1, min(int(factor), int(shape[d - 1])))
+        n = int(shape[d - 1]) if kind == Partition.Complete else max(1, min(int(factor), int(shape[d - 1])))
         keys = [k + (b,) for k in keys for b in range(n)]
     return keys
 

@@ -25,12 +25,15 @@ from collections import Counter
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.ops import CMP_OPS, BinOpKind, UnaryOpKind
 from ..ir.promote import common
 from .affine import MAY, cond_value, dependence_distance, index_aff
 from .memory import Mem
 from .tables import FREE, OpCost
 
 UNROLL_LIMIT = 400_000  # statement visits per iteration before we stop expanding lanes
+_FLOAT_KIND = {BinOpKind.ADD: "fadd", BinOpKind.SUB: "fadd", BinOpKind.MUL: "fmul", BinOpKind.DIV: "fdiv",
+               BinOpKind.FLOORDIV: "fdiv", BinOpKind.MOD: "fdiv", BinOpKind.POW: "fpow"}  # any other op costs a compare
 
 
 # ----------------------------------------------------------------------------- operator costs
@@ -60,27 +63,26 @@ def op_cost(e, tables) -> OpCost:
         if kind == "Index" or _tname(e.type) == "Index":
             return FREE
         if kind == "Float":
-            fk = {"add": "fadd", "sub": "fadd", "mul": "fmul", "div": "fdiv", "floordiv": "fdiv", "mod": "fdiv",
-                  "pow": "fpow"}.get(e.op, "fcmp")
+            fk = _FLOAT_KIND.get(e.op, "fcmp")
             return tables.float_op(fk, _bits(operand))
         bits = _bits(e.type)
-        if e.op in ("add", "sub"):
+        if e.op in (BinOpKind.ADD, BinOpKind.SUB):
             return tables.int_op("add", bits)
-        if e.op == "mul":
+        if e.op == BinOpKind.MUL:
             return tables.int_op("mul", bits, _source_bits(e.lhs), _source_bits(e.rhs))
-        if e.op in ("div", "floordiv", "mod"):
+        if e.op in (BinOpKind.DIV, BinOpKind.FLOORDIV, BinOpKind.MOD):
             return tables.int_op("div", max(bits, _bits(operand)))
-        if e.op in ("shl", "shr"):
+        if e.op in (BinOpKind.SHL, BinOpKind.SHR):
             const = isinstance(e.rhs, N.Const)
             return tables.int_op("logic" if const else "shift", bits)
-        if e.op == "pow":
+        if e.op == BinOpKind.POW:
             return tables.int_op("mul", bits, bits, bits)
-        return tables.int_op("cmp" if e.op in ("lt", "le", "gt", "ge", "eq", "ne", "min", "max") else "logic",
+        return tables.int_op("cmp" if e.op in CMP_OPS + (BinOpKind.MIN, BinOpKind.MAX) else "logic",
                              max(bits, _bits(operand)))
     if isinstance(e, N.UnaryOp):
         if _tname(e.type) in ("Float", "Index"):
             return FREE
-        return tables.int_op("add" if e.op == "neg" else "logic", _bits(e.type))
+        return tables.int_op("add" if e.op == UnaryOpKind.NEG else "logic", _bits(e.type))
     if isinstance(e, N.Cast):
         src, dst = getattr(e.value, "type", e.type), e.type
         fs, fd = _tname(src) == "Float", _tname(dst) == "Float"

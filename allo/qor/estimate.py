@@ -28,6 +28,7 @@ from ..errors import AlloError
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import DATAFLOW, PIPELINE_II, UNROLL, Partition
 from .affine import Aff, index_aff
 from .body import Interpreter, interpret
 from .bundles import bundle_name
@@ -134,7 +135,7 @@ class Estimator:
             return self._memo[key]
         fctx = FuncCtx(self, func, mems)
         body = func.body[:-1] if func.body and isinstance(func.body[-1], N.Return) else func.body
-        if func.attrs.get("dataflow"):
+        if func.attrs.get(DATAFLOW):
             lat, rows, interval = self.dataflow(fctx, body, {})
         else:
             lat, rows = self.block(fctx, body, {})
@@ -158,7 +159,7 @@ class Estimator:
 
     def _pingpong(self, func, mem, fctx) -> bool:
         """A local array passed between two processes of a dataflow region is double-buffered."""
-        if not func.attrs.get("dataflow") or mem.kind == "fifo":
+        if not func.attrs.get(DATAFLOW) or mem.kind == "fifo":
             return False
         users = 0
         for s in func.body:
@@ -249,8 +250,8 @@ class Estimator:
         fctx.callees[fe.name] = fe
         lat = fe.latency + int(self.tables.control["call_overhead"])
         row = LoopRow(callee.name, "call", None, False, None, None, fe.latency, fe.latency,
-                      "dataflow region" if callee.attrs.get("dataflow") else "", fe.rows)
-        if callee.attrs.get("dataflow"):
+                      "dataflow region" if callee.attrs.get(DATAFLOW) else "", fe.rows)
+        if callee.attrs.get(DATAFLOW):
             row.kind, row.ii = "dataflow", fe.interval
         return lat, [row]
 
@@ -279,16 +280,16 @@ class Estimator:
 
     def is_pipelined(self, s, ranges) -> tuple:
         """(pipelined?, target II, explicit?) for loop `s` in a sequential context."""
-        if "pipeline_ii" in s.attrs:
-            return True, max(1, int(s.attrs["pipeline_ii"])), True
-        if s.attrs.get("dataflow") or s.attrs.get("unroll") == 0:
+        if PIPELINE_II in s.attrs:
+            return True, max(1, int(s.attrs[PIPELINE_II])), True
+        if s.attrs.get(DATAFLOW) or s.attrs.get(UNROLL) == 0:
             return False, None, False
         if _inner_loops(s.body) or any(isinstance(x, N.While) for x in V.walk_stmts(s.body)):
             return False, None, False
         if any(isinstance(x, N.CallStmt) and not self._inline_call(x) for x in V.walk_stmts(s.body)):
             return False, None, False
         n, _ = self.trip(s, ranges)
-        u = s.attrs.get("unroll")
+        u = s.attrs.get(UNROLL)
         if n is not None and isinstance(u, int) and u > 1:
             n = math.ceil(n / u)  # the threshold applies to the iterations left after unrolling
         if n is None or n >= int(self.tables.control["pipeline_loops"]):
@@ -302,7 +303,7 @@ class Estimator:
         n = 1 if n is None else n
         inner_ranges = dict(ranges)
         inner_ranges[id(s.var)] = rng
-        if s.attrs.get("dataflow"):
+        if s.attrs.get(DATAFLOW):
             lat1, rows, interval = self.dataflow(fctx, s.body, inner_ranges)
             lat = (n - 1) * interval + lat1 if n else 0
             return lat, [LoopRow(_label(s), "dataflow", n, False, interval, None, lat1, lat,
@@ -315,7 +316,7 @@ class Estimator:
             p = chain[-1]
             _, t, e = self.is_pipelined(p, self._chain_ranges(chain[:-1], ranges))
             return self.pipelined(fctx, chain, ranges, t, e)
-        unroll = s.attrs.get("unroll")
+        unroll = s.attrs.get(UNROLL)
         if unroll is not None and not _has_loop(s.body):
             return self._unrolled(fctx, s, n, unroll, ranges)
         body_lat, rows = self.block(fctx, s.body, inner_ranges)
@@ -344,7 +345,7 @@ class Estimator:
 
     def _flatten_chain(self, s, ranges):
         """Loops s .. p of a perfect nest ending in a pipelined loop p (Vitis flattens them)."""
-        if s.attrs.get("unroll") is not None or s.attrs.get("dataflow"):
+        if s.attrs.get(UNROLL) is not None or s.attrs.get(DATAFLOW):
             return None
         chain, cur = [s], s
         while True:
@@ -358,7 +359,7 @@ class Estimator:
             piped, _, _ = self.is_pipelined(nxt, self._chain_ranges(chain[:-1], ranges))
             if piped:
                 return chain
-            if nxt.attrs.get("unroll") is not None or nxt.attrs.get("dataflow"):
+            if nxt.attrs.get(UNROLL) is not None or nxt.attrs.get(DATAFLOW):
                 return None
             cur = nxt
 
@@ -378,7 +379,7 @@ class Estimator:
             n, r = self.trip(lp, rng)
             trips.append(1 if n is None else n)
             rng[id(lp.var)] = r
-        unroll = p.attrs.get("unroll")
+        unroll = p.attrs.get(UNROLL)
         u = trips[-1] if unroll == 0 else max(1, int(unroll or 1))
         u = max(1, min(u, trips[-1] or 1))
         iters = math.ceil(trips[-1] / u) if trips[-1] else 0
@@ -449,7 +450,7 @@ class Estimator:
             if any(p[1] == d for p in mem.all_parts):
                 continue
             n = int(mem.shape[d - 1])
-            trial = ("complete", d, 0) if n <= limit else ("cyclic", d, limit)
+            trial = (Partition.Complete, d, 0) if n <= limit else (Partition.Cyclic, d, limit)
             mem.auto_parts = base + [trial]
             got = port_ii([a for a in accesses if a[0].uid == mem.uid], self.tables)[0]
             if best is None or got < best[0] or (got == best[0] and n < best[2]):
@@ -458,10 +459,10 @@ class Estimator:
         if best is None or best[0] >= port_ii([a for a in accesses if a[0].uid == mem.uid], self.tables)[0]:
             return ""
         mem.auto_parts = base + [best[1]]
-        if all(any(p[0] == "complete" and p[1] == d for p in mem.all_parts) for d in range(1, len(mem.shape) + 1)):
+        if all(any(p[0] == Partition.Complete and p[1] == d for p in mem.all_parts) for d in range(1, len(mem.shape) + 1)):
             mem.kind = "reg"  # every dimension split: registers
         kind, d, f = best[1]
-        how = kind if kind == "complete" else f"{kind} {f}"
+        how = kind if kind == Partition.Complete else f"{kind} {f}"
         return f"auto-partitioned {mem.name!r} dim {d} ({how}, throughput-driven)"
 
     # ------------------------------------------------------------------ dataflow
@@ -547,7 +548,7 @@ def _extreme(a: Aff, ranges, low: bool) -> int:
 def _inner_loops(body) -> bool:
     """Loops under `body` that stay loops (fully unrolled ones disappear)."""
     for s in V.walk_stmts(body):
-        if isinstance(s, N.For) and s.attrs.get("unroll") != 0:
+        if isinstance(s, N.For) and s.attrs.get(UNROLL) != 0:
             return True
     return False
 

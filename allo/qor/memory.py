@@ -20,6 +20,7 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ..ir.attrs import BIND_STORAGE, STREAM, Partition
 from .affine import bank_count, bank_key, partitions
 
 _uids = itertools.count(1)
@@ -72,7 +73,7 @@ def _bits(t) -> int:
 def _fully_partitioned(buf_shape, parts) -> bool:
     """Every dimension split into single elements (complete, or cyclic/block by its size)."""
     dims = {d for kind, d, f in parts
-            if kind == "complete" or (0 < d <= len(buf_shape) and int(f or 0) >= int(buf_shape[d - 1]))}
+            if kind == Partition.Complete or (0 < d <= len(buf_shape) and int(f or 0) >= int(buf_shape[d - 1]))}
     return all(d in dims for d in range(1, len(buf_shape) + 1))
 
 
@@ -82,19 +83,19 @@ def local_mem(buf, tables) -> Mem:
     bits = _bits(buf.dtype)
     if not shape:
         return Mem(buf.name, "reg", (), bits)
-    if buf.attrs.get("stream"):
-        return Mem(buf.name, "fifo", shape, bits, depth=int(buf.attrs["stream"]))
+    if buf.attrs.get(STREAM):
+        return Mem(buf.name, "fifo", shape, bits, depth=int(buf.attrs[STREAM]))
     parts = partitions(buf)
-    bind = (buf.attrs.get("bind_storage") or {}).get("resource", "") if isinstance(buf.attrs.get("bind_storage"), dict) \
-        else str(buf.attrs.get("bind_storage") or "")
+    bind = (buf.attrs.get(BIND_STORAGE) or {}).get("resource", "") if isinstance(buf.attrs.get(BIND_STORAGE), dict) \
+        else str(buf.attrs.get(BIND_STORAGE) or "")
     bind = str(bind).lower()
     if parts and _fully_partitioned(shape, parts):  # Vitis turns it into registers
         return Mem(buf.name, "reg", shape, bits, parts)
     if buf.kind == "global":
         return Mem(buf.name, "rom", shape, bits, parts)
     kind = {"uram": "uram", "lutram": "lutram", "bram": "bram", "register": "reg", "registers": "reg"}.get(bind, "bram")
-    mem = Mem(buf.name, kind, shape, bits, parts, bound=bool(buf.attrs.get("bind_storage")))
-    storage = buf.attrs.get("bind_storage")
+    mem = Mem(buf.name, kind, shape, bits, parts, bound=bool(buf.attrs.get(BIND_STORAGE)))
+    storage = buf.attrs.get(BIND_STORAGE)
     if isinstance(storage, dict) and str(storage.get("storage_type", "")).lower() in ("ram_1p", "rom_1p"):
         mem.ports = 1  # a single-port memory on request
     return mem

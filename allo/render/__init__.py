@@ -15,7 +15,7 @@ Example::
 
 Layout, one job per module:
 - `module`: module level (global constants, functions, the JIT entry wrapper).
-- `func`: `FuncRenderer` (SSA plumbing, function head, allocation, memory access), built from the
+- `func`: `_FuncRenderer` (SSA plumbing, function head, allocation, memory access), built from the
   mixins `stmts` (statements and loops), `exprs` (expressions), `arith` (operators) and `casts`.
 - `scalars` (type categories, storage/ABI types, literals), `attrs` (attribute dictionaries),
   `affine` (affine index analysis), `unroll` (loop unrolling in "llvm" mode); walks and buffer
@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import BackendError
 from ..ir import nodes as N
-# Re-exported: allo.backend.llvm.cpu subclasses the renderers and uses these helpers.
+# Re-exported: allo.backend.cpu subclasses the renderers and uses these helpers.
 from .affine import aff_add, aff_const, aff_mul, aff_str, aff_vars, affine_form  # noqa: F401
 from .arith import CMP, FIXED_OK, FLOAT_OPS, INT_OPS, SINT_OPS, UINT_OPS  # noqa: F401
 from .attrs import IDENT, UI32_ATTRS, attr_dict, attr_value, quote  # noqa: F401
@@ -41,7 +41,6 @@ from .func import STACK_BYTES, FuncRenderer  # noqa: F401
 from .module import ENTRY_PREFIX, ModuleRenderer, abi_to_compute, compute_to_storage, storage_array
 from .scalars import (abi_scalar, cat, elem_bytes, fixed_raw, float_hex, i64_t, index_t, int_literal, scalar_storage,
                       type_bits)
-from .stmts import HLS_ONLY  # noqa: F401
 from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, unroll_for  # noqa: F401
 
 BIG_GLOBAL = 256  # globals with more elements are attached after parsing by to_mlir_module

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import nodes as N
+from ..ir.ops import BinOpKind
 from ..ir.types import Index, Int, UInt
 
 
@@ -55,20 +56,20 @@ def affine_form(e, is_dim):
         b = affine_form(e.rhs, is_dim)
         if a is None or b is None:
             return None
-        if e.op == "add":
+        if e.op == BinOpKind.ADD:
             return aff_add(a, b)
-        if e.op == "sub":
+        if e.op == BinOpKind.SUB:
             return aff_add(a, aff_mul(b, -1))
-        if e.op == "mul":
+        if e.op == BinOpKind.MUL:
             if b[0] == "c":
                 return aff_mul(a, b[1])
             if a[0] == "c":
                 return aff_mul(b, a[1])
             return None
-        if e.op in ("floordiv", "mod") and b[0] == "c" and b[1] > 0:
+        if e.op in (BinOpKind.FLOORDIV, BinOpKind.MOD) and b[0] == "c" and b[1] > 0:
             if a[0] == "c":
-                return ("c", a[1] // b[1] if e.op == "floordiv" else a[1] % b[1])
-            return (e.op, a, b[1]) if b[1] != 1 else (a if e.op == "floordiv" else ("c", 0))
+                return ("c", a[1] // b[1] if e.op == BinOpKind.FLOORDIV else a[1] % b[1])
+            return (e.op, a, b[1]) if b[1] != 1 else (a if e.op == BinOpKind.FLOORDIV else ("c", 0))
     return None
 
 

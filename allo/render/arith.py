@@ -1,4 +1,4 @@
-"""Operators of the MLIR renderer (a mixin of `FuncRenderer`): comparisons and binary arithmetic
+"""Operators of the MLIR renderer (a mixin of `_FuncRenderer`): comparisons and binary arithmetic
 per type category, with allo's semantics where LLVM's differ (non-trapping integer division,
 numpy floor division and modulo, defined out-of-range shifts, fixed-point multiply and divide).
 
@@ -8,21 +8,25 @@ Example::
 """
 from __future__ import annotations
 
+from ..ir.ops import BinOpKind
 from ..ir.types import Fixed, is_signed
 from .scalars import cat, type_bits
 
-FLOAT_OPS = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf",
-              "min": "arith.minimumf", "max": "arith.maximumf", "pow": "math.powf"}
-INT_OPS = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "and": "arith.andi",
-            "or": "arith.ori", "xor": "arith.xori", "shl": "arith.shli"}
-SINT_OPS = {"div": "arith.divsi", "floordiv": "arith.floordivsi", "min": "arith.minsi",
-             "max": "arith.maxsi", "shr": "arith.shrsi"}
-UINT_OPS = {"div": "arith.divui", "floordiv": "arith.divui", "mod": "arith.remui", "min": "arith.minui",
-             "max": "arith.maxui", "shr": "arith.shrui"}
-FIXED_OK = ("add", "sub", "and", "or", "xor", "shl", "shr", "min", "max")
+FLOAT_OPS = {BinOpKind.ADD: "arith.addf", BinOpKind.SUB: "arith.subf", BinOpKind.MUL: "arith.mulf",
+              BinOpKind.DIV: "arith.divf", BinOpKind.MIN: "arith.minimumf", BinOpKind.MAX: "arith.maximumf",
+              BinOpKind.POW: "math.powf"}
+INT_OPS = {BinOpKind.ADD: "arith.addi", BinOpKind.SUB: "arith.subi", BinOpKind.MUL: "arith.muli",
+            BinOpKind.AND: "arith.andi", BinOpKind.OR: "arith.ori", BinOpKind.XOR: "arith.xori",
+            BinOpKind.SHL: "arith.shli"}
+SINT_OPS = {BinOpKind.DIV: "arith.divsi", BinOpKind.FLOORDIV: "arith.floordivsi", BinOpKind.MIN: "arith.minsi",
+             BinOpKind.MAX: "arith.maxsi", BinOpKind.SHR: "arith.shrsi"}
+UINT_OPS = {BinOpKind.DIV: "arith.divui", BinOpKind.FLOORDIV: "arith.divui", BinOpKind.MOD: "arith.remui",
+             BinOpKind.MIN: "arith.minui", BinOpKind.MAX: "arith.maxui", BinOpKind.SHR: "arith.shrui"}
+FIXED_OK = (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR, BinOpKind.SHL, BinOpKind.SHR,
+             BinOpKind.MIN, BinOpKind.MAX)
 # comparison -> (float predicate, signed predicate, unsigned predicate)
-CMP = {"lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
-        "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne")}
+CMP = {BinOpKind.LT: ("olt", "slt", "ult"), BinOpKind.LE: ("ole", "sle", "ule"), BinOpKind.GT: ("ogt", "sgt", "ugt"),
+        BinOpKind.GE: ("oge", "sge", "uge"), BinOpKind.EQ: ("oeq", "eq", "eq"), BinOpKind.NE: ("une", "ne", "ne")}
 
 
 class ArithMixin:
@@ -41,10 +45,10 @@ class ArithMixin:
         if c == "f":
             if op in FLOAT_OPS:
                 return self.op(f"{FLOAT_OPS[op]} {a}, {b} : {ty}")
-            if op == "floordiv":
+            if op == BinOpKind.FLOORDIV:
                 q = self.op(f"arith.divf {a}, {b} : {ty}")
                 return self.op(f"math.floor {q} : {ty}")
-            if op == "mod":
+            if op == BinOpKind.MOD:
                 r = self.op(f"arith.remf {a}, {b} : {ty}")
                 zero = self.const(0.0, t)
                 fix = self.sign_fix(r, b, zero, lambda p, x, y: self.op(f"arith.cmpf {p}, {x}, {y} : {ty}"), "o")
@@ -52,20 +56,20 @@ class ArithMixin:
                 return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
             raise self.error(f"operator {op!r} is not defined on {t!r}")
         if c in ("sfx", "ufx"):
-            if op == "mul":
-                return self.fixed_muldiv(a, b, t, "mul")
-            if op == "div":
-                return self.fixed_muldiv(a, b, t, "div")
+            if op == BinOpKind.MUL:
+                return self.fixed_muldiv(a, b, t, BinOpKind.MUL)
+            if op == BinOpKind.DIV:
+                return self.fixed_muldiv(a, b, t, BinOpKind.DIV)
             if op not in FIXED_OK:
                 raise self.error(f"operator {op!r} is not supported on fixed-point type {t!r}")
         signed = c in ("s", "sfx")
-        if op in ("shl", "shr"):
+        if op in (BinOpKind.SHL, BinOpKind.SHR):
             return self.shift(op, a, b, ty, type_bits(t), signed)
         if op in INT_OPS:
             return self.op(f"{INT_OPS[op]} {a}, {b} : {ty}")
-        if op == "pow":
+        if op == BinOpKind.POW:
             return self.int_pow(a, b, t)
-        if op in ("div", "floordiv", "mod"):
+        if op in (BinOpKind.DIV, BinOpKind.FLOORDIV, BinOpKind.MOD):
             return self.int_div(op, a, b, ty, signed)
         table = SINT_OPS if signed else UINT_OPS
         if op in table:
@@ -82,7 +86,7 @@ class ArithMixin:
             m1 = self.op(f"arith.cmpi eq, {b}, {self.iconst(-1, ty)} : {ty}")
             bad = self.op(f"arith.ori {is0}, {m1} : i1")
         bs = self.op(f"arith.select {bad}, {one}, {b} : {ty}")
-        if op == "mod":
+        if op == BinOpKind.MOD:
             if not signed:
                 return self.op(f"arith.remui {a}, {bs} : {ty}")
             r = self.op(f"arith.remsi {a}, {bs} : {ty}")
@@ -90,7 +94,7 @@ class ArithMixin:
             rb = self.op(f"arith.addi {r}, {bs} : {ty}")
             return self.op(f"arith.select {fix}, {rb}, {r} : {ty}")
         table = SINT_OPS if signed else UINT_OPS
-        if op == "floordiv" and signed and ty != "index" and int(ty[1:]) > 64:
+        if op == BinOpKind.FLOORDIV and signed and ty != "index" and int(ty[1:]) > 64:
             q = self.wide_floordiv(a, bs, zero, ty)  # arith.floordivsi lowers wrongly beyond 64 bits
         else:
             q = self.op(f"{table[op]} {a}, {bs} : {ty}")
@@ -110,10 +114,10 @@ class ArithMixin:
         """Shifts by amounts outside [0, bits) give 0 (shl, unsigned shr) or the sign fill (signed
         shr) instead of LLVM poison."""
         oob = self.op(f"arith.cmpi uge, {b}, {self.iconst(bits, ty)} : {ty}")
-        if op == "shr" and signed:
+        if op == BinOpKind.SHR and signed:
             n = self.op(f"arith.select {oob}, {self.iconst(bits - 1, ty)}, {b} : {ty}")
             return self.op(f"arith.shrsi {a}, {n} : {ty}")
-        v = self.op(f"arith.{'shli' if op == 'shl' else 'shrui'} {a}, {b} : {ty}")
+        v = self.op(f"arith.{'shli' if op == BinOpKind.SHL else 'shrui'} {a}, {b} : {ty}")
         return self.op(f"arith.select {oob}, {self.iconst(0, ty)}, {v} : {ty}")
 
     def sign_fix(self, r, b, zero, cmp, p):
@@ -131,14 +135,14 @@ class ArithMixin:
         xa = self.op(f"{ext} {a} : {t.mlir} to {wide}")
         xb = self.op(f"{ext} {b} : {t.mlir} to {wide}")
         signed = isinstance(t, Fixed)
-        if op == "mul":
+        if op == BinOpKind.MUL:
             p = self.op(f"arith.muli {xa}, {xb} : {wide}")
             if f:
                 p = self.op(f"arith.{'shrsi' if signed else 'shrui'} {p}, {self.iconst(f, wide)} : {wide}")
         else:
             if f:
                 xa = self.op(f"arith.shli {xa}, {self.iconst(f, wide)} : {wide}")
-            p = self.int_div("div", xa, xb, wide, signed)
+            p = self.int_div(BinOpKind.DIV, xa, xb, wide, signed)
         return self.op(f"arith.trunci {p} : {wide} to {t.mlir}")
 
     def int_pow(self, a, b, t):

@@ -11,7 +11,9 @@ import re
 
 import numpy as np
 
-UI32_ATTRS = ("pipeline_ii", "unroll")
+from ..ir.attrs import PARTITION, PARTITION_MAP, PIPELINE_II, UNROLL, Partition, rendered
+
+UI32_ATTRS = (PIPELINE_II, UNROLL)
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_$.]*$")
 
 
@@ -37,12 +39,12 @@ def partition_map(shape, specs) -> RawAttr:
     for d, (n, spec) in enumerate(zip(shape, per_dim)):
         v = f"d{d}"
         kind, factor = spec or (None, 0)
-        if kind == "complete":
+        if kind == Partition.Complete:
             banks.append(v), offsets.append("0")
-        elif kind == "block":
+        elif kind == Partition.Block:
             size = -(-n // factor)
             banks.append(f"{v} floordiv {size}"), offsets.append(f"{v} mod {size}")
-        elif kind == "cyclic":
+        elif kind == Partition.Cyclic:
             banks.append(f"{v} mod {factor}"), offsets.append(f"{v} floordiv {factor}")
         else:
             banks.append("0"), offsets.append(v)
@@ -53,9 +55,9 @@ def partition_map(shape, specs) -> RawAttr:
 def buffer_attrs(b) -> list:
     """The view-mode attributes of a local array's alloc: its public attrs, and the layout map of
     its partitions (`partition_map`)."""
-    items = [(k, v) for k, v in b.attrs.items() if not k.startswith("_")]
-    if b.attrs.get("partition"):
-        items.append(("partition_map", partition_map(b.shape, b.attrs["partition"])))
+    items = [(k, v) for k, v in b.attrs.items() if rendered(k, llvm=False)]
+    if b.attrs.get(PARTITION):
+        items.append((PARTITION_MAP, partition_map(b.shape, b.attrs[PARTITION])))
     return items
 
 

@@ -10,6 +10,7 @@ Example::
 """
 from __future__ import annotations
 
+from ..ir.ops import MathFn
 from .scalars import int_literal
 
 
@@ -86,5 +87,5 @@ def _bit_setslice(r, e):
     return r.op(f"arith.ori {kept}, {vv} : i{w}")
 
 
-_OPS = {"bit_get": _bit_get, "bit_slice": _bit_slice, "bit_reverse": _bit_reverse, "bitcast": _bitcast,
-        "bit_set": _bit_set, "bit_setslice": _bit_setslice}
+_OPS = {MathFn.BIT_GET: _bit_get, MathFn.BIT_SLICE: _bit_slice, MathFn.BIT_REVERSE: _bit_reverse,
+        MathFn.BITCAST: _bitcast, MathFn.BIT_SET: _bit_set, MathFn.BIT_SETSLICE: _bit_setslice}

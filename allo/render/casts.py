@@ -1,4 +1,4 @@
-"""Conversions of the MLIR renderer (a mixin of `FuncRenderer`): allo's cast rules between bool,
+"""Conversions of the MLIR renderer (a mixin of `_FuncRenderer`): allo's cast rules between bool,
 index, integer, float and fixed-point types (see the notes on fixed point in `allo.ir.fixed`).
 
 After the bool and index special cases, a cast is looked up in `_CASTS` by the pair of type
@@ -10,6 +10,7 @@ Example::
 """
 from __future__ import annotations
 
+from ..ir.ops import BinOpKind
 from ..ir.types import Float, Index, is_bool
 from .scalars import cat, i64_t
 
@@ -35,7 +36,7 @@ class CastMixin:
         cs, cd = cat(s), cat(d)
         if is_bool(d):
             if cs == "f":
-                return self.compare("ne", v, self.const(0.0, s), s)
+                return self.compare(BinOpKind.NE, v, self.const(0.0, s), s)
             return self.op(f"arith.cmpi ne, {v}, {self.iconst(0, s.mlir)} : {s.mlir}")
         if isinstance(s, Index):
             v = self.op(f"arith.index_cast {v} : index to i64")

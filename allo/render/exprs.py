@@ -1,4 +1,4 @@
-"""Expressions of the MLIR renderer (a mixin of `FuncRenderer`), dispatched through the `_EXPRS`
+"""Expressions of the MLIR renderer (a mixin of `_FuncRenderer`), dispatched through the `_EXPRS`
 table; operators go to `ArithMixin`, conversions to `CastMixin`.
 
 Example::
@@ -11,15 +11,16 @@ import math
 
 from ..ir import nodes as N
 from ..ir.bits import BIT_FUNCS
+from ..ir.ops import LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from ..ir.promote import common
 from ..ir.types import Fixed, Float, Int, UFixed, UInt, is_fixed
 from .arith import CMP
 from .bitops import render_bit_op
 from .scalars import cat, int_literal
 
-MATH = {"exp": "math.exp", "log": "math.log", "log2": "math.log2", "sqrt": "math.sqrt", "rsqrt": "math.rsqrt",
-         "tanh": "math.tanh", "sin": "math.sin", "cos": "math.cos", "erf": "math.erf", "floor": "math.floor",
-         "ceil": "math.ceil"}
+MATH = {MathFn.EXP: "math.exp", MathFn.LOG: "math.log", MathFn.LOG2: "math.log2", MathFn.SQRT: "math.sqrt",
+         MathFn.RSQRT: "math.rsqrt", MathFn.TANH: "math.tanh", MathFn.SIN: "math.sin", MathFn.COS: "math.cos",
+         MathFn.ERF: "math.erf", MathFn.FLOOR: "math.floor", MathFn.CEIL: "math.ceil"}
 
 
 class ExprMixin:
@@ -58,15 +59,15 @@ class ExprMixin:
 
     def e_binop(self, e: N.BinOp):
         op = e.op
-        if op in ("land", "lor"):
+        if op in LOGIC_OPS:
             a, b = self.as_bool(e.lhs), self.as_bool(e.rhs)
-            return self.op(f"arith.{'andi' if op == 'land' else 'ori'} {a}, {b} : i1")
+            return self.op(f"arith.{'andi' if op == BinOpKind.LAND else 'ori'} {a}, {b} : i1")
         if op in CMP:
             t = e.lhs.type
             a, b = self.expr(e.lhs), self.expr_as(e.rhs, t)
             return self.compare(op, a, b, t)
         t = e.type
-        if op == "mul" and is_fixed(t) and t.frac:
+        if op == BinOpKind.MUL and is_fixed(t) and t.frac:
             v = self.fixed_product(e)
             if v is not None:
                 return v
@@ -101,15 +102,15 @@ class ExprMixin:
 
     def e_unary(self, e: N.UnaryOp):
         t = e.type
-        if e.op == "not":
+        if e.op == UnaryOpKind.NOT:
             x = self.as_bool(e.operand)
             return self.op(f"arith.xori {x}, {self.iconst(1, 'i1')} : i1")
         x = self.expr_as(e.operand, t)
-        if e.op == "neg":
+        if e.op == UnaryOpKind.NEG:
             if isinstance(t, Float):
                 return self.op(f"arith.negf {x} : {t.mlir}")
             return self.op(f"arith.subi {self.iconst(0, t.mlir)}, {x} : {t.mlir}")
-        if e.op == "invert":
+        if e.op == UnaryOpKind.INVERT:
             if isinstance(t, Float):
                 raise self.error(f"bitwise invert (~) is not defined on {t!r}")
             return self.op(f"arith.xori {x}, {self.iconst(-1, t.mlir)} : {t.mlir}")
@@ -127,7 +128,7 @@ class ExprMixin:
         t, fn = e.type, e.fn
         if fn in BIT_FUNCS:
             return render_bit_op(self, e)
-        if fn == "abs":
+        if fn == MathFn.ABS:
             x = self.expr_as(e.args[0], t)
             c = cat(t)
             if c == "f":
@@ -135,19 +136,19 @@ class ExprMixin:
             if c in ("s", "sfx"):
                 return self.op(f"math.absi {x} : {t.mlir}")
             return x
-        if fn == "pow" and not isinstance(t, Float):
+        if fn == MathFn.POW and not isinstance(t, Float):
             return self.int_pow(self.expr_as(e.args[0], t), self.expr_as(e.args[1], t), t)
         # 16-bit floats and non-float results compute in f32/f64 (libm has no f16 entry points)
         ct = t if isinstance(t, Float) and t.bits >= 32 else (Float(32) if isinstance(t, Float) else Float(64))
         args = [self.expr_as(a, ct) for a in e.args]
         ty = ct.mlir
-        if fn == "sigmoid":
+        if fn == MathFn.SIGMOID:
             neg = self.op(f"arith.negf {args[0]} : {ty}")
             ex = self.op(f"math.exp {neg} : {ty}")
             one = self.const(1.0, ct)
             den = self.op(f"arith.addf {one}, {ex} : {ty}")
             v = self.op(f"arith.divf {one}, {den} : {ty}")
-        elif fn == "pow":
+        elif fn == MathFn.POW:
             v = self.op(f"math.powf {args[0]}, {args[1]} : {ty}")
         elif fn in MATH:
             v = self.op(f"{MATH[fn]} {args[0]} : {ty}")

@@ -4,7 +4,7 @@ and casts come from the mixins in `stmts`, `exprs`, `arith` and `casts`.
 
 Example::
 
-    text = FuncRenderer(module_renderer, func).render()   # "  func.func @gemm(...) ... }"
+    text = _FuncRenderer(module_renderer, func).render()   # "  func.func @gemm(...) ... }"
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import BackendError, located
 from ..ir import effects as E, nodes as N, visit as V
+from ..ir.attrs import ARG_NAMES, BIND_STORAGE, FROM, ITYPES, NAME, OTYPES, PARTITION, PARTITION_MAP, rendered
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_signed
 from .affine import aff_str, affine_form
 from .arith import ArithMixin
@@ -104,18 +105,18 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             ret = f" -> {rtypes[0]}"
         elif rtypes:
             ret = f" -> ({', '.join(rtypes)})"
-        attrs = [("arg_names", arg_names)]
+        attrs = [(ARG_NAMES, arg_names)]
         if not self.llvm:
-            attrs += [("itypes", itypes), ("otypes", otypes)]
-            part = {p.name: p.attrs["partition"] for p in f.params if p.attrs.get("partition")}
+            attrs += [(ITYPES, itypes), (OTYPES, otypes)]
+            part = {p.name: p.attrs[PARTITION] for p in f.params if p.attrs.get(PARTITION)}
             if part:
-                attrs.append(("partition", part))
-                attrs.append(("partition_map", {p.name: partition_map(p.shape, p.attrs["partition"])
-                                                for p in f.params if p.attrs.get("partition")}))
-            bound = {p.name: p.attrs["bind_storage"] for p in f.params if p.attrs.get("bind_storage")}
+                attrs.append((PARTITION, part))
+                attrs.append((PARTITION_MAP, {p.name: partition_map(p.shape, p.attrs[PARTITION])
+                                                for p in f.params if p.attrs.get(PARTITION)}))
+            bound = {p.name: p.attrs[BIND_STORAGE] for p in f.params if p.attrs.get(BIND_STORAGE)}
             if bound:
-                attrs.append(("bind_storage", bound))
-            attrs += [(k, v) for k, v in f.attrs.items() if not k.startswith("_")]
+                attrs.append((BIND_STORAGE, bound))
+            attrs += [(k, v) for k, v in f.attrs.items() if rendered(k, llvm=False)]
         head = f"  func.func @{f.name}({', '.join(args)}){ret} attributes {attr_dict(attrs)} {{"
         self.prologue()
         self.block(f.body)
@@ -178,7 +179,7 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         return [b for b in bufs if id(b) in want]
 
     def alloc(self, b: N.Buffer, returned):
-        attrs = [("name", b.name)]
+        attrs = [(NAME, b.name)]
         if not self.llvm:
             attrs += buffer_attrs(b)
         on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * elem_bytes(b.dtype) <= STACK_BYTES)
@@ -221,7 +222,7 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         m = self.memref(b)
         idx, affine = self.indices(e.indices)
         kind = "affine.load" if affine else "memref.load"
-        v = self.op(f"{kind} {m}[{idx}] {attr_dict([('from', b.name)])} : {b.type.mlir}", e.loc or self.loc)
+        v = self.op(f"{kind} {m}[{idx}] {attr_dict([(FROM, b.name)])} : {b.type.mlir}", e.loc or self.loc)
         t = b.dtype
         if t.storage_mlir != t.mlir:
             v = self.op(f"arith.trunci {v} : {t.storage_mlir} to {t.mlir}")

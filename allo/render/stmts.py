@@ -1,9 +1,9 @@
-"""Statements of the MLIR renderer (a mixin of `FuncRenderer`): loops, conditionals, allocation
+"""Statements of the MLIR renderer (a mixin of `_FuncRenderer`): loops, conditionals, allocation
 with initialisers, stores, calls and returns, dispatched through the `_STMTS` table.
 
 Example::
 
-    class MyRenderer(FuncRenderer):             # override one statement kind
+    class MyRenderer(_FuncRenderer):             # override one statement kind
         def s_for(self, s): ...
         _STMTS = {**FuncRenderer._STMTS, N.For: s_for}
 """
@@ -12,16 +12,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import nodes as N
+from ..ir.attrs import LOOP_NAME, NAME, TO, UNROLL, rendered
 from ..ir.types import ArrayType
 from .affine import aff_str, aff_vars, affine_form
 from .attrs import attr_dict, buffer_attrs
 from .unroll import unroll_for
 
-HLS_ONLY = ("pipeline_ii", "unroll", "dataflow", "partition", "rewind")
-
 
 class StmtMixin:
-    """Statement handlers; the host class (`FuncRenderer`) provides the SSA plumbing, memory
+    """Statement handlers; the host class (`_FuncRenderer`) provides the SSA plumbing, memory
     access, expressions and the `env`/`mem`/`hoisted`/`owned` state. A subclass that overrides a
     handler must also put it in its own `_STMTS` (the table holds the functions themselves)."""
 
@@ -41,7 +40,7 @@ class StmtMixin:
             self.loc = prev
 
     def s_for(self, s: N.For):
-        if self.llvm and "unroll" in s.attrs:
+        if self.llvm and UNROLL in s.attrs:
             stmts = unroll_for(s)
             if stmts is not None:
                 self.block(stmts)
@@ -69,11 +68,7 @@ class StmtMixin:
             del self.env[s.var]
         else:
             self.env[s.var] = old
-        attrs = [("loop_name", s.name)]
-        for k, v in s.attrs.items():
-            if self.llvm and k in HLS_ONLY:
-                continue
-            attrs.append((k, v))
+        attrs = [(LOOP_NAME, s.name)] + [(k, v) for k, v in s.attrs.items() if rendered(k, self.llvm)]
         self.emit(f"}} {attr_dict(attrs)}", self.loc)
 
     def _is_dim(self, v):
@@ -120,7 +115,7 @@ class StmtMixin:
         if id(b) in self.hoisted:
             m = self.mem[id(b)]
         else:
-            attrs = [("name", b.name)] + (buffer_attrs(b) if not self.llvm else [])
+            attrs = [(NAME, b.name)] + (buffer_attrs(b) if not self.llvm else [])
             m = self.op(f"memref.alloc() {attr_dict(attrs)} : {b.type.mlir}")
             self.mem[id(b)] = m
         if s.init is None:
@@ -139,7 +134,7 @@ class StmtMixin:
             self.emit(f"affine.for {iv} = 0 to {d} {{")
             self.ind += 1
             ivs.append(iv)
-        self.emit(f"affine.store {v}, {m}[{', '.join(ivs)}] {attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"affine.store {v}, {m}[{', '.join(ivs)}] {attr_dict([(TO, b.name)])} : {b.type.mlir}", self.loc)
         for _ in b.shape:
             self.ind -= 1
             self.emit("}")
@@ -154,7 +149,7 @@ class StmtMixin:
         m = self.memref(b)
         idx, affine = self.indices(s.indices)
         kind = "affine.store" if affine else "memref.store"
-        self.emit(f"{kind} {v}, {m}[{idx}] {attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"{kind} {v}, {m}[{idx}] {attr_dict([(TO, b.name)])} : {b.type.mlir}", self.loc)
 
     def s_call(self, s: N.CallStmt):
         callee = self.mr.funcs.get(s.callee)
@@ -178,7 +173,7 @@ class StmtMixin:
         n = len(rtypes)
         r = self.val()
         lhs = "" if n == 0 else (f"{r} = " if n == 1 else f"{r}:{n} = ")
-        attrs = attr_dict(list(s.attrs.items()))
+        attrs = attr_dict([(k, v) for k, v in s.attrs.items() if rendered(k, self.llvm)])
         attrs = f" {attrs}" if attrs else ""
         self.emit(f"{lhs}func.call @{callee.name}({', '.join(vals)}){attrs} : ({', '.join(types)}) -> ({', '.join(rtypes)})", self.loc)
         if len(s.results) != n:
@@ -204,7 +199,7 @@ class StmtMixin:
         if b.type.rank != 0:
             raise self.error(f"scalar result bound to array {b.name!r}")
         v = self.to_storage(self.cast(v, t, b.dtype), b.dtype)
-        self.emit(f"affine.store {v}, {self.memref(b)}[] {attr_dict([('to', b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"affine.store {v}, {self.memref(b)}[] {attr_dict([(TO, b.name)])} : {b.type.mlir}", self.loc)
 
     def s_return(self, s: N.Return):
         f = self.f
@@ -217,7 +212,7 @@ class StmtMixin:
                     raise self.error("an array result must be a buffer")
                 m = self.memref(v)
                 if self.llvm and (id(v) not in self.owned or id(v) in keep):
-                    fresh = self.op(f"memref.alloc() {attr_dict([('name', v.name)])} : {rt.mlir}")
+                    fresh = self.op(f"memref.alloc() {attr_dict([(NAME, v.name)])} : {rt.mlir}")
                     self.emit(f"memref.copy {m}, {fresh} : {rt.mlir} to {rt.mlir}")
                     m = fresh
                 else:

@@ -3,13 +3,15 @@ the `unroll` attribute for HLS).
 
 Example::
 
-    stmts = unroll_for(loop)      # loop.attrs["unroll"] == 0 -> one copy of the body per iteration
+    stmts = unroll_for(loop)      # loop.attrs[UNROLL] == 0 -> one copy of the body per iteration
 """
 from __future__ import annotations
 
 import dataclasses
 
 from ..ir import nodes as N, visit as V
+from ..ir.attrs import UNROLL
+from ..ir.ops import BinOpKind
 from .affine import aff_const
 from .scalars import index_t
 
@@ -20,8 +22,8 @@ FALLBACK_UNROLL = 8
 def unroll_for(s: N.For):
     """Statements replacing loop `s` per its `unroll` attribute (0 = full), or None when the
     bounds are not constant (the loop then runs rolled; results are the same)."""
-    factor = int(s.attrs.get("unroll") or 0)
-    attrs = {k: v for k, v in s.attrs.items() if k != "unroll"}
+    factor = int(s.attrs.get(UNROLL) or 0)
+    attrs = {k: v for k, v in s.attrs.items() if k != UNROLL}
     lb, ub = aff_const(s.lb), aff_const(s.ub)
     if lb is None or ub is None:
         return None
@@ -42,7 +44,7 @@ def unroll_for(s: N.For):
     main_ub = lb + main * s.step
     body = []
     for k in range(factor):
-        shifted = N.BinOp("add", s.var, N.Const(k * s.step, index_t), index_t) if k else s.var
+        shifted = N.BinOp(BinOpKind.ADD, s.var, N.Const(k * s.step, index_t), index_t) if k else s.var
         body += V.Substitute({s.var: shifted}).stmts(s.body) if k else s.body
     out = [dataclasses.replace(s, lb=N.Const(lb, index_t), ub=N.Const(main_ub, index_t), step=s.step * factor,
                                body=body, attrs=attrs)]

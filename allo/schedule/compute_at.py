@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
+from ..ir.attrs import OP_NAME
 from ..ir.loops import find_loop
 from . import rewrite as R
 from .loop_transforms import perfect_chain
@@ -62,10 +63,10 @@ def compute_at(func: N.Func, from_loop, target_loop) -> None:
         mapping[p.var] = R.add(R.mul(pos, p.step), R.as_int(p.lb))
     moved = src.body
     V.subst_stmts(moved, mapping)
-    band = prod[0].attrs.get("op_name")
+    band = prod[0].attrs.get(OP_NAME)
     loops_moved = [s for s in moved if isinstance(s, N.For)]
-    if band is not None and len(loops_moved) == 1 and "op_name" not in loops_moved[0].attrs:
-        loops_moved[0].attrs["op_name"] = band  # keep handles like "S_i_j_0/k" valid
+    if band is not None and len(loops_moved) == 1 and OP_NAME not in loops_moved[0].attrs:
+        loops_moved[0].attrs[OP_NAME] = band  # keep handles like "S_i_j_0/k" valid
     dst.body = moved + dst.body
     del body[p_pos]
 

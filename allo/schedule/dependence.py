@@ -29,12 +29,15 @@ import numpy as np
 
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
+from ..ir.attrs import REUSE
+from ..ir.ops import BinOpKind
 from ..transforms.bounds import affine, expr_text
 from ..transforms.guards import written_before_read
 from . import rewrite as R
 
 ENUMERATION_LIMIT = 1 << 20  # candidate points per pair of accesses
-_REDUCTION_OPS = ("add", "mul", "min", "max", "and", "or", "xor")
+_REDUCTION_OPS = (BinOpKind.ADD, BinOpKind.MUL, BinOpKind.MIN, BinOpKind.MAX, BinOpKind.AND, BinOpKind.OR,
+                  BinOpKind.XOR)
 
 
 def _err(prim, msg):
@@ -49,7 +52,7 @@ def check_dependences(prim: str, chain: list, new: list) -> None:
         return
     body = chain[-1].body
     for s in V.walk_stmts(body):
-        if isinstance(s, N.Store) and s.buf.attrs.get("_reuse"):
+        if isinstance(s, N.Store) and s.buf.attrs.get(REUSE):
             raise _err(prim, f"the nest shifts reuse buffer {s.buf.name!r} from one iteration to the next; its loop "
                              "order cannot change (apply reuse_at after reordering)")
         if isinstance(s, N.CallStmt):

@@ -10,7 +10,9 @@ import math
 
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
+from ..ir.attrs import DATAFLOW, OP_NAME, PARALLEL, PIPELINE_II, REWIND, UNROLL
 from ..ir.loops import find_loop
+from ..ir.ops import BinOpKind
 from . import rewrite as R
 from .dependence import check_dependences
 from .parallel_check import carried_dependence
@@ -50,13 +52,13 @@ def split(func: N.Func, loop, factor) -> tuple:
         outer_ub, inner_ub, inner_step = math.ceil(n / factor), factor, 1
         linear = R.add(R.mul(outer_v, factor), inner_v)
         value = R.add(R.mul(linear, lp.step), lb)
-        guard = None if n % factor == 0 else R.cmp("lt", linear, n)
+        guard = None if n % factor == 0 else R.cmp(BinOpKind.LT, linear, n)
         outer_lb = R.const(0)
     else:
         outer_lb, outer_ub = lp.lb, lp.ub
         inner_ub, inner_step = lp.step * factor, lp.step
         value = R.add(outer_v, inner_v)
-        guard = R.cmp("lt", V.copy_expr(value), V.copy_expr(lp.ub))
+        guard = R.cmp(BinOpKind.LT, V.copy_expr(value), V.copy_expr(lp.ub))
     V.subst_stmts(lp.body, {lp.var: value})
     body = [N.If(guard, lp.body, loc=lp.loc)] if guard is not None else lp.body
     inner = N.For(inner_v, R.const(0), R.const(inner_ub), inner_step, body, name + ".inner", {}, lp.loc)
@@ -156,11 +158,11 @@ def reorder(func: N.Func, *loops) -> None:
     check_dependences("reorder", chain, new)
     body, pos = V.parent_list(func, chain[0])
     innermost_body = chain[-1].body
-    top_name = chain[0].attrs.pop("op_name", None)
-    if top_name is not None and "op_name" in new[0].attrs:
-        chain[0].attrs["op_name"] = new[0].attrs.pop("op_name")  # keep every band name on some loop
+    top_name = chain[0].attrs.pop(OP_NAME, None)
+    if top_name is not None and OP_NAME in new[0].attrs:
+        chain[0].attrs[OP_NAME] = new[0].attrs.pop(OP_NAME)  # keep every band name on some loop
     if top_name is not None:
-        new[0].attrs = {"op_name": top_name, **new[0].attrs}
+        new[0].attrs = {OP_NAME: top_name, **new[0].attrs}
     relink(new, guards, innermost_body)
     body[pos] = new[0]
 
@@ -209,18 +211,18 @@ def fuse(func: N.Func, *loops) -> N.For:
 # ----------------------------------------------------------------------------- attributes
 def unroll(func: N.Func, loop, factor=0) -> None:
     """Mark `loop` for unrolling: factor 0 = fully (`#pragma HLS unroll`), else by `factor`."""
-    find_loop(func, loop, "unroll", "axis").attrs["unroll"] = factor
+    find_loop(func, loop, "unroll", "axis").attrs[UNROLL] = factor
 
 
 def pipeline(func: N.Func, loop, ii=1, rewind=False) -> None:
     """Mark `loop` as pipelined with initiation interval `ii` (>= 1); `rewind=True` asks HLS to
     overlap successive runs of the whole loop (`#pragma HLS pipeline II=n rewind`)."""
     lp = find_loop(func, loop, "pipeline", "axis")
-    lp.attrs["pipeline_ii"] = ii
+    lp.attrs[PIPELINE_II] = ii
     if rewind:
-        lp.attrs["rewind"] = True
+        lp.attrs[REWIND] = True
     else:
-        lp.attrs.pop("rewind", None)
+        lp.attrs.pop(REWIND, None)
 
 
 def parallel(func: N.Func, loop) -> None:
@@ -229,12 +231,12 @@ def parallel(func: N.Func, loop) -> None:
     reason = carried_dependence(func, lp)
     if reason is not None:
         raise _err("parallel", "axis", f"loop {lp.name!r} cannot run in parallel: {reason}")
-    lp.attrs["parallel"] = True
+    lp.attrs[PARALLEL] = True
 
 
 def dataflow(func: N.Func, loop=None) -> None:
     """Mark the function (loop=None) or one loop as a dataflow region."""
     if loop is None:
-        func.attrs["dataflow"] = True
+        func.attrs[DATAFLOW] = True
     else:
-        find_loop(func, loop, "dataflow", "func_or_axis").attrs["dataflow"] = True
+        find_loop(func, loop, "dataflow", "func_or_axis").attrs[DATAFLOW] = True

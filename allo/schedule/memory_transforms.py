@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
+from ..ir.attrs import OP_NAME, PARTITION, REUSE, UNROLL, Partition
 from ..ir.loops import find_buffer, find_loop
+from ..ir.ops import BinOpKind
 from ..ir.types import ArrayType, is_bool, is_fixed, is_float
 from . import rewrite as R
 from .kinds import POSITIVE
@@ -18,11 +20,8 @@ def _err(prim, arg, msg):
     return ScheduleError(f"{prim}: argument '{arg}': {msg}")
 
 
-PARTITION_KINDS = ("complete", "block", "cyclic")
-
-
 # ----------------------------------------------------------------------------- partition
-def partition(func: N.Func, buffer, kind="complete", dim=0, factor=0) -> None:
+def partition(func: N.Func, buffer, kind=Partition.Complete, dim=0, factor=0) -> None:
     """Append `(kind, dim, factor)` to `Buffer.attrs["partition"]` (an HLS array partition).
 
     kind: "complete" | "block" | "cyclic" (the declared kind also takes an enum whose `name` is one
@@ -35,8 +34,9 @@ def partition(func: N.Func, buffer, kind="complete", dim=0, factor=0) -> None:
     if dim > len(buf.shape):
         raise _err("partition", "dim", f"buffer {buf.name!r} has rank {len(buf.shape)}; "
                                        f"dim must be in 0..{len(buf.shape)} (0 = all), got {dim}")
-    factor = 0 if kind == "complete" else POSITIVE.check("partition", "factor", factor)
-    buf.attrs.setdefault("partition", []).append((kind, dim, factor))
+    kind = Partition(kind)
+    factor = 0 if kind == Partition.Complete else POSITIVE.check("partition", "factor", factor)
+    buf.attrs.setdefault(PARTITION, []).append((kind, dim, factor))
 
 
 # ----------------------------------------------------------------------------- shared helpers
@@ -48,7 +48,7 @@ def _copy_nest(func, names, extents, make_stmt, loc, attrs=None):
     for v, n, ext in reversed(list(zip(vars_, names, extents))):
         body = [N.For(v, R.const(0), R.const(ext), 1, body, n, dict(attrs or {}), loc)]
     if names:
-        body[0].attrs["op_name"] = fresh_op_name(func, names)
+        body[0].attrs[OP_NAME] = fresh_op_name(func, names)
     return body
 
 
@@ -251,7 +251,7 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     taken = {b.name for b in V.iter_buffers(func)}
     rbuf = N.Buffer(R.fresh_name(taken, f"{src.name}_reuse_{R.sanitize(lp.name)}"), ArrayType(src.dtype, shape),
                     "local", loc=src.loc)
-    rbuf.attrs["_reuse"] = True  # its contents carry state across iterations: loop order is fixed
+    rbuf.attrs[REUSE] = True  # its contents carry state across iterations: loop order is fixed
     # the extended loop visits every source row from stride*lb + lo to stride*(ub - 1) + hi
     first_row, last_row = R.add(R.mul(V.copy_expr(lp.lb), stride), lo), R.add(R.mul(R.sub(lp.ub, 1), stride), hi)
     fill = _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, (first_row, last_row), row)
@@ -264,9 +264,9 @@ def reuse_at(func: N.Func, buffer, loop) -> N.Buffer:
     V.subst_stmts(body, {lp.var: R.floordiv(R.sub(lp.var, hi), stride)})
     guard_lb = R.add(R.mul(V.copy_expr(lp.lb), stride), hi)
     lp.lb, lp.ub = first_row, R.add(V.copy_expr(last_row), 1)
-    conds = [R.cmp("ge", lp.var, guard_lb)] if k_rows > 1 or stride > 1 else []
+    conds = [R.cmp(BinOpKind.GE, lp.var, guard_lb)] if k_rows > 1 or stride > 1 else []
     if stride > 1:
-        conds.append(R.cmp("eq", R.mod(R.sub(lp.var, guard_lb), stride), 0))
+        conds.append(R.cmp(BinOpKind.EQ, R.mod(R.sub(lp.var, guard_lb), stride), 0))
     if conds:
         body = [N.If(R.land(conds), body, loc=lp.loc)]
     lp.body = fill + body
@@ -372,7 +372,7 @@ def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, rows, row):
         if k_rows > 1:
             s = N.IterVar(R.sanitize(shift_name))
             move = N.Store(rbuf, at(vars_, s), N.Load(rbuf, at(vars_, R.add(s, 1)), loc=lp.loc), loc=lp.loc)
-            stmts.append(N.For(s, R.const(0), R.const(k_rows - 1), 1, [move], shift_name, {"unroll": 0}, lp.loc))
+            stmts.append(N.For(s, R.const(0), R.const(k_rows - 1), 1, [move], shift_name, {UNROLL: 0}, lp.loc))
         it = iter(vars_)
         src_idx = [V.copy_expr(row) if d == rdim else V.copy_expr(dropped[d]) if d in dropped else next(it)
                    for d in range(len(src.shape))]
@@ -383,7 +383,7 @@ def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, rows, row):
 
     nest = _copy_nest(func, names, [src.shape[d] for d in col_dims], make, lp.loc)
     if not names and nest and isinstance(nest[0], N.For):
-        nest[0].attrs["op_name"] = fresh_op_name(func, [shift_name])
+        nest[0].attrs[OP_NAME] = fresh_op_name(func, [shift_name])
     return nest
 
 
@@ -393,10 +393,10 @@ def _row_guard(lp, row, extent, rows):
     known = row is lp.var or not R.expr_vars(row).keys() - {id(lp.var)}
     conds = []
     if not known or first is None or first < 0:
-        conds.append(R.cmp("ge", V.copy_expr(row), 0))
+        conds.append(R.cmp(BinOpKind.GE, V.copy_expr(row), 0))
     if not known or last is None or last >= extent:
-        conds.append(R.cmp("lt", V.copy_expr(row), extent))
+        conds.append(R.cmp(BinOpKind.LT, V.copy_expr(row), extent))
     return R.land(conds)
 
 
-__all__ = ["partition", "buffer_at", "reuse_at", "PARTITION_KINDS"]
+__all__ = ["partition", "buffer_at", "reuse_at"]

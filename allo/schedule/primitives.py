@@ -13,6 +13,7 @@ Example::
 
 Imports: ir, the implementations (same package), declare and kinds.
 """
+from ..ir.attrs import PARTITION_KINDS, Partition
 from ..ir.nodes import CallStmt
 from ..ir.visit import walk_stmts
 from .compute_at import compute_at as _compute_at
@@ -21,17 +22,9 @@ from .kinds import (BAND, BUFFER, FLAG, FUNCTION, FUNCTION_OR_LOOP, KERNEL, LOOP
                     Choice, Derived, Int, Ints, Unsupported)
 from .loop_transforms import (dataflow as _dataflow, fuse as _fuse, parallel as _parallel, pipeline as _pipeline,
                               reorder as _reorder, split as _split, unroll as _unroll)
-from .memory_transforms import PARTITION_KINDS, buffer_at as _buffer_at, partition as _partition, reuse_at as _reuse_at
+from .memory_transforms import buffer_at as _buffer_at, partition as _partition, reuse_at as _reuse_at
 from .streams import to as _to
 from .structure_transforms import inline as _inline, reshape as _reshape, unfold as _unfold
-
-
-class Partition:
-    """Partition kinds for `s.partition(..., partition_type=...)`."""
-
-    Complete = "complete"
-    Block = "block"
-    Cyclic = "cyclic"
 
 
 def _callers(module, func_name):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir.loops import get_bands, loop_names
+from ..ir.ops import BinOpKind
 from ..ir.types import UInt, is_int
 from ..ir.visit import walk_expr, walk_stmts
 
@@ -49,8 +50,8 @@ def add(a, b):
     if ca == 0:
         return b
     if cb is not None and cb < 0:
-        return N.BinOp("sub", a, const(-cb), index_t)
-    return N.BinOp("add", a, b, index_t)
+        return N.BinOp(BinOpKind.SUB, a, const(-cb), index_t)
+    return N.BinOp(BinOpKind.ADD, a, b, index_t)
 
 
 def sub(a, b):
@@ -60,7 +61,7 @@ def sub(a, b):
         return const(ca - cb)
     if cb is not None:
         return add(a, -cb)
-    return N.BinOp("sub", a, b, index_t)
+    return N.BinOp(BinOpKind.SUB, a, b, index_t)
 
 
 def mul(a, k: int):
@@ -72,21 +73,21 @@ def mul(a, k: int):
         return a
     if k == 0:
         return const(0)
-    return N.BinOp("mul", a, const(k), index_t)
+    return N.BinOp(BinOpKind.MUL, a, const(k), index_t)
 
 
 def floordiv(a, k: int):
     ca = as_int(a)
     if ca is not None:
         return const(ca // k)
-    return a if k == 1 else N.BinOp("floordiv", a, const(k), index_t)
+    return a if k == 1 else N.BinOp(BinOpKind.FLOORDIV, a, const(k), index_t)
 
 
 def mod(a, k: int):
     ca = as_int(a)
     if ca is not None:
         return const(ca % k)
-    return const(0) if k == 1 else N.BinOp("mod", a, const(k), index_t)
+    return const(0) if k == 1 else N.BinOp(BinOpKind.MOD, a, const(k), index_t)
 
 
 def cmp(op: str, a, b):
@@ -97,7 +98,7 @@ def land(conds: list):
     """Conjunction of boolean exprs (None when the list is empty)."""
     out = None
     for c in conds:
-        out = c if out is None else N.BinOp("land", out, c, bool_t)
+        out = c if out is None else N.BinOp(BinOpKind.LAND, out, c, bool_t)
     return out
 
 
@@ -157,18 +158,18 @@ def affine(e):
         return {}, c
     if isinstance(e, N.Cast) and is_int(e.type) and is_int(e.value.type):
         return affine(e.value)
-    if isinstance(e, N.BinOp) and e.op in ("add", "sub", "mul"):
+    if isinstance(e, N.BinOp) and e.op in (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL):
         lhs, rhs = affine(e.lhs), affine(e.rhs)
         if lhs is None or rhs is None:
             return None
-        if e.op == "mul":
+        if e.op == BinOpKind.MUL:
             if not lhs[0]:
                 lhs, rhs = rhs, lhs
             if rhs[0]:
                 return None
             k = rhs[1]
             return {key: (v, c * k) for key, (v, c) in lhs[0].items()}, lhs[1] * k
-        sign = 1 if e.op == "add" else -1
+        sign = 1 if e.op == BinOpKind.ADD else -1
         terms = dict(lhs[0])
         for key, (v, c) in rhs[0].items():
             terms[key] = (v, terms.get(key, (v, 0))[1] + sign * c)

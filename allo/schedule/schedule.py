@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from ..dsl.kernel import KernelDef, KernelInstance
 from ..errors import AlloError, ScheduleError, clean
+from ..ir.attrs import INSTANCES
 from ..ir.check import verify_func
 from ..ir.loops import get_loops
 from ..ir.nodes import Buffer, CallStmt, Module
@@ -337,8 +338,8 @@ class Schedule:
         raise ScheduleError(f"compose: expected a Schedule or a kernel, got {type(sched_or_kernel).__name__}")
 
     def _check_same_instance(self, sub, target):
-        mine = self.ir.meta.get("instances", {}).get(target)
-        theirs = sub.ir.meta.get("instances", {}).get(sub.top_func_name)
+        mine = self.ir.meta.get(INSTANCES, {}).get(target)
+        theirs = sub.ir.meta.get(INSTANCES, {}).get(sub.top_func_name)
         if mine and theirs and mine != theirs:
             raise ScheduleError(f"compose: function {target!r} is an instance of {mine[0]} with template arguments "
                                 f"{[a[1] for a in mine[1]]}, but the schedule was built for {[a[1] for a in theirs[1]]}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
+from ..ir.attrs import DATAFLOW, OP_NAME, PARTITION, STREAM
 from ..ir.loops import find_buffer
 from ..ir.types import ArrayType
 from . import rewrite as R
@@ -38,7 +39,7 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
     if buf.kind != "local" or not buf.shape:
         raise _err("target", f"{buf.name!r} must be a local array of {func_name!r} passed between two kernels "
                              f"(it is {'a scalar' if not buf.shape else 'an argument' if buf.kind == 'arg' else buf.kind})")
-    if buf.attrs.get("partition"):
+    if buf.attrs.get(PARTITION):
         raise _err("target", f"{buf.name!r} is partitioned; a stream cannot be partitioned")
     names = [f.name for f in module.funcs]
     bands = _bands(func)
@@ -68,14 +69,14 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
     for plan in hoists:  # every check passed: rewrite
         _hoist(c_func, c_param, plan)
     for b in (buf, p_param, c_param):
-        b.attrs["stream"] = depth
-    func.attrs["dataflow"] = True
+        b.attrs[STREAM] = depth
+    func.attrs[DATAFLOW] = True
     return buf
 
 
 def _bands(func) -> dict:
     """{band name: top-level loop} of `func` (`allo.grid(..., name=)` or the default band names)."""
-    return {st.attrs["op_name"]: st for st in func.body if isinstance(st, N.For) and st.attrs.get("op_name")}
+    return {st.attrs[OP_NAME]: st for st in func.body if isinstance(st, N.For) and st.attrs.get(OP_NAME)}
 
 
 class _Region:
@@ -92,13 +93,13 @@ def _to_band(func, buf, consumer, depth) -> N.Buffer:
     writers = [st for st in users if E.accesses([st], buf)[1]]
     if len(writers) != 1 or writers[0] is consumer:
         raise _err("target", f"{buf.name!r} must be written by exactly one loop band before band "
-                             f"{consumer.attrs['op_name']!r} (found {len(writers)} writing statement(s))")
+                             f"{consumer.attrs[OP_NAME]!r} (found {len(writers)} writing statement(s))")
     producer = writers[0]
     if set(map(id, users)) != {id(producer), id(consumer)}:
-        raise _err("target", f"{buf.name!r} is used outside the producer band and band {consumer.attrs['op_name']!r}; "
+        raise _err("target", f"{buf.name!r} is used outside the producer band and band {consumer.attrs[OP_NAME]!r}; "
                              "a FIFO connects exactly two bands")
     if func.body.index(producer) > func.body.index(consumer):
-        raise _err("dst", f"band {consumer.attrs['op_name']!r} runs before the band that writes {buf.name!r}")
+        raise _err("dst", f"band {consumer.attrs[OP_NAME]!r} runs before the band that writes {buf.name!r}")
     prod, cons = _Region(func, producer), _Region(func, consumer)
     reason = _order_error(prod, buf, "write")
     if reason:
@@ -106,11 +107,11 @@ def _to_band(func, buf, consumer, depth) -> N.Buffer:
     hoists = _plan_hoists(cons, buf)
     reason = _order_error(cons, buf, "read", hoists)
     if reason:
-        raise _err("dst", f"band {consumer.attrs['op_name']!r} cannot read {buf.name!r} as a FIFO: {reason}")
+        raise _err("dst", f"band {consumer.attrs[OP_NAME]!r} cannot read {buf.name!r} as a FIFO: {reason}")
     for plan in hoists:
         _hoist(cons, buf, plan)
-    buf.attrs["stream"] = depth
-    func.attrs["dataflow"] = True
+    buf.attrs[STREAM] = depth
+    func.attrs[DATAFLOW] = True
     return buf
 
 

@@ -15,6 +15,7 @@ import math
 
 from ..errors import ScheduleError
 from ..ir import nodes as N, visit as V
+from ..ir.attrs import INLINE, OP_NAME, PARTITION
 from ..ir.loops import find_buffer, get_bands
 from ..ir.types import ArrayType
 from .rewrite import add, as_int, const, floordiv, mod, mul
@@ -92,7 +93,7 @@ def reshape(func: N.Func, buffer, shape, callers=()) -> None:
                                        f"{list(new)} does not hold the same number of elements")
     if buf.kind == "global":
         raise _err("reshape", "target", f"{buf.name!r} is a constant; copy it into a local array to reshape it")
-    if buf.attrs.get("partition"):
+    if buf.attrs.get(PARTITION):
         raise _err("reshape", "target", f"{buf.name!r} is partitioned; reshape it before partitioning")
     for s in V.walk_stmts(func.body):
         if isinstance(s, N.CallStmt) and any(a is buf for a in s.args + s.results):
@@ -136,10 +137,10 @@ def unfold(func: N.Func, band, axes) -> None:
         copies = _unfolded(func, lp, range(lb, ub, lp.step))
         holder = chain[pos - 1].body if pos else _parent_body(func, lp)
         at = next(k for k, s in enumerate(holder) if s is lp)
-        if pos == 0 and "op_name" in lp.attrs:
+        if pos == 0 and OP_NAME in lp.attrs:
             first = next((s for s in copies if isinstance(s, N.For)), None)
-            if first is not None and "op_name" not in first.attrs:
-                first.attrs["op_name"] = lp.attrs["op_name"]  # the band name stays addressable
+            if first is not None and OP_NAME not in first.attrs:
+                first.attrs[OP_NAME] = lp.attrs[OP_NAME]  # the band name stays addressable
         holder[at:at + 1] = copies
 
 
@@ -159,8 +160,8 @@ def _unfolded(func, lp, values):
         body = copy.deepcopy(lp.body, dict(shared))  # fresh inner loops and vars, the same buffers
         V.subst_stmts(body, {lp.var: const(v)})
         for s in V.walk_stmts(body):
-            if isinstance(s, N.For) and "op_name" in s.attrs:
-                s.attrs["op_name"] = f"{s.attrs['op_name']}_{lp.name}{v}"
+            if isinstance(s, N.For) and OP_NAME in s.attrs:
+                s.attrs[OP_NAME] = f"{s.attrs[OP_NAME]}_{lp.name}{v}"
         out += body
     return out
 
@@ -168,7 +169,7 @@ def _unfolded(func, lp, values):
 # ----------------------------------------------------------------------------- inline
 def inline(func: N.Func, enable=True) -> None:
     """Mark `func` for inlining into its callers (`#pragma HLS inline`; `inline off` when False)."""
-    func.attrs["inline"] = bool(enable)
+    func.attrs[INLINE] = bool(enable)
 
 
 __all__ = ["reshape", "unfold", "inline", "remap_indices"]

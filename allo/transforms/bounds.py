@@ -5,7 +5,7 @@ Used twice:
   ranges, leaves the array is an error at the kernel line. Only accesses whose index is affine
   in loops of constant bounds, under guards this analysis can read, are judged; everything else
   (data-dependent indices, dynamic loop bounds) is left to `s.build(bounds_check=True)`.
-- `in_bounds(index, size, ranges)` (at build time, by allo.transforms.guards): accesses proven in range
+- `in_bounds(index, size, ranges)` (at build time, by allo.ir.guards): accesses proven in range
   need no run-time check.
 
 Example::
@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from ..errors import BoundsError, located
 from ..ir import nodes as N, visit as V
+from ..ir.emit import PY_FOLD
+from ..ir.ops import LOGIC_OPS, BinOpKind, UnaryOpKind
 from ..ir.types import Index, Int, UInt
 
 
@@ -36,21 +38,21 @@ def affine(e):
     ints = (Index, Int, UInt)
     if isinstance(e, N.Cast) and isinstance(e.type, ints) and isinstance(e.value.type, ints):
         return affine(e.value)
-    if isinstance(e, N.UnaryOp) and e.op == "neg":
+    if isinstance(e, N.UnaryOp) and e.op == UnaryOpKind.NEG:
         a = affine(e.operand)
         return None if a is None else ({k: (v, -c) for k, (v, c) in a[0].items()}, -a[1])
-    if isinstance(e, N.BinOp) and e.op in ("add", "sub", "mul"):
+    if isinstance(e, N.BinOp) and e.op in (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL):
         lhs, rhs = affine(e.lhs), affine(e.rhs)
         if lhs is None or rhs is None:
             return None
-        if e.op == "mul":
+        if e.op == BinOpKind.MUL:
             if lhs[0] and rhs[0]:
                 return None
             if not lhs[0]:
                 lhs, rhs = rhs, lhs
             k = rhs[1]
             return {key: (v, c * k) for key, (v, c) in lhs[0].items() if c * k}, lhs[1] * k
-        sign = 1 if e.op == "add" else -1
+        sign = 1 if e.op == BinOpKind.ADD else -1
         terms = dict(lhs[0])
         for key, (v, c) in rhs[0].items():
             terms[key] = (v, terms.get(key, (v, 0))[1] + sign * c)
@@ -70,8 +72,9 @@ def affine_text(form) -> str:
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
 
-_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%", "and": "&", "or": "|",
-            "xor": "^", "shl": "<<", "shr": ">>"}
+_SYMBOLS = {BinOpKind.ADD: "+", BinOpKind.SUB: "-", BinOpKind.MUL: "*", BinOpKind.DIV: "/", BinOpKind.FLOORDIV: "//",
+            BinOpKind.MOD: "%", BinOpKind.AND: "&", BinOpKind.OR: "|", BinOpKind.XOR: "^", BinOpKind.SHL: "<<",
+            BinOpKind.SHR: ">>"}
 
 
 def expr_text(e) -> str:
@@ -131,24 +134,25 @@ def loop_range(loop: N.For):
     return lb, lb + (ub - 1 - lb) // loop.step * loop.step
 
 
-_FLIP = {"lt": "ge", "le": "gt", "gt": "le", "ge": "lt", "eq": "ne", "ne": "eq"}
+_FLIP = {BinOpKind.LT: BinOpKind.GE, BinOpKind.LE: BinOpKind.GT, BinOpKind.GT: BinOpKind.LE, BinOpKind.GE: BinOpKind.LT,
+         BinOpKind.EQ: BinOpKind.NE, BinOpKind.NE: BinOpKind.EQ}
 
 
 def guard_ranges(cond, ranges, negate=False):
     """Narrow `ranges` by condition `cond` (or its negation). Returns the narrowed dict, "dead"
     when the condition can never hold, or None when the condition cannot be read."""
-    if isinstance(cond, N.BinOp) and cond.op == "land" and not negate:
+    if isinstance(cond, N.BinOp) and cond.op == BinOpKind.LAND and not negate:
         first = guard_ranges(cond.lhs, ranges)
         if first is None or first == "dead":
             return first
         return guard_ranges(cond.rhs, first)
-    if isinstance(cond, N.UnaryOp) and cond.op == "not":
+    if isinstance(cond, N.UnaryOp) and cond.op == UnaryOpKind.NOT:
         return guard_ranges(cond.operand, ranges, not negate)
     if not (isinstance(cond, N.BinOp) and cond.op in _FLIP):
         return None
     op = _FLIP[cond.op] if negate else cond.op
     lhs, rhs = affine(cond.lhs), affine(cond.rhs)
-    if lhs is None or rhs is None or op == "ne":
+    if lhs is None or rhs is None or op == BinOpKind.NE:
         return None
     terms = dict(lhs[0])
     for key, (v, c) in rhs[0].items():
@@ -156,7 +160,7 @@ def guard_ranges(cond, ranges, negate=False):
     terms = {k: t for k, t in terms.items() if t[1]}
     k = lhs[1] - rhs[1]  # cond: sum(c*v) + k  <op>  0
     if not terms:
-        return ranges if _holds(op, k) else "dead"
+        return ranges if PY_FOLD[op](k, 0) else "dead"
     if len(terms) != 1:
         return None
     key, (v, c) = next(iter(terms.items()))
@@ -164,7 +168,7 @@ def guard_ranges(cond, ranges, negate=False):
         return None
     lo, hi = ranges[key]
     for rel, m in _as_bounds(op, k):  # c*v <rel> m
-        if (rel == "le") == (c > 0):  # an upper bound on v: floor(m / c)
+        if (rel == BinOpKind.LE) == (c > 0):  # an upper bound on v: floor(m / c)
             hi = min(hi, m // c)
         else:  # a lower bound on v: ceil(m / c)
             lo = max(lo, -((-m) // c))
@@ -175,21 +179,17 @@ def guard_ranges(cond, ranges, negate=False):
     return out
 
 
-def _holds(op, k) -> bool:
-    return {"lt": k < 0, "le": k <= 0, "gt": k > 0, "ge": k >= 0, "eq": k == 0}[op]
-
-
 def _as_bounds(op, k):
     """`c*v + k <op> 0` as a list of (relation, m) meaning `c*v <= m` / `c*v >= m`."""
-    if op == "lt":
-        return [("le", -k - 1)]
-    if op == "le":
-        return [("le", -k)]
-    if op == "gt":
-        return [("ge", -k + 1)]
-    if op == "ge":
-        return [("ge", -k)]
-    return [("le", -k), ("ge", -k)]
+    if op == BinOpKind.LT:
+        return [(BinOpKind.LE, -k - 1)]
+    if op == BinOpKind.LE:
+        return [(BinOpKind.LE, -k)]
+    if op == BinOpKind.GT:
+        return [(BinOpKind.GE, -k + 1)]
+    if op == BinOpKind.GE:
+        return [(BinOpKind.GE, -k)]
+    return [(BinOpKind.LE, -k), (BinOpKind.GE, -k)]
 
 
 # ----------------------------------------------------------------------------- the static check
@@ -239,7 +239,7 @@ def _check_expr(e, ranges, f, stmt):
     if isinstance(e, N.Select):
         _check_expr(e.cond, ranges, f, stmt)
         return
-    if isinstance(e, N.BinOp) and e.op in ("land", "lor"):
+    if isinstance(e, N.BinOp) and e.op in LOGIC_OPS:
         _check_expr(e.lhs, ranges, f, stmt)
         return
     for c in V.child_exprs(e):

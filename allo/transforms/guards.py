@@ -34,6 +34,8 @@ from ..errors import BoundsError, located
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STREAM
+from ..ir.ops import LOGIC_OPS, BinOpKind, UnaryOpKind
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from .bounds import affine, guard_ranges, in_bounds, loop_range
 
@@ -45,7 +47,7 @@ bool_t = UInt(1)
 def require_bounds_check(func: N.Func) -> None:
     """Always check the indices of `func` at run time, whatever the build's `bounds_check`
     (e.g. an embedding lookup whose ids come from the user)."""
-    func.attrs["_bounds_check"] = True
+    func.attrs[BOUNDS_CHECK] = True
 
 
 @dataclass
@@ -97,7 +99,7 @@ def zero_init(module: N.Module) -> None:
 
 def _zero_block(body, shared):
     for k, s in enumerate(body):
-        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get("stream"):
+        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get(STREAM):
             if not _first_use_writes_all(body[k + 1:], s.buf, [], top=True):
                 s.init = N.Const(0.0 if isinstance(s.buf.dtype, (Float, Fixed, UFixed)) else 0, s.buf.dtype, s.loc)
         for child in V.blocks(s):
@@ -109,7 +111,7 @@ def _parallel_scratch(f) -> set:
     thread a private copy (left as they are: a shared zero fill would race)."""
     out = set()
     for s in V.walk_stmts(f.body):
-        if isinstance(s, N.For) and s.attrs.get("parallel"):
+        if isinstance(s, N.For) and s.attrs.get(PARALLEL):
             declared = {id(a.buf) for a in V.walk_stmts(s.body) if isinstance(a, N.Alloc)}
             out |= set(E.used(s.body)) - declared
     return out
@@ -216,7 +218,7 @@ def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = Fals
     or `_bounds_check`) and abort checks (`aborts`), in place. See the module docstring."""
     zero_init(module)
     info = GuardInfo(aborts=aborts)
-    checked = [f for f in module.funcs if bounds_check or f.attrs.get("_bounds_check")]
+    checked = [f for f in module.funcs if bounds_check or f.attrs.get(BOUNDS_CHECK)]
     if not checked and not aborts:
         return info
     info.status = True
@@ -244,7 +246,7 @@ def _and(a, b):
         return b
     if b is None:
         return a
-    return N.BinOp("land", a, b, bool_t)
+    return N.BinOp(BinOpKind.LAND, a, b, bool_t)
 
 
 class _Instrumenter:
@@ -255,13 +257,13 @@ class _Instrumenter:
 
     # --- status helpers
     def status_is(self, slot, value=0):
-        return N.BinOp("eq", N.Load(self.status, [_idx(slot)]), N.Const(value, int64), bool_t)
+        return N.BinOp(BinOpKind.EQ, N.Load(self.status, [_idx(slot)]), N.Const(value, int64), bool_t)
 
     def record(self, site, dim, idx, path, loc):
         """`if path and not 0 <= idx < size and no error yet: status = [site, dim, idx, _]`."""
         size = self.info.sites[site].shape[dim]
-        bad = N.BinOp("lor", N.BinOp("lt", V.copy_expr(idx), _idx(0), bool_t),
-                      N.BinOp("ge", V.copy_expr(idx), _idx(size), bool_t), bool_t)
+        bad = N.BinOp(BinOpKind.LOR, N.BinOp(BinOpKind.LT, V.copy_expr(idx), _idx(0), bool_t),
+                      N.BinOp(BinOpKind.GE, V.copy_expr(idx), _idx(size), bool_t), bool_t)
         cond = _and(_and(V.copy_expr(path) if path is not None else None, bad), self.status_is(SITE))
         body = [N.Store(self.status, [_idx(DIM)], N.Const(dim, int64), loc),
                 N.Store(self.status, [_idx(VALUE)], N.Cast(V.copy_expr(idx), int64, loc), loc),
@@ -273,7 +275,7 @@ class _Instrumenter:
         return len(self.info.sites) - 1
 
     def unproven(self, buf, indices, ranges):
-        if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape or buf.attrs.get("stream"):
+        if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape or buf.attrs.get(STREAM):
             return []  # (a stream is a FIFO: its indices only order the elements)
         return [d for d, (i, n) in enumerate(zip(indices, buf.shape)) if not in_bounds(i, n, ranges)]
 
@@ -286,17 +288,17 @@ class _Instrumenter:
                 site = self.site(e.buf, "read", e.loc)
                 for d in dims:
                     pre.append(self.record(site, d, idx[d], path, e.loc))
-                    clamp = N.BinOp("max", V.copy_expr(idx[d]), _idx(0), index)
-                    idx[d] = N.BinOp("min", clamp, _idx(e.buf.shape[d] - 1), index)
+                    clamp = N.BinOp(BinOpKind.MAX, V.copy_expr(idx[d]), _idx(0), index)
+                    idx[d] = N.BinOp(BinOpKind.MIN, clamp, _idx(e.buf.shape[d] - 1), index)
             return N.Load(e.buf, idx, e.type, e.loc)
         if isinstance(e, N.Select):
             cond = self.expr(e.cond, pre, ranges, path)
             a = self.expr(e.a, pre, ranges, _and(path, V.copy_expr(cond)))
-            b = self.expr(e.b, pre, ranges, _and(path, N.UnaryOp("not", V.copy_expr(cond), bool_t)))
+            b = self.expr(e.b, pre, ranges, _and(path, N.UnaryOp(UnaryOpKind.NOT, V.copy_expr(cond), bool_t)))
             return N.Select(cond, a, b, e.type, e.loc)
-        if isinstance(e, N.BinOp) and e.op in ("land", "lor"):
+        if isinstance(e, N.BinOp) and e.op in LOGIC_OPS:
             lhs = self.expr(e.lhs, pre, ranges, path)
-            taken = V.copy_expr(lhs) if e.op == "land" else N.UnaryOp("not", V.copy_expr(lhs), bool_t)
+            taken = V.copy_expr(lhs) if e.op == BinOpKind.LAND else N.UnaryOp(UnaryOpKind.NOT, V.copy_expr(lhs), bool_t)
             rhs = self.expr(e.rhs, pre, ranges, _and(path, taken))
             return N.BinOp(e.op, lhs, rhs, e.type, e.loc)
         if isinstance(e, N.BinOp):
@@ -351,8 +353,8 @@ class _Instrumenter:
                 for d in dims:
                     pre.append(self.record(site, d, s.indices[d], None, s.loc))
                     i = s.indices[d]
-                    inside = N.BinOp("land", N.BinOp("ge", V.copy_expr(i), _idx(0), bool_t),
-                                     N.BinOp("lt", V.copy_expr(i), _idx(s.buf.shape[d]), bool_t), bool_t)
+                    inside = N.BinOp(BinOpKind.LAND, N.BinOp(BinOpKind.GE, V.copy_expr(i), _idx(0), bool_t),
+                                     N.BinOp(BinOpKind.LT, V.copy_expr(i), _idx(s.buf.shape[d]), bool_t), bool_t)
                     ok = _and(ok, inside)
                 return pre + [N.If(ok, [s], [], s.loc)]
         elif isinstance(s, N.Alloc):

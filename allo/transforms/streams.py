@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import STREAM
+from ..ir.ops import BinOpKind
 from ..ir.types import ArrayType
 
 index_t = N.index_t
@@ -25,7 +27,7 @@ def lower_streams(mod: N.Module) -> N.Module:
     """Rewrite the accesses of every stream parameter into FIFO order, in place; returns `mod`."""
     for func in mod.funcs:
         for p in func.params:
-            if p.attrs.get("stream") and p.shape:
+            if p.attrs.get(STREAM) and p.shape:
                 _fifo(func, p)
     return mod
 
@@ -53,15 +55,15 @@ def _slot(param, counter):
     for k, (d, st) in enumerate(zip(param.shape, strides)):
         e = V.copy_expr(pos) if k else pos
         if st != 1:
-            e = N.BinOp("floordiv", e, N.Const(st, index_t), index_t)
+            e = N.BinOp(BinOpKind.FLOORDIV, e, N.Const(st, index_t), index_t)
         if k:
-            e = N.BinOp("mod", e, N.Const(int(d), index_t), index_t)
+            e = N.BinOp(BinOpKind.MOD, e, N.Const(int(d), index_t), index_t)
         out.append(e)
     return out
 
 
 def _bump(counter):
-    nxt = N.BinOp("add", N.Load(counter, [], index_t), N.Const(1, index_t), index_t)
+    nxt = N.BinOp(BinOpKind.ADD, N.Load(counter, [], index_t), N.Const(1, index_t), index_t)
     return N.Store(counter, [], nxt)
 
 

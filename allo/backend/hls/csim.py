@@ -26,6 +26,7 @@ import numpy as np
 from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N
+from ...ir.attrs import BOUNDS_CHECK
 from ...ir.effects import written_param_indices
 from ...ir.types import ArrayType
 from ...qor import estimate
@@ -89,7 +90,7 @@ class HLSModule:
             raise BackendError(f"bounds_check checks indices in C simulation (mode='csim'), not in mode={mode!r}")
         if mode != "csim":  # functions that always check (e.g. embeddings) do so in simulation, not in hardware
             for f in mod.funcs:
-                f.attrs.pop("_bounds_check", None)
+                f.attrs.pop(BOUNDS_CHECK, None)
         else:
             check_allocation_sizes(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero

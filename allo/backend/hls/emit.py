@@ -22,6 +22,8 @@ from ...errors import BackendError
 from ...ir import effects as E
 from ...ir import nodes as N
 from ...ir import visit as V
+from ...ir.attrs import (BIND_STORAGE, DATAFLOW, INLINE, OP_NAME, PARTITION, PARTITION_KINDS, PIPELINE_II, REWIND,
+                         STREAM, UNROLL, USER_BANDS, Partition)
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
@@ -205,12 +207,12 @@ class _ModuleContext:
         """Argument params in order, then one output param per result (a single scalar result
         is returned by value instead). Output names are settled by the FuncEmitter."""
         params = [Param(p.name, p.type if _is_array_type(p.type) else p.dtype,
-                        "arg" if _is_array_type(p.type) else "scalar_arg", k, bool(p.attrs.get("stream")))
+                        "arg" if _is_array_type(p.type) else "scalar_arg", k, bool(p.attrs.get(STREAM)))
                   for k, p in enumerate(f.params)]
         if any(p.stream for p in params) and f.name == self.mod.top:
             raise BackendError(f"top function {f.name!r} cannot take stream parameters (stream a local array "
                                "between two kernels with s.to)")
-        if any(p.stream for p in params) or any(b.attrs.get("stream") for b in V.iter_buffers(f)):
+        if any(p.stream for p in params) or any(b.attrs.get(STREAM) for b in V.iter_buffers(f)):
             self.need("allo_stream")
         rts = list(f.result_types)
         ret = None
@@ -330,9 +332,9 @@ class FuncEmitter(ExprEmitter):
 
     def declare(self, buf: N.Buffer):
         name, ctype = self.bname(buf), cpp_type(buf.dtype)
-        if buf.attrs.get("stream") and buf.shape:
+        if buf.attrs.get(STREAM) and buf.shape:
             self.line(f"hls::stream<{ctype}> {name};")
-            self.line(f"#pragma HLS stream variable={name} depth={int(buf.attrs['stream'])}")
+            self.line(f"#pragma HLS stream variable={name} depth={int(buf.attrs[STREAM])}")
             self.declared.add(id(buf))
             return
         if buf.shape:
@@ -379,9 +381,9 @@ class FuncEmitter(ExprEmitter):
 
     def _function_pragmas(self):
         f, sig = self.func, self.sig
-        if "inline" in f.attrs:
-            self.line("#pragma HLS inline" if f.attrs["inline"] else "#pragma HLS inline off")
-        if f.attrs.get("dataflow"):
+        if INLINE in f.attrs:
+            self.line("#pragma HLS inline" if f.attrs[INLINE] else "#pragma HLS inline off")
+        if f.attrs.get(DATAFLOW):
             self.line("#pragma HLS dataflow")
         if sig.extern_c:
             for k, p in enumerate(q for q in sig.params if q.is_array):
@@ -404,14 +406,14 @@ class FuncEmitter(ExprEmitter):
         if not buf.shape:
             return
         name = self.bname(buf)
-        for kind, dim, factor in buf.attrs.get("partition", []):
-            if kind not in ("complete", "block", "cyclic"):
+        for kind, dim, factor in buf.attrs.get(PARTITION, []):
+            if kind not in PARTITION_KINDS:
                 raise BackendError(f"unknown partition kind {kind!r} on {buf.name!r}")
-            if kind == "complete":
+            if kind == Partition.Complete:
                 self.line(f"#pragma HLS array_partition variable={name} complete dim={dim}")
             else:
                 self.line(f"#pragma HLS array_partition variable={name} {kind} factor={factor} dim={dim}")
-        bind = buf.attrs.get("bind_storage")
+        bind = buf.attrs.get(BIND_STORAGE)
         if bind:
             self.line(bind_storage_pragma(name, bind))
 
@@ -429,8 +431,8 @@ class FuncEmitter(ExprEmitter):
         self.depth -= 1
 
     def s_for(self, s: N.For):
-        band = s.attrs.get("op_name")  # a band named with allo.grid(..., name=) prefixes its label
-        label = self.labels.fresh(f"l_{band}_{s.name}" if band in self.func.attrs.get("_user_bands", ()) else "l_" + s.name)
+        band = s.attrs.get(OP_NAME)  # a band named with allo.grid(..., name=) prefixes its label
+        label = self.labels.fresh(f"l_{band}_{s.name}" if band in self.func.attrs.get(USER_BANDS, ()) else "l_" + s.name)
         var = self.fresh_var(s.var.name)
         lb, ub = self.expr(s.lb).text, par(self.expr(s.ub), SHIFT)
         self.var_names[id(s.var)] = var
@@ -440,13 +442,13 @@ class FuncEmitter(ExprEmitter):
         self.line(f"{label}: for (int {var} = {lb}; {var} < {ub}; {step}) {{")
         self.active_vars.append(var)
         self.depth += 1
-        if "pipeline_ii" in s.attrs:
-            rewind = " rewind" if s.attrs.get("rewind") else ""
-            self.line(f"#pragma HLS pipeline II={int(s.attrs['pipeline_ii'])}{rewind}")
-        if "unroll" in s.attrs:
-            factor = int(s.attrs["unroll"])
+        if PIPELINE_II in s.attrs:
+            rewind = " rewind" if s.attrs.get(REWIND) else ""
+            self.line(f"#pragma HLS pipeline II={int(s.attrs[PIPELINE_II])}{rewind}")
+        if UNROLL in s.attrs:
+            factor = int(s.attrs[UNROLL])
             self.line("#pragma HLS unroll" if factor == 0 else f"#pragma HLS unroll factor={factor}")
-        if s.attrs.get("dataflow"):
+        if s.attrs.get(DATAFLOW):
             self.line("#pragma HLS dataflow")
         self.depth -= 1
         self.block(s.body)
@@ -519,7 +521,7 @@ class FuncEmitter(ExprEmitter):
     def s_store(self, s: N.Store):
         if s.buf.kind == "global":
             raise BackendError(f"cannot store into global constant {s.buf.name!r}")
-        if s.buf.attrs.get("stream"):  # a FIFO (s.to): written in row-major order
+        if s.buf.attrs.get(STREAM):  # a FIFO (s.to): written in row-major order
             self.line(f"{self.bname(s.buf)}.write({self.value_as(s.value, s.buf.dtype).text});")
             return
         target = self.bname(s.buf) + "".join(f"[{self.expr(i).text}]" for i in s.indices)

@@ -18,7 +18,9 @@ import numpy as np
 
 from ...errors import BackendError
 from ...ir import nodes as N
+from ...ir.attrs import STREAM
 from ...ir.bits import BIT_FUNCS
+from ...ir.ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from ...ir.promote import common
 from ...ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_fixed
 from .types import cpp_type, is_ap, is_native
@@ -50,24 +52,28 @@ def negate(c: Code) -> Code:
 # op -> (C operator, precedence, precedence needed left, needed right). Bitwise, shift and
 # logical operands get parentheses around any binary operator to keep -Wparentheses quiet.
 _INFIX = {
-    "add": ("+", ADD, ADD, MUL), "sub": ("-", ADD, ADD, MUL),
-    "mul": ("*", MUL, MUL, UNARY), "div": ("/", MUL, MUL, UNARY), "mod": ("%", MUL, MUL, UNARY),
-    "shl": ("<<", SHIFT, UNARY, UNARY), "shr": (">>", SHIFT, UNARY, UNARY),
-    "and": ("&", BAND, UNARY, UNARY), "or": ("|", BOR, UNARY, UNARY), "xor": ("^", BXOR, UNARY, UNARY),
-    "lt": ("<", REL, SHIFT, SHIFT), "le": ("<=", REL, SHIFT, SHIFT),
-    "gt": (">", REL, SHIFT, SHIFT), "ge": (">=", REL, SHIFT, SHIFT),
-    "eq": ("==", EQ, SHIFT, SHIFT), "ne": ("!=", EQ, SHIFT, SHIFT),
-    "land": ("&&", LAND, EQ, EQ), "lor": ("||", LOR, EQ, EQ),
+    BinOpKind.ADD: ("+", ADD, ADD, MUL), BinOpKind.SUB: ("-", ADD, ADD, MUL),
+    BinOpKind.MUL: ("*", MUL, MUL, UNARY), BinOpKind.DIV: ("/", MUL, MUL, UNARY), BinOpKind.MOD: ("%", MUL, MUL, UNARY),
+    BinOpKind.SHL: ("<<", SHIFT, UNARY, UNARY), BinOpKind.SHR: (">>", SHIFT, UNARY, UNARY),
+    BinOpKind.AND: ("&", BAND, UNARY, UNARY), BinOpKind.OR: ("|", BOR, UNARY, UNARY),
+    BinOpKind.XOR: ("^", BXOR, UNARY, UNARY),
+    BinOpKind.LT: ("<", REL, SHIFT, SHIFT), BinOpKind.LE: ("<=", REL, SHIFT, SHIFT),
+    BinOpKind.GT: (">", REL, SHIFT, SHIFT), BinOpKind.GE: (">=", REL, SHIFT, SHIFT),
+    BinOpKind.EQ: ("==", EQ, SHIFT, SHIFT), BinOpKind.NE: ("!=", EQ, SHIFT, SHIFT),
+    BinOpKind.LAND: ("&&", LAND, EQ, EQ), BinOpKind.LOR: ("||", LOR, EQ, EQ),
 }
-_COMPARE = {"lt", "le", "gt", "ge", "eq", "ne", "land", "lor"}
-_FIXED_OK = {"add", "sub", "mul", "div", "min", "max", "and", "or", "xor"}
+_COMPARE = set(CMP_OPS + LOGIC_OPS)
+_NONNEG_OPS = (BinOpKind.ADD, BinOpKind.MUL, BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.MIN, BinOpKind.MAX)
+FIXED_OK = {BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.DIV, BinOpKind.MIN, BinOpKind.MAX, BinOpKind.AND,
+             BinOpKind.OR, BinOpKind.XOR}
 
 # Math functions on float/double (std:: overloads keep float in float); half computes in float.
-_MATH = {
-    "exp": "std::exp({0})", "log": "std::log({0})", "log2": "std::log2({0})", "sqrt": "std::sqrt({0})",
-    "tanh": "std::tanh({0})", "sin": "std::sin({0})", "cos": "std::cos({0})", "erf": "std::erf({0})",
-    "abs": "std::abs({0})", "floor": "std::floor({0})", "ceil": "std::ceil({0})", "pow": "std::pow({0}, {1})",
-    "rsqrt": "{one} / std::sqrt({0})", "sigmoid": "{one} / ({one} + std::exp({neg0}))",
+MATH = {
+    MathFn.EXP: "std::exp({0})", MathFn.LOG: "std::log({0})", MathFn.LOG2: "std::log2({0})",
+    MathFn.SQRT: "std::sqrt({0})", MathFn.TANH: "std::tanh({0})", MathFn.SIN: "std::sin({0})",
+    MathFn.COS: "std::cos({0})", MathFn.ERF: "std::erf({0})", MathFn.ABS: "std::abs({0})",
+    MathFn.FLOOR: "std::floor({0})", MathFn.CEIL: "std::ceil({0})", MathFn.POW: "std::pow({0}, {1})",
+    MathFn.RSQRT: "{one} / std::sqrt({0})", MathFn.SIGMOID: "{one} / ({one} + std::exp({neg0}))",
 }
 
 # Helpers written into kernel.cpp only when used.
@@ -352,7 +358,7 @@ class ExprEmitter:
         if is_native(t):
             return c
         if is_bool(t):
-            if op in ("and", "or", "xor"):
+            if op in (BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR):
                 return cast("bool", c)
             return cast("bool", Code(f"{par(c, UNARY)} & 1", BAND))
         return cast(cpp_type(t), c)
@@ -369,13 +375,13 @@ class ExprEmitter:
         name = self.bname(e.buf)
         if len(e.indices) != len(e.buf.shape):
             raise BackendError(f"load of {e.buf.name!r} with {len(e.indices)} indices, rank {len(e.buf.shape)}")
-        if e.buf.attrs.get("stream"):  # a FIFO (s.to): elements arrive in row-major order
+        if e.buf.attrs.get(STREAM):  # a FIFO (s.to): elements arrive in row-major order
             return Code(f"{name}.read()", ATOM)
         return Code(name + "".join(f"[{self.expr(i).text}]" for i in e.indices), ATOM)
 
     def e_binop(self, e: N.BinOp) -> Code:
         op = e.op
-        if op in ("land", "lor"):
+        if op in LOGIC_OPS:
             sym, prec, nl, nr = _INFIX[op]
             return Code(f"{par(self.as_bool(e.lhs), nl)} {sym} {par(self.as_bool(e.rhs), nr)}", prec)
         if op in _INFIX and op in _COMPARE:  # operands compared in the left operand's type
@@ -386,7 +392,7 @@ class ExprEmitter:
                 return _self_compare(op, a, t)
             return Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec)
         t = e.type
-        if is_fixed(t) and op not in _FIXED_OK:
+        if is_fixed(t) and op not in FIXED_OK:
             raise BackendError(f"operator {op!r} is not supported on fixed-point type {t!r}")
         if isinstance(t, Float) and op in _NOT_FLOAT:
             raise BackendError(f"operator {op!r} is not defined on {t!r}")
@@ -396,7 +402,7 @@ class ExprEmitter:
         if op not in _INFIX:
             raise BackendError(f"HLS backend: unsupported binary operator {op!r}")
         sym, prec, nl, nr = _INFIX[op]
-        src = _same_fixed_sources(e) if op in ("add", "sub", "mul") else None
+        src = _same_fixed_sources(e) if op in (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL) else None
         if src is not None:  # ap_fixed grows exactly: `x * h` instead of widening both first
             a, b = self.expr(src[0]), self.expr(src[1])
         else:
@@ -446,12 +452,12 @@ class ExprEmitter:
     def b_shift(self, e, a: Code, b: Code, t) -> Code:
         bits = t.bits
         if isinstance(e.rhs, N.Const) and 0 <= int(e.rhs.value) < bits:
-            sym = "<<" if e.op == "shl" else ">>"
+            sym = "<<" if e.op == BinOpKind.SHL else ">>"
             return self.finish(Code(f"{par(a, UNARY)} {sym} {int(e.rhs.value)}", SHIFT), t, e.op)
         if _is_wide(t):
-            name = "allo_wshl" if e.op == "shl" else "allo_wshru" if _is_unsigned(t) else "allo_wshr"
+            name = "allo_wshl" if e.op == BinOpKind.SHL else "allo_wshru" if _is_unsigned(t) else "allo_wshr"
             return self.wide(name, [a, b, Code(str(bits), ATOM)], t)
-        if e.op == "shl":
+        if e.op == BinOpKind.SHL:
             return self.helper("allo_shl", [a, b, Code(str(bits), ATOM)], t, "uint64_t")
         name, ret = ("allo_shru", "uint64_t") if _is_unsigned(t) else ("allo_shr", "int64_t")
         return self.helper(name, [a, b, Code(str(bits), ATOM)], t, ret)
@@ -469,7 +475,7 @@ class ExprEmitter:
             return e.value >= 0
         if isinstance(e, N.IterVar):
             return id(e) in self.nonneg_vars
-        if isinstance(e, N.BinOp) and e.op in ("add", "mul", "floordiv", "mod", "min", "max"):
+        if isinstance(e, N.BinOp) and e.op in _NONNEG_OPS:
             return self.nonneg(e.lhs) and self.nonneg(e.rhs)
         return False
 
@@ -480,19 +486,19 @@ class ExprEmitter:
 
     def b_minmax(self, e, a: Code, b: Code, t) -> Code:
         if isinstance(t, Float):  # NaN-propagating, -0 < +0 (arith.minimumf / maximumf)
-            fn = self.ctx.need("allo_fmin" if e.op == "min" else "allo_fmax")
+            fn = self.ctx.need("allo_fmin" if e.op == BinOpKind.MIN else "allo_fmax")
             return self.finish(Code(f"{fn}({a.text}, {b.text})", ATOM), t)
         return Code(f"std::{e.op}<{cpp_type(t)}>({a.text}, {b.text})", ATOM)
 
     def e_unary(self, e: N.UnaryOp) -> Code:
         t = e.type
-        if e.op == "not":
+        if e.op == UnaryOpKind.NOT:
             return _lnot(self.as_bool(e.operand))
-        if e.op == "neg":
+        if e.op == UnaryOpKind.NEG:
             if is_bool(t):
                 return self.value_as(e.operand, t)  # -x == x in one bit
             return self.finish(negate(self.operand(e.operand, t)), t)
-        if e.op == "invert":
+        if e.op == UnaryOpKind.INVERT:
             if isinstance(t, Float):
                 raise BackendError(f"operator '~' is not defined on {t!r}")
             if is_bool(t):
@@ -514,44 +520,44 @@ class ExprEmitter:
         t, fn = e.type, e.fn
         if fn in BIT_FUNCS:
             return self.bit_op(e)
-        if fn not in _MATH:
+        if fn not in MATH:
             raise BackendError(f"HLS backend: unsupported math function {fn!r}")
-        if fn == "abs" and not isinstance(t, Float):
+        if fn == MathFn.ABS and not isinstance(t, Float):
             x = self.value_as(e.args[0], t)
             if _is_unsigned(t):
                 return x
             return Code(f"{self.ctx.need('allo_abs')}({x.text})", ATOM)
-        if fn == "pow" and not isinstance(t, Float):
+        if fn == MathFn.POW and not isinstance(t, Float):
             return self.b_pow(e, self.value_as(e.args[0], t), self.value_as(e.args[1], t), t)
         if not isinstance(t, Float):  # computed in double, then converted (as on LLVM)
             return self.expr(N.Cast(N.MathCall(fn, e.args, F64), t))
         args = [self.operand(a, t) for a in e.args]
         one = "1.0" if t.bits == 64 else "1.0f"
-        text = _MATH[fn].format(*[a.text for a in args], one=one, neg0=negate(args[0]).text)
-        return self.finish(Code(text, MUL if fn in ("rsqrt", "sigmoid") else ATOM), t)
+        text = MATH[fn].format(*[a.text for a in args], one=one, neg0=negate(args[0]).text)
+        return self.finish(Code(text, MUL if fn in (MathFn.RSQRT, MathFn.SIGMOID) else ATOM), t)
 
     def bit_op(self, e: N.MathCall) -> Code:
         """Bit-level operations through ap_uint's `[]`, `range(hi, lo)` and `reverse()`."""
         x = e.args[0]
         w, xt = x.type.bits, self.expr(x).text
         bits = f"((ap_uint<{w}>)({xt}))"
-        if e.fn == "bit_get":
+        if e.fn == MathFn.BIT_GET:
             i = e.args[1]
             if isinstance(i, N.Const):
                 return cast("bool", Code(f"{bits}[{int(i.value)}]", ATOM))
             return Code(f"{self.ctx.need('allo_get_bit')}<{w}>({xt}, {self.expr(i).text})", ATOM)
-        if e.fn == "bit_slice":
+        if e.fn == MathFn.BIT_SLICE:
             lo, hi = int(e.args[1].value), int(e.args[2].value)
             if hi - lo == 1:
                 return cast("bool", Code(f"{bits}[{lo}]", ATOM))
             k = f"ap_uint<{hi - lo}>"
             c = cast(k, Code(f"{bits}.range({hi - 1}, {lo})", ATOM))
             return c if cpp_type(e.type) == k else cast(cpp_type(e.type), c)
-        if e.fn == "bit_reverse":
+        if e.fn == MathFn.BIT_REVERSE:
             return Code(f"{self.ctx.need('allo_reverse')}<{w}>({xt})", ATOM)
-        if e.fn == "bitcast":
+        if e.fn == MathFn.BITCAST:
             return Code(f"{self.ctx.need('allo_bitcast')}<{cpp_type(e.type)}>({xt})", ATOM)
-        if e.fn == "bit_set":
+        if e.fn == MathFn.BIT_SET:
             i, b = (self.expr(a).text for a in e.args[1:])
             return Code(f"{self.ctx.need('allo_set_bit')}<{w}>({xt}, {i}, {b})", ATOM)
         lo, hi = int(e.args[1].value), int(e.args[2].value)
@@ -569,15 +575,15 @@ class ExprEmitter:
 
 
 BOOL, F64 = UInt(1), Float(64)
-_NOT_FLOAT = {"and", "or", "xor", "shl", "shr"}
+_NOT_FLOAT = {BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR, BinOpKind.SHL, BinOpKind.SHR}
 
 
 def _self_compare(op: str, a: Code, t) -> Code:
     """`x <op> x` without GCC's -Wtautological-compare: only a NaN makes it depend on x."""
-    holds = op in ("eq", "le", "ge")
+    holds = op in (BinOpKind.EQ, BinOpKind.LE, BinOpKind.GE)
     if not isinstance(t, Float):
         return Code("true" if holds else "false", ATOM)
-    if op == "ne":
+    if op == BinOpKind.NE:
         return Code(f"std::isnan({a.text})", ATOM)
     return _lnot(Code(f"std::isnan({a.text})", ATOM)) if holds else Code("false", ATOM)
 
@@ -687,9 +693,9 @@ _CASTS = {
 }
 
 _BINOP_SPECIAL = {
-    "div": ExprEmitter.b_div, "floordiv": ExprEmitter.b_floordiv, "mod": ExprEmitter.b_mod,
-    "pow": ExprEmitter.b_pow, "shl": ExprEmitter.b_shift, "shr": ExprEmitter.b_shift,
-    "min": ExprEmitter.b_minmax, "max": ExprEmitter.b_minmax,
+    BinOpKind.DIV: ExprEmitter.b_div, BinOpKind.FLOORDIV: ExprEmitter.b_floordiv, BinOpKind.MOD: ExprEmitter.b_mod,
+    BinOpKind.POW: ExprEmitter.b_pow, BinOpKind.SHL: ExprEmitter.b_shift, BinOpKind.SHR: ExprEmitter.b_shift,
+    BinOpKind.MIN: ExprEmitter.b_minmax, BinOpKind.MAX: ExprEmitter.b_minmax,
 }
 
 _EXPRS = {

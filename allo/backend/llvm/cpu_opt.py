@@ -2,10 +2,10 @@
 
 `prepare(mod, ...)` works on a clone of the loop IR and returns the MLIR text to JIT plus the
 pass pipeline and runtime libraries it needs:
-1. IR rewrites (allo.backend.llvm.cpu.rewrite): scalar accumulators split into init + update nests,
+1. IR rewrites (allo.backend.cpu.rewrite): scalar accumulators split into init + update nests,
    loop distribution, loop permutation for stride-1 inner loops, scalar replacement of
    reductions. Each only on nests it can prove safe; everything else is left as written.
-2. Rendering (allo.backend.llvm.cpu.render): recognised contractions (GEMM, batched/transposed
+2. Rendering (allo.backend.cpu.render): recognised contractions (GEMM, batched/transposed
    GEMM, direct convolution, ...) become register-tiled, cache-blocked vector code; loops marked
    parallel become OpenMP loops.
 3. `fast_math=True` adds `fastmath<contract, reassoc>` flags (FMA, vectorised float reductions)
@@ -24,6 +24,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from ...ir import nodes as N, visit as V
+from ...ir.attrs import PARALLEL
 from ...render import render_with_globals
 from ...render.pipelines import LLVM_PIPELINE
 from . import openmp
@@ -107,7 +108,7 @@ def host_arch():
 
 
 def has_parallel(mod: N.Module) -> bool:
-    return any(isinstance(s, N.For) and s.attrs.get("parallel") for f in mod.funcs for s in V.walk_stmts(f.body))
+    return any(isinstance(s, N.For) and s.attrs.get(PARALLEL) for f in mod.funcs for s in V.walk_stmts(f.body))
 
 
 # ----------------------------------------------------------------------------- entry points

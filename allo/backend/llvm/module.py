@@ -31,6 +31,7 @@ from collections import OrderedDict
 from ...dsl.calls import fill_defaults
 from ...errors import AlloError, AlloTypeError, BackendError
 from ...ir import nodes as N, visit as V
+from ...ir.attrs import DEFAULTS
 from ...ir.effects import params_maybe_written
 from ...render import ENTRY_PREFIX, parse_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
@@ -259,7 +260,7 @@ class LLVMModule:
             raise AlloTypeError(f"{self.top_func_name}: pass the arguments by position "
                                 f"({', '.join(p.name for p in plan.params[:plan.n_visible])}), "
                                 f"not by keyword ({', '.join(kwargs)})")
-        if self._top.attrs.get("_defaults"):
+        if self._top.attrs.get(DEFAULTS):
             args = tuple(fill_defaults(self._top, args))
         plan.check(args)
         if not self._guard.status:
@@ -302,7 +303,7 @@ def _signature_of(top: N.Func):
     CallPlan needs, small enough to pickle (no loop tree, no weights)."""
     written = params_maybe_written(top)
     idx = {k for k, p in enumerate(top.params) if id(p) in written}
-    attrs = {"_defaults": top.attrs["_defaults"]} if top.attrs.get("_defaults") else {}  # scalar defaults
+    attrs = {DEFAULTS: top.attrs[DEFAULTS]} if top.attrs.get(DEFAULTS) else {}  # scalar defaults
     ret = top.body[-1] if top.body and isinstance(top.body[-1], N.Return) else None
     params = {id(p) for p in top.params}
     body = [N.Return([v if id(v) in params else None for v in ret.values], ret.loc)] if ret is not None else []

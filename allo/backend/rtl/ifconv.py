@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ...errors import BackendError, located
 from ...ir import nodes as N
+from ...ir.ops import BinOpKind, UnaryOpKind
 from ...ir.types import ArrayType, UInt
 
 bool_t = UInt(1)
@@ -53,9 +54,9 @@ def _convert(body: list, guard) -> list:
 def _convert_if(s: N.If, guard) -> list:
     flag = N.Buffer("cond", ArrayType(bool_t, ()), "local", loc=s.loc)
     taken = N.Load(flag, [], bool_t, s.loc)
-    not_taken = N.UnaryOp("not", N.Load(flag, [], bool_t, s.loc), bool_t, s.loc)
-    then_guard = taken if guard is None else N.BinOp("land", guard, taken, bool_t, s.loc)
-    else_guard = not_taken if guard is None else N.BinOp("land", guard, not_taken, bool_t, s.loc)
+    not_taken = N.UnaryOp(UnaryOpKind.NOT, N.Load(flag, [], bool_t, s.loc), bool_t, s.loc)
+    then_guard = taken if guard is None else N.BinOp(BinOpKind.LAND, guard, taken, bool_t, s.loc)
+    else_guard = not_taken if guard is None else N.BinOp(BinOpKind.LAND, guard, not_taken, bool_t, s.loc)
     cond = _as_bool(s.cond)
     return ([N.Alloc(flag, None, s.loc), N.Store(flag, [], cond, s.loc)]
             + _convert(s.then, then_guard) + _convert(s.orelse, else_guard))

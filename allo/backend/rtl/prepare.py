@@ -31,6 +31,7 @@ import numpy as np
 from ...errors import BackendError, located
 from ...ir import nodes as N
 from ...ir import visit as V
+from ...ir.ops import BinOpKind
 from ...ir.types import ArrayType, Float, Index
 from ...render.module import storage_array
 
@@ -303,8 +304,8 @@ def linear_index(indices: list, shape: tuple) -> N.Expr:
     acc = None
     stride = 1
     for idx, dim in zip(reversed(indices), reversed(shape)):
-        term = idx if stride == 1 else N.BinOp("mul", idx, N.Const(stride, index_t), index_t)
-        acc = term if acc is None else N.BinOp("add", term, acc, index_t)
+        term = idx if stride == 1 else N.BinOp(BinOpKind.MUL, idx, N.Const(stride, index_t), index_t)
+        acc = term if acc is None else N.BinOp(BinOpKind.ADD, term, acc, index_t)
         stride *= dim
     return acc
 

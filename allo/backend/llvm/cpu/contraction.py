@@ -21,13 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ....ir import nodes as N
+from ....ir.ops import BinOpKind, UnaryOpKind
 from ....ir.types import Float
 from .linear import access_forms, injective
 from .nests import Nest, const_extent, depends, loads_of, vector_dtype
 
-ACC_OPS = ("add", "sub", "max", "min")
-_COMMUTATIVE = ("add", "max", "min")
-VEC_BINOPS = {"f": ("add", "sub", "mul", "div", "min", "max"), "i": ("add", "sub", "mul", "min", "max")}
+ACC_OPS = (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MAX, BinOpKind.MIN)
+_COMMUTATIVE = (BinOpKind.ADD, BinOpKind.MAX, BinOpKind.MIN)
+VEC_BINOPS = {"f": (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.DIV, BinOpKind.MIN, BinOpKind.MAX),
+              "i": (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.MIN, BinOpKind.MAX)}
 MIN_PACK_ROWS = 16  # pack a v-operand only when its packed copy is reused by this many u values
 
 
@@ -71,7 +73,7 @@ def _vectorizable(e, v) -> bool:
             return False  # float -> int casts go through i64 in the scalar renderer
         return vector_dtype(e.type) and vector_dtype(e.value.type) and _vectorizable(e.value, v)
     if isinstance(e, N.UnaryOp):
-        return e.op == "neg" and vector_dtype(e.type) and _vectorizable(e.operand, v)
+        return e.op == UnaryOpKind.NEG and vector_dtype(e.type) and _vectorizable(e.operand, v)
     return False
 
 
@@ -174,7 +176,7 @@ def recognise(nest: Nest):
 
 # ----------------------------------------------------------------------------- scalar reductions
 # ops whose result does not depend on the order of the operands (exact for any grouping)
-_EXACT_REDUCE = {"f": ("max", "min"), "i": ("add", "max", "min")}
+_EXACT_REDUCE = {"f": (BinOpKind.MAX, BinOpKind.MIN), "i": (BinOpKind.ADD, BinOpKind.MAX, BinOpKind.MIN)}
 
 
 @dataclass(repr=False)
@@ -219,7 +221,7 @@ def recognise_reduction(f: N.For, fast_math: bool, min_trip: int):
         return None
     op, acc_left, rhs = upd
     kind = "f" if isinstance(acc.dtype, Float) else "i"
-    if op not in _EXACT_REDUCE[kind] and not (fast_math and kind == "f" and op == "add"):
+    if op not in _EXACT_REDUCE[kind] and not (fast_math and kind == "f" and op == BinOpKind.ADD):
         return None
     v = f.var
     if any(ld.buf is acc for ld in loads_of(rhs)) or not _vectorizable(rhs, v) or not depends(rhs, v):

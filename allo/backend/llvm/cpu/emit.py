@@ -22,16 +22,17 @@ Example::
 from __future__ import annotations
 
 from ....ir import nodes as N
+from ....ir.ops import BinOpKind
 from ....ir.types import Float, UInt
 from .contraction import unit_stride
 from .linear import access_forms
 from .nests import depends
 
-_VFLOAT = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf", "div": "arith.divf",
-           "min": "arith.minimumf", "max": "arith.maximumf"}
-_VINT = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli"}
-_VSINT = {"min": "arith.minsi", "max": "arith.maxsi"}
-_VUINT = {"min": "arith.minui", "max": "arith.maxui"}
+_VFLOAT = {BinOpKind.ADD: "arith.addf", BinOpKind.SUB: "arith.subf", BinOpKind.MUL: "arith.mulf",
+           BinOpKind.DIV: "arith.divf", BinOpKind.MIN: "arith.minimumf", BinOpKind.MAX: "arith.maximumf"}
+_VINT = {BinOpKind.ADD: "arith.addi", BinOpKind.SUB: "arith.subi", BinOpKind.MUL: "arith.muli"}
+_VSINT = {BinOpKind.MIN: "arith.minsi", BinOpKind.MAX: "arith.maxsi"}
+_VUINT = {BinOpKind.MIN: "arith.minui", BinOpKind.MAX: "arith.maxui"}
 
 
 def vector_op(op, t) -> str:
@@ -490,10 +491,10 @@ class ContractionEmitter:
         self.r.emit(f"vector.maskedstore {m}[{', '.join(idx)}], {mask}, {x} : {mty}, vector<{self.t.VL}xi1>, {vt}")
 
 
-_IDENTITY = {"add": 0, "max": "-inf", "min": "inf"}
-_REDUCTION_KIND = {("f", "max"): "maximumf", ("f", "min"): "minimumf", ("f", "add"): "add",
-                   ("s", "add"): "add", ("s", "max"): "maxsi", ("s", "min"): "minsi",
-                   ("u", "add"): "add", ("u", "max"): "maxui", ("u", "min"): "minui"}
+_IDENTITY = {BinOpKind.ADD: 0, BinOpKind.MAX: "-inf", BinOpKind.MIN: "inf"}
+_REDUCTION_KIND = {("f", BinOpKind.MAX): "maximumf", ("f", BinOpKind.MIN): "minimumf", ("f", BinOpKind.ADD): "add",
+                   ("s", BinOpKind.ADD): "add", ("s", BinOpKind.MAX): "maxsi", ("s", BinOpKind.MIN): "minsi",
+                   ("u", BinOpKind.ADD): "add", ("u", BinOpKind.MAX): "maxui", ("u", BinOpKind.MIN): "minui"}
 
 
 class ReductionEmitter(ContractionEmitter):
@@ -517,7 +518,7 @@ class ReductionEmitter(ContractionEmitter):
             bits = T.bits
             signed = kind == "s"
             lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
-            ident = lo if c.op == "max" else hi
+            ident = lo if c.op == BinOpKind.MAX else hi
             if not signed and ident >= 1 << (bits - 1):
                 ident -= 1 << bits
         if kind == "f":

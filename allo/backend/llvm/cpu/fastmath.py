@@ -10,6 +10,7 @@ Example::
 """
 from __future__ import annotations
 
+from ....ir.ops import MathFn
 from ....ir.types import Float
 
 LOG2E = 1.44269504088896341
@@ -104,4 +105,4 @@ def emit_erf(r, x) -> str:
     return r.op(f"math.copysign {y}, {x} : f32")
 
 
-EMITTERS = {"exp": emit_exp, "sigmoid": emit_sigmoid, "tanh": emit_tanh, "erf": emit_erf}
+EMITTERS = {MathFn.EXP: emit_exp, MathFn.SIGMOID: emit_sigmoid, MathFn.TANH: emit_tanh, MathFn.ERF: emit_erf}

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ....ir import nodes as N
+from ....ir.ops import BinOpKind
 from ....ir.types import Index, Int, UInt
 
 
@@ -65,11 +66,11 @@ def linear(e):
         a, b = linear(e.lhs), linear(e.rhs)
         if a is None or b is None:
             return None
-        if e.op == "add":
+        if e.op == BinOpKind.ADD:
             return a + b
-        if e.op == "sub":
+        if e.op == BinOpKind.SUB:
             return a + b.scale(-1)
-        if e.op == "mul":
+        if e.op == BinOpKind.MUL:
             if not b.coeffs:
                 return a.scale(b.const)
             if not a.coeffs:

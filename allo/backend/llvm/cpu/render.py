@@ -2,7 +2,7 @@
 contractions, `affine.parallel` for loops marked parallel (OpenMP later), private storage for
 locals declared inside parallel loops.
 
-It subclasses the renderer of `allo.render` (mode "llvm") and only overrides loops and
+It subclasses the renderer of `allo.ir.render_mlir` (mode "llvm") and only overrides loops and
 allocation, so every scalar semantic (casts, fixed point, integer widths) stays in one place.
 
 Example::
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .... import render as R
 from ....ir import effects as E, nodes as N, visit as V
+from ....ir.attrs import LOOP_NAME, NAME, PARALLEL, UNROLL
 from ....ir.types import Float
 from .contraction import recognise, recognise_reduction
 from .emit import ContractionEmitter, ReductionEmitter
@@ -90,7 +91,7 @@ def _free_vars(s: N.For):
 def _private_allocs(body):
     """ids of buffers declared inside a loop marked parallel (locals and call results): one copy
     per iteration."""
-    return {id(b) for s in V.walk_stmts(body) if isinstance(s, N.For) and s.attrs.get("parallel")
+    return {id(b) for s in V.walk_stmts(body) if isinstance(s, N.For) and s.attrs.get(PARALLEL)
             for b in E.declared(s.body)}
 
 
@@ -104,7 +105,7 @@ def _scratch_buffers(f: N.Func):
 
     def visit(body):
         for s in body:
-            if isinstance(s, N.For) and s.attrs.get("parallel"):
+            if isinstance(s, N.For) and s.attrs.get(PARALLEL):
                 inside = E.ref_counts(s.body)
                 for b in E.mentioned(s.body):
                     a = declared.get(id(b))
@@ -156,7 +157,7 @@ class CpuFuncRenderer(R.FuncRenderer):
                     continue
                 small = b.type.rank == 0 or b.type.size * R.elem_bytes(b.dtype) <= R.STACK_BYTES
                 kind = "memref.alloca" if small else "memref.alloc"
-                m = self.op(f"{kind}() {R.attr_dict([('name', b.name)])} : {b.type.mlir}", b.loc or self.loc)
+                m = self.op(f"{kind}() {R.attr_dict([(NAME, b.name)])} : {b.type.mlir}", b.loc or self.loc)
                 self.mem[id(b)] = m
                 self.hoisted.add(id(b))
                 if not small:
@@ -166,7 +167,7 @@ class CpuFuncRenderer(R.FuncRenderer):
     # ------------------------------------------------------------------ loops
     def s_for(self, s: N.For):
         scratch = [b for b in E.mentioned(s.body) if self.scratch.get(id(b)) == id(s)]
-        if self.config.parallel and s.attrs.get("parallel") and self.par_depth == 0 and "unroll" not in s.attrs:
+        if self.config.parallel and s.attrs.get(PARALLEL) and self.par_depth == 0 and UNROLL not in s.attrs:
             if id(s) not in self.contractions and self._parallel_for(s):
                 return
         big = self.private_allocs([], scratch) if scratch else []  # not outlined: allocate here
@@ -178,12 +179,12 @@ class CpuFuncRenderer(R.FuncRenderer):
         c = self.contractions.get(id(s))
         if c is not None:
             par = (self.config.parallel and self.par_depth == 0
-                   and any(f.attrs.get("parallel") for f in c.nest.loops))
+                   and any(f.attrs.get(PARALLEL) for f in c.nest.loops))
             self.mr.report.append(f"{self.f.name}: vector micro-kernel for loop nest "
                                   f"{'/'.join(f.name for f in c.nest.loops)}")
             ContractionEmitter(self, c, self.config.arch, parallel=par, threads=self.config.threads).emit()
             return
-        if self.config.contractions and not s.attrs.get("parallel"):
+        if self.config.contractions and not s.attrs.get(PARALLEL):
             red = recognise_reduction(s, self.config.fast_math, self.config.arch.vector_bytes // 4)
             if red is not None:
                 self.mr.report.append(f"{self.f.name}: reduction into {red.acc.name!r} over loop {s.name!r} vectorised")
@@ -227,7 +228,7 @@ class CpuFuncRenderer(R.FuncRenderer):
         self.ind += 1
         self.emit(f"func.call @{fname}({', '.join([iv] + args)}) : ({', '.join(['index'] + types)}) -> ()")
         self.ind -= 1
-        self.emit(f"}} {R.attr_dict([('loop_name', s.name)])}", self.loc)
+        self.emit(f"}} {R.attr_dict([(LOOP_NAME, s.name)])}", self.loc)
         self.mr.report.append(f"{self.f.name}: loop {s.name!r} runs in parallel")
         return True
 

@@ -26,6 +26,8 @@ import dataclasses
 from ....ir import effects as E
 from ....ir import nodes as N
 from ....ir import visit as V
+from ....ir.attrs import OP_NAME, PARALLEL, UNROLL
+from ....ir.ops import BinOpKind
 from ....ir.types import ArrayType, Index
 from .contraction import ACC_OPS, recognise
 from .linear import access_forms, injective, linear
@@ -130,7 +132,7 @@ def split_accumulator(s: N.For, counts):
             return None
         if _is_load_of(e.lhs, acc) and not E.loads_from([e.rhs], acc):
             terms.append((e, True, e.rhs, upd))
-        elif e.op != "sub" and _is_load_of(e.rhs, acc) and not E.loads_from([e.lhs], acc):
+        elif e.op != BinOpKind.SUB and _is_load_of(e.rhs, acc) and not E.loads_from([e.lhs], acc):
             terms.append((e, False, e.lhs, upd))
         else:
             return None
@@ -270,7 +272,7 @@ def _slice_only(parts, var, buf) -> bool:
 def distribute(s: N.For):
     """Loops replacing `s` (one per statement of its body), or None (see module docstring)."""
     parts = s.body
-    if len(parts) < 2 or has_control(parts) or s.attrs.get("unroll") is not None:
+    if len(parts) < 2 or has_control(parts) or s.attrs.get(UNROLL) is not None:
         return None
     if any(isinstance(p, N.Alloc) for p in V.walk_stmts(parts)):
         return None
@@ -299,7 +301,7 @@ def permute_nest(s: N.For, report, fname):
         return s
     if recognise(nest) is not None:
         return s
-    if any(f.attrs.get("unroll") is not None or f.attrs.get("parallel") for f in nest.loops):
+    if any(f.attrs.get(UNROLL) is not None or f.attrs.get(PARALLEL) for f in nest.loops):
         return s
     st = nest.body[0]
     X = st.buf
@@ -334,8 +336,8 @@ def permute_nest(s: N.For, report, fname):
         inner = [dataclasses.replace(f, body=inner)]
     out = inner[0]
     # keep the outermost loop's band name on the new outermost loop
-    if "op_name" in s.attrs and "op_name" not in out.attrs:
-        out.attrs = {**out.attrs, "op_name": s.attrs["op_name"]}
+    if OP_NAME in s.attrs and OP_NAME not in out.attrs:
+        out.attrs = {**out.attrs, OP_NAME: s.attrs[OP_NAME]}
     report.append(f"{fname}: loop nest {'/'.join(f.name for f in nest.loops)} reordered to "
                   f"{'/'.join(f.name for f in order)}")
     return _scalar_replace(out, perfect_nest(out), red, report, fname)
@@ -348,7 +350,7 @@ def _reduction_update(st) -> bool:
     lhs_self = isinstance(e.lhs, N.Load) and e.lhs.buf is st.buf
     rhs_self = isinstance(e.rhs, N.Load) and e.rhs.buf is st.buf
     other = e.rhs if lhs_self else e.lhs
-    if not (lhs_self or (rhs_self and e.op != "sub")):
+    if not (lhs_self or (rhs_self and e.op != BinOpKind.SUB)):
         return False
     return not E.loads_from([other], st.buf)
 

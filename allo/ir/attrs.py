@@ -1,0 +1,162 @@
+"""Every attribute key of the loop IR, declared once: the `attrs` of `For`, `Buffer`, `Func` and
+`CallStmt`, the `meta` of a `Module`, and the keys the MLIR renderer derives from node fields.
+
+For each key: the Python type of its value, the node kinds carrying it, what it means, which
+stages write and read it (dsl, ir, schedule, transforms, render, llvm, hls, rtl, qor, dse, passes)
+and where it is rendered into MLIR: `MLIR` (both renderer modes), `VIEW` (only the "view" mode
+of `s.module`; the LLVM JIT's rendering drops it) or `NEVER`. Keys starting with "_" are private
+to allo and never rendered; `Module.meta` is never rendered. The constants below are the keys
+(plain strings); allo's code spells `lp.attrs[PIPELINE_II]`, never the literal.
+
+Partition kinds (`Partition`, also `allo.Partition`) are the first element of each
+`(kind, dim, factor)` spec of `Buffer.attrs[PARTITION]`.
+
+Example::
+
+    ATTRS[PIPELINE_II].readers          # ('hls', 'qor')
+    rendered(UNROLL, llvm=True)         # False: the LLVM rendering unrolls instead
+    Partition("cyclic") is Partition.Cyclic
+
+Imports: allo.ir.ops (the str-valued enum base).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .ops import StrEnum
+
+MLIR, VIEW, NEVER = "mlir", "view", "never"
+
+
+class Partition(StrEnum):
+    """Array partition kinds (HLS `array_partition`): `s.partition(A, allo.Partition.Cyclic, ...)`."""
+
+    Complete = "complete"
+    Block = "block"
+    Cyclic = "cyclic"
+
+
+PARTITION_KINDS = tuple(Partition)
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One attribute key. `nodes`: node kinds whose `attrs` (a Module: `meta`) hold it; `derived`:
+    node kinds for which the renderer writes it from the node's own fields (a function's entry
+    gathers its parameters' partitions and storage bindings)."""
+
+    key: str
+    type: Any
+    nodes: tuple
+    meaning: str
+    writers: tuple
+    readers: tuple
+    render: str
+    derived: tuple = ()
+
+
+ATTRS: dict = {}
+
+
+def _declare(key, type_, nodes, meaning, writers, readers, render, derived=()) -> str:
+    if key in ATTRS:
+        raise ValueError(f"attribute {key!r} declared twice")
+    private = key.startswith("_") or nodes == ("Module",)
+    if private != (render == NEVER):
+        raise ValueError(f"attribute {key!r}: private keys (and Module.meta) are exactly those never rendered")
+    ATTRS[key] = Attr(key, type_, tuple(nodes), meaning, tuple(writers), tuple(readers), render, tuple(derived))
+    return key
+
+
+def rendered(key: str, llvm: bool) -> bool:
+    """Is stored attribute `key` written into the MLIR of a renderer in this mode? A key allo does
+    not declare (one a user put on the IR) follows the convention: rendered unless private.
+
+    Example: `rendered(OP_NAME, llvm=True)` -> True; `rendered(DEFAULTS, llvm=False)` -> False."""
+    a = ATTRS.get(key)
+    if a is None:
+        return not key.startswith("_")
+    return a.render == MLIR or (a.render == VIEW and not llvm)
+
+
+# ----------------------------------------------------------------------------- loops (For.attrs)
+OP_NAME = _declare(
+    "op_name", str, ("For",), "band name `S_<loop names>_<n>` (or a user's `name=`) on the outermost loop of a "
+    "band; schedules address loops as `band/loop`", ("dsl", "schedule", "passes"), ("ir", "schedule", "hls", "llvm"),
+    MLIR)
+PIPELINE_II = _declare(
+    "pipeline_ii", int, ("For",), "initiation interval of a pipelined loop (`s.pipeline`)", ("schedule",),
+    ("hls", "qor"), VIEW)
+REWIND = _declare(
+    "rewind", bool, ("For",), "successive runs of the pipelined loop overlap (`s.pipeline(..., rewind=True)`)",
+    ("schedule",), ("hls",), VIEW)
+UNROLL = _declare(
+    "unroll", int, ("For",), "unroll factor, 0 = fully (`s.unroll`, the shift loops of `s.reuse_at`)",
+    ("schedule",), ("render", "llvm", "hls", "qor"), VIEW)
+PARALLEL = _declare(
+    "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU)", ("schedule",),
+    ("transforms", "llvm"), MLIR)
+DATAFLOW = _declare(
+    "dataflow", bool, ("For", "Func"), "the loop body or function is a dataflow region (`s.dataflow`, `s.to`)",
+    ("schedule",), ("hls", "qor", "dse"), VIEW)
+REDUCTION = _declare(
+    "reduction", bool, ("For",), "a reduction loop (`allo.reduction`, the k loop of a matmul)", ("dsl",), (), MLIR)
+
+# ----------------------------------------------------------------------------- buffers (Buffer.attrs)
+PARTITION = _declare(
+    "partition", list, ("Buffer",), "array partitions, a list of (Partition, dim, factor): dim 1-based, 0 = all "
+    "dims; factor 0 for complete (`s.partition`)", ("schedule",), ("schedule", "render", "hls", "qor", "dse"), VIEW,
+    derived=("Func",))
+STREAM = _declare(
+    "stream", int, ("Buffer",), "the array is a FIFO of this depth between producer and consumer (`s.to`)",
+    ("schedule",), ("transforms", "hls", "qor"), VIEW)
+BIND_STORAGE = _declare(
+    "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
+    "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,
+    derived=("Func",))
+TEMP = _declare(
+    "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet", ("dsl",), ("dsl",),
+    VIEW)
+NAMED = _declare(
+    "_named", bool, ("Buffer",), "a kernel variable name is bound to the buffer", ("dsl",), ("dsl",), NEVER)
+REUSE = _declare(
+    "_reuse", bool, ("Buffer",), "a reuse buffer of `s.reuse_at`: its contents carry state across iterations, "
+    "so loop order is fixed", ("schedule",), ("schedule",), NEVER)
+
+# ----------------------------------------------------------------------------- functions (Func.attrs)
+KERNEL = _declare(
+    "kernel", str, ("Func",), "name of the kernel the function instantiates", ("dsl", "passes"), (), VIEW)
+INLINE = _declare(
+    "inline", bool, ("Func",), "HLS `inline` (True) or `inline off` (False) (`s.inline`)", ("schedule",), ("hls",),
+    VIEW)
+DEFAULTS = _declare(
+    "_defaults", dict, ("Func",), "default values of scalar parameters {name: value}", ("dsl",), ("dsl", "llvm"),
+    NEVER)
+BOUNDS_CHECK = _declare(
+    "_bounds_check", bool, ("Func",), "check indices at run time whatever the build's `bounds_check`",
+    ("transforms",), ("transforms", "hls"), NEVER)
+USER_BANDS = _declare(
+    "_user_bands", list, ("Func",), "band names given with `name=`; HLS loop labels keep them", ("dsl",), ("hls",),
+    NEVER)
+
+# ----------------------------------------------------------------------------- calls (CallStmt.attrs)
+NAME = _declare(
+    "name", str, ("CallStmt",), "the kernel variable a call's result is bound to; the renderer also writes every "
+    "allocation's `Buffer.name`", ("dsl",), (), MLIR, derived=("Buffer",))
+
+# ----------------------------------------------------------------------------- modules (Module.meta)
+INSTANCES = _declare(
+    "instances", dict, ("Module",), "{function name: (kernel name, template arguments key)} of the instances",
+    ("dsl",), ("schedule",), NEVER)
+
+# ----------------------------------------------------------------------------- written by the renderer
+LOOP_NAME = _declare("loop_name", str, (), "`For.name`", ("render",), (), MLIR, derived=("For",))
+ARG_NAMES = _declare("arg_names", list, (), "parameter names", ("render",), ("rtl",), MLIR, derived=("Func",))
+ITYPES = _declare("itypes", str, (), "signedness of each parameter ('u' unsigned, '_' else)", ("render",), (), VIEW,
+                  derived=("Func",))
+OTYPES = _declare("otypes", str, (), "signedness of each result", ("render",), (), VIEW, derived=("Func",))
+PARTITION_MAP = _declare("partition_map", str, (), "bank/offset affine map of a partitioned array",
+                         ("render",), (), VIEW, derived=("Buffer", "Func"))
+FROM = _declare("from", str, (), "name of the buffer a load reads", ("render",), (), MLIR, derived=("Load",))
+TO = _declare("to", str, (), "name of the buffer a store writes", ("render",), (), MLIR, derived=("Store",))
