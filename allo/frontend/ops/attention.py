@@ -10,10 +10,10 @@ import math
 from ...ir.types import UInt
 from ..graph import Const
 from ..layout import numel
-from . import torch_op
 from .common import broadcast_shapes, elem_type, reshape_view
 from .linalg import matmul_views
 from .norms import softmax_view
+from .table import torch_op
 
 
 @torch_op("aten.embedding")

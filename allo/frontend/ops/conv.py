@@ -11,8 +11,8 @@ from __future__ import annotations
 from ..codegen import literal, loop_text
 from ..graph import Const
 from ..layout import Buf, View, plan_loops
-from . import torch_op
 from .common import elem_type, flat_param, pair, zeros
+from .table import torch_op
 
 
 @torch_op("aten.conv2d", "aten.conv1d", "aten.convolution", "aten._convolution")

@@ -7,11 +7,11 @@ everything else becomes a generated loop (`ctx.ew`) that reads broadcast views i
 from __future__ import annotations
 
 from ...ir.types import Float
-from ..graph import Const
 from ..codegen import literal
+from ..graph import Const
 from ..layout import View
-from . import torch_op
 from .common import elem_type
+from .table import torch_op
 
 
 def activation(ctx, x, kernel, formula, extra=()):

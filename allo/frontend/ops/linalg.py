@@ -5,11 +5,11 @@ as the arrays those kernels take (a copy only when a view is not already that ar
 """
 from __future__ import annotations
 
-from ..graph import Const
 from ..codegen import literal
+from ..graph import Const
 from ..layout import numel
-from . import torch_op
 from .common import broadcast_shapes, elem_type, flat_param, reshape_view, zeros
+from .table import torch_op
 
 
 @torch_op("aten.linear")

@@ -6,8 +6,8 @@ the view first).
 from __future__ import annotations
 
 from ..layout import numel
-from . import torch_op
 from .common import elem_type, flat_param, ones, zeros
+from .table import torch_op
 
 
 @torch_op("aten.layer_norm")

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..graph import Const
 from ..codegen import literal, loop_text
+from ..graph import Const
 from ..layout import Buf, View, numel, plan_loops
-from . import torch_op
 from .common import elem_type, pair
+from .table import torch_op
 
 
 # ---------------------------------------------------------------------------- pooling

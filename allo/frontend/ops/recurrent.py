@@ -12,12 +12,12 @@ Example::
 """
 from __future__ import annotations
 
-from ..graph import Const
 from ..codegen import loop_text
+from ..graph import Const
 from ..layout import View
-from . import torch_op
 from .common import elem_type, with_hint
 from .linalg import linear_view
+from .table import torch_op
 
 GATES = {"lstm": 4, "gru": 3}
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from ...ir.types import int64
 from ..codegen import loop_text
 from ..layout import View, numel
-from . import torch_op
 from .common import reduce_dims
+from .table import torch_op
 
 
 @torch_op("aten.sum")

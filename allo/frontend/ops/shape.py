@@ -7,11 +7,11 @@ shape. Example: `x.transpose(1, 2)` returns `View.permute`, `torch.cat` emits on
 from __future__ import annotations
 
 from ...ir.types import is_bool
-from ..graph import Const
 from ..codegen import loop_text
+from ..graph import Const
 from ..layout import View, numel
-from . import torch_op
 from .common import pair, reshape_view
+from .table import torch_op
 
 
 # ---------------------------------------------------------------------------- no-ops and layout

@@ -10,7 +10,7 @@ Example::
 from __future__ import annotations
 
 from ..graph import Const
-from ..ops import bind, torch_op
+from ..ops.table import bind, torch_op
 
 BN_KEYS = ("aten.batch_norm", "aten._native_batch_norm_legit_no_training")
 LAYER_KEYS = ("aten.conv2d", "aten.conv1d", "aten.convolution", "aten.linear")
