@@ -145,6 +145,14 @@ def _cached(key: str):
         return compiled
 
 
+def clear_engine_cache() -> None:
+    """Forget every compiled engine, so the next build compiles again (benchmarks time compilation
+    with it; modules built before keep their engines)."""
+    with _cache_lock:
+        _live.clear()
+        _recent.clear()
+
+
 def _remember(key: str, compiled: _Compiled) -> None:
     """Call with _cache_lock held. Engines stay cached while a module uses them (weakly) and the
     last few builds stay alive (strongly): each engine owns LLVM worker threads and megabytes,
@@ -347,5 +355,5 @@ def build_llvm(mod: N.Module, threads: int | None = None, opt_level: int = DEFAU
         raise BackendError(f"LLVM build of {mod.top!r} failed: {type(e).__name__}: {e}") from e
 
 
-__all__ = ["build_llvm", "LLVMModule", "runtime_libraries",
+__all__ = ["build_llvm", "LLVMModule", "clear_engine_cache", "runtime_libraries",
            "LLVM_PIPELINE"]
