@@ -10,14 +10,18 @@ a function returning a model, or a model instance in it. `compile` imports the m
 per-layer table (op, kernel instance, shapes, schedule applied) and writes the artifacts to DIR:
 graph.txt (captured graph), model.py (generated DSL source), weights.npz, module.mlir and
 summary.txt. With --target vhls DIR is also a complete Vitis HLS / C simulation project:
-kernel.cpp, kernel.h, host.cpp, run.tcl, allo_ap.h, weights/ (large weights as binary files) and
-data/ (the random example inputs), so `g++ -std=c++14 -I. kernel.cpp host.cpp -o csim &&
-./csim data weights` or `vitis_hls -f run.tcl` run as written; --csim also runs the C simulation
+kernel.cpp, kernel.h, host.cpp, run.tcl, allo_ap.h, build.sh, data/ (the random example inputs)
+and, when the model has weights above 65,536 elements, weights/ (binary files), so `sh build.sh
+&& ./csim data weights` (in DIR) or `vitis_hls -f run.tcl` run as written; --csim also runs the C simulation
 and reports the largest difference from PyTorch. With --target llvm it runs the model on the
 random inputs and reports the largest difference from PyTorch. With --target rtl (integer or
 fixed-point models) DIR also holds the SystemVerilog design and its Verilator testbench (see the
 README.md written there); the simulation runs on the random inputs and the difference from PyTorch
 and the cycle count are reported. With --target calyx DIR also holds the Calyx IR.
+
+Exit codes: 0 done; 2 a usage error (argparse's) or an `AlloError`, printed alone on stderr as
+`allo compile: error: <what to fix>` (a bad model name or input shape, a model allo cannot import,
+torch not installed, a build that fails).
 
 Example::
 
@@ -37,6 +41,7 @@ import numpy as np
 from .errors import AlloError
 from .frontend import import_model
 from .frontend.ops import supported_ops
+from .frontend.requires import require_torch
 from .ir.types import Fixed
 from .schedule import targets
 
@@ -61,7 +66,7 @@ def parse_shape(text: str):
 
 def load_model(spec: str):
     """Import `MODULE:FACTORY` and return the nn.Module (calling a class/factory without arguments)."""
-    import torch
+    torch = require_torch("allo compile")
 
     module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
@@ -141,7 +146,7 @@ def _build_hls(imported, args, out_dir, model, inputs) -> list:
     np_inputs = [x.numpy() for x in inputs]
     mod = imported.build(args.target, mode="csim", project=str(out_dir))
     mod.built.write_inputs(*np_inputs, *[mod.state[v.state] for v, _, _ in imported.program.state])
-    written = ["kernel.cpp", "kernel.h", "host.cpp", "run.tcl", "allo_ap.h", "data/"]
+    written = ["kernel.cpp", "kernel.h", "host.cpp", "run.tcl", "allo_ap.h", "build.sh", "data/"]
     written += ["weights/"] if mod.built.weight_files else []
     if args.csim:
         print(f"csim: max |allo - torch| on random inputs = {_max_error(model, inputs, mod(*np_inputs)):.3g}")
@@ -240,9 +245,9 @@ def main(argv=None) -> int:
         return 2
     try:
         return args.func(args)
-    except AlloError as e:
+    except AlloError as e:  # what to fix, on one line: no traceback (as argparse does for its own errors)
         print(f"allo {args.command}: error: {e}", file=sys.stderr)
-        return 1
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

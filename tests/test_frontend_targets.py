@@ -145,7 +145,7 @@ def test_cli_csim_option(models_file, tmp_path, capsys):
                  "-o", str(out)]) == 0
     printed = capsys.readouterr().out
     assert float(printed.split("csim: max |allo - torch| on random inputs = ")[1].split()[0]) < 1e-5
-    assert main(["compile", f"{models_file}:MLP", "--input-shape", "8x16", "--csim"]) == 1
+    assert main(["compile", f"{models_file}:MLP", "--input-shape", "8x16", "--csim"]) == 2
     assert "--csim needs --target vhls" in capsys.readouterr().err
 
 
@@ -159,11 +159,28 @@ def test_cli_compile_llvm_checks_numerics(models_file, tmp_path, capsys):
 
 
 def test_cli_errors(models_file, capsys):
-    assert main(["compile", f"{models_file}:Nope", "--input-shape", "8x16"]) == 1
+    assert main(["compile", f"{models_file}:Nope", "--input-shape", "8x16"]) == 2
     assert "has no 'Nope'" in capsys.readouterr().err
-    assert main(["compile", "no_such_module_xyz:M", "--input-shape", "8x16"]) == 1
-    assert main(["compile", f"{models_file}:MLP", "--input-shape", "8xq"]) == 1
+    assert main(["compile", "no_such_module_xyz:M", "--input-shape", "8x16"]) == 2
+    assert main(["compile", f"{models_file}:MLP", "--input-shape", "8xq"]) == 2
     assert main([]) == 2
+
+
+def test_cli_mistyped_input_shape_prints_the_error_alone(models_file, capfd):
+    """A shape forward() cannot take: torch's tracebacks (ShapeProp printed 267 lines) stay hidden,
+    the one line says the inputs are at fault and shows them."""
+    assert main(["compile", f"{models_file}:MLP", "--input-shape", "8x17"]) == 2
+    out, err = capfd.readouterr()
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("allo compile: error: the model fails on the example inputs (float32[8, 17])")
+    assert "mat1 and mat2 shapes cannot be multiplied" in err and "Traceback" not in out + err
+
+
+def test_from_pytorch_names_the_inputs_that_do_not_fit(mlp, capfd):
+    model, _ = mlp
+    with pytest.raises(allo.FrontendError, match=r"fails on the example inputs \(float32\[8, 15\]\)"):
+        allo.frontend.from_pytorch(model, [torch.rand(8, 15)])
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_parse_shape():

@@ -20,6 +20,7 @@ from .normalize import normalize
 from .progress import Progress
 from .quant.plan import plan_for
 from .quant.torch_ao import reject_torch_quantized
+from .requires import require_torch
 
 _counter = itertools.count()
 
@@ -75,6 +76,7 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
         hls = from_pytorch(MLP().eval(), [torch.rand(8, 16)], target="vhls", mode="csim", project="mlp.prj")
         q = from_pytorch(MLP().eval(), [x], precision="int8", calibration_data=[[x1], [x2]])
     """
+    require_torch("from_pytorch")
     if target not in TARGETS:
         raise FrontendError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
     if mode is not None and targets.get(target).kind != "hls":
@@ -111,6 +113,7 @@ def import_model(model, example_inputs, weights_as_args=None, precision=None, ca
         print(imported.summary())       # op -> kernel instance table
         mod = imported.build("llvm")
     """
+    require_torch("import_model")
     from .lower import has_handler, lower
 
     reject_torch_quantized(model)

@@ -152,14 +152,31 @@ def _capture_fx(model, inputs, export_error) -> Captured:
 
     dyn = _dynamic_error(export_error)
     try:
-        gm = torch.fx.symbolic_trace(model)
-        ShapeProp(gm).propagate(*inputs)
+        with _quiet_torch():  # ShapeProp prints the traceback of a failing node to stderr
+            gm = torch.fx.symbolic_trace(model)
+            ShapeProp(gm).propagate(*inputs)
     except Exception as e:  # noqa: BLE001
-        raise (dyn or _dynamic_error(e) or FrontendError(
+        raise (_eager_error(model, inputs) or dyn or _dynamic_error(e) or FrontendError(
             f"cannot capture the model: torch.export failed ({type(export_error).__name__}: "
             f"{_first_line(export_error)}) and torch.fx.symbolic_trace failed ({type(e).__name__}: "
             f"{_first_line(e)})")) from None
     return normalize_fx(gm, inputs)
+
+
+def _eager_error(model, inputs) -> FrontendError | None:
+    """Both tracers failed: if torch itself cannot run the model on the inputs, the inputs are at
+    fault (a shape or dtype forward() does not take), not the tracing; say that instead."""
+    import torch
+
+    try:
+        with _quiet_torch(), torch.no_grad():
+            model(*inputs)
+    except Exception as e:  # noqa: BLE001 - whatever the model raises
+        given = ", ".join(f"{str(x.dtype).replace('torch.', '')}{list(x.shape)}" for x in inputs)
+        return FrontendError(f"the model fails on the example inputs ({given}) when torch runs it: "
+                             f"{type(e).__name__}: {_first_line(e)}; pass inputs of the shapes and dtypes its "
+                             "forward() takes")
+    return None
 
 
 def _first_line(e) -> str:
