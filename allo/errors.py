@@ -15,6 +15,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+import warnings
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _LIBRARY_DIR = os.path.join(_PACKAGE_DIR, "library")
@@ -102,16 +103,36 @@ class CallerLoc:
         self.source_line = linecache.getline(filename, lineno).rstrip("\n") or None
 
 
+def _inside_allo(filename: str) -> bool:
+    return os.path.abspath(filename).startswith(_PACKAGE_DIR + os.sep)
+
+
 def caller_location():
-    """The innermost Python frame outside the allo package, if it is a real file (None when
-    allo itself is evaluating user text, e.g. an annotation string: that caller adds its own)."""
+    """The innermost Python frame outside the allo package, if its source can be read: a file, or
+    text Python keeps in linecache (IPython/Jupyter cells, the Python 3.13 REPL). None when allo
+    itself is evaluating user text, e.g. an annotation string: that caller adds its own."""
     frame = sys._getframe(1)
     while frame is not None:
-        name = os.path.abspath(frame.f_code.co_filename)
-        if not name.startswith(_PACKAGE_DIR + os.sep):
-            return CallerLoc(frame.f_code.co_filename, frame.f_lineno) if os.path.isfile(name) else None
+        name = frame.f_code.co_filename
+        if not _inside_allo(name):
+            readable = os.path.isfile(os.path.abspath(name)) or name in linecache.cache
+            return CallerLoc(name, frame.f_lineno) if readable else None
         frame = frame.f_back
     return None
+
+
+def warn(message: str, category: type[Warning] = AlloWarning) -> None:
+    """`warnings.warn(message, category)` attributed to the user's line: the innermost frame outside
+    the allo package (a fixed stacklevel points inside allo as soon as the call path changes).
+
+    Example::
+
+        warn("converted the float64 input to float32 ...")    # "script.py:12: AlloWarning: ..."
+    """
+    frame, level = sys._getframe(1), 2
+    while frame is not None and _inside_allo(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def in_library(err: AlloError) -> bool:

@@ -8,6 +8,8 @@ Run it with `python tutorials/01_getting_started.py`. It walks through:
 4. other types (integers of any width, fixed point) and `@allo.kernel` direct calls,
 5. templates: one kernel, many element types and shapes.
 """
+import warnings
+
 import numpy as np
 
 import allo
@@ -42,11 +44,18 @@ C = mod(A, B)
 np.testing.assert_allclose(C, A @ B, rtol=1e-5, atol=1e-5)
 print("gemm matches numpy:", C.shape, C.dtype)
 
-# Arguments are checked before anything runs: wrong shapes or dtypes raise allo.AlloError.
+# Arguments are checked before anything runs. An array of another dtype is converted when no value
+# changes (float64 -> float32 rounds to the nearest float32, as numpy does), with an allo.AlloWarning
+# that points at your call; a wrong shape, or a conversion that would change values, is an AlloError.
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    np.testing.assert_allclose(mod(A.astype(np.float64), B), C)
+assert caught[0].category is allo.AlloWarning and caught[0].filename == __file__
+print(f"converted a float64 input (warning at line {caught[0].lineno} of this file):", caught[0].message)
 try:
-    mod(A.astype(np.float64), B)
+    mod(A[:16], B)
 except allo.AlloError as e:
-    print("rejected a float64 input:", str(e).splitlines()[0])
+    print("rejected a 16x32 input:", str(e).splitlines()[0])
 
 # ----------------------------------------------------------------------------- 3. the MLIR
 # `s.module` is an MLIR module in the affine dialect; loops carry `loop_name` attributes and

@@ -14,11 +14,9 @@ Example::
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ..errors import AlloTypeError, AlloWarning
+from ..errors import AlloTypeError, warn
 from ..ir.types import Float, Index, Int, UInt
 
 
@@ -64,7 +62,7 @@ def check_convertible(x: np.ndarray, t, where: str):
 def convert_input(x: np.ndarray, t, where: str) -> np.ndarray:
     """`x` as an array of t's numpy dtype (a new array), warning that it was converted."""
     check_convertible(x, t, where)
-    warnings.warn(f"{where}: converted the {x.dtype} input to {np.dtype(t.np_dtype)} for {t!r} (no value changed"
-                  f"{', rounded to the nearest float' if x.dtype.kind == 'f' else ''}); pass "
-                  f"{np.dtype(t.np_dtype)} arrays to avoid the copy", AlloWarning, stacklevel=4)
+    warn(f"{where}: converted the {x.dtype} input to {np.dtype(t.np_dtype)} for {t!r} (no value changed"
+         f"{', rounded to the nearest float' if x.dtype.kind == 'f' else ''}); pass "
+         f"{np.dtype(t.np_dtype)} arrays to avoid the copy")
     return np.ascontiguousarray(x.astype(t.np_dtype))

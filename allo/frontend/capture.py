@@ -17,11 +17,9 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import os
-import sys
 import warnings
 
-from ..errors import FrontendError
+from ..errors import FrontendError, warn
 from .fxnorm import normalize_fx
 from .graph import Captured, Const, make_node, op_key
 
@@ -53,9 +51,8 @@ def capture(model, example_inputs) -> Captured:
     inputs = example_tuple(example_inputs)
     was_training = model.training
     if was_training:
-        warnings.warn(f"{type(model).__name__} is in training mode; allo imports it with eval semantics (dropout off, "
-                      "batch norm with running statistics). Call model.eval() to silence this warning.",
-                      UserWarning, stacklevel=_caller_level())
+        warn(f"{type(model).__name__} is in training mode; allo imports it with eval semantics (dropout off, "
+             "batch norm with running statistics). Call model.eval() to silence this warning.", UserWarning)
     model.eval()
     try:
         try:
@@ -66,15 +63,6 @@ def capture(model, example_inputs) -> Captured:
         return _from_export(ep)
     finally:
         model.train(was_training)
-
-
-def _caller_level() -> int:
-    """The warnings stacklevel of the first frame outside allo (the user's from_pytorch call)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(root + os.sep):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 class _quiet_torch:

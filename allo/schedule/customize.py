@@ -22,10 +22,8 @@ Example::
 """
 from __future__ import annotations
 
-import warnings
-
 from ..dsl.kernel import KernelDef
-from ..errors import AlloError, AlloWarning
+from ..errors import AlloError, warn
 from .kernel_ir import build_ir_for_user
 from .schedule import Schedule
 
@@ -94,5 +92,5 @@ def _check_options(global_vars, enable_tensor, typing_rule_set, context):
         raise AlloError("customize(context=...): allo manages its own MLIR context; an external context "
                         "is not supported (drop the argument)")
     if enable_tensor:
-        warnings.warn("customize(enable_tensor=True): allo builds memref-based IR only (the tensor dialect form is "
-                      "not supported); the kernel computes the same results", AlloWarning, stacklevel=3)
+        warn("customize(enable_tensor=True): allo builds memref-based IR only (the tensor dialect form is "
+             "not supported); the kernel computes the same results")

@@ -8,12 +8,10 @@ Example::
 """
 from __future__ import annotations
 
-import warnings
-
 from ..dsl.builder import ModuleBuilder
 from ..dsl.calls import plain_kernel
 from ..dsl.kernel import KernelDef, KernelInstance
-from ..errors import AlloError, AlloWarning, caller_location, clean, in_library, relocate
+from ..errors import AlloError, caller_location, clean, in_library, relocate, warn
 from ..transforms.bounds import check_static_bounds
 
 
@@ -39,8 +37,7 @@ def build_ir(fn, instantiate=None, global_vars=None):
             raise AlloError(f"template kernel {kernel.name!r} needs instantiate=[{', '.join(kernel.template_params)}]")
         kernel.check_template_args(targs)
     elif targs:  # upstream Allo ignores it; say so instead of failing
-        warnings.warn(f"kernel {kernel.name!r} is not a template: instantiate={list(targs)!r} has no effect "
-                      "(drop it)", AlloWarning, stacklevel=5)
+        warn(f"kernel {kernel.name!r} is not a template: instantiate={list(targs)!r} has no effect (drop it)")
         targs = ()
     mb = ModuleBuilder(extra_names=global_vars)
     func = mb.instantiate(kernel, targs, None)

@@ -20,9 +20,9 @@ Example::
 from __future__ import annotations
 
 import functools
-import warnings
 from dataclasses import dataclass, field
 
+from ...errors import warn
 from ...ir import nodes as N, visit as V
 from ...ir.attrs import PARALLEL
 from ...render import render_with_globals
@@ -137,8 +137,8 @@ def prepare(mod: N.Module, optimize: bool = True, fast_math: bool = False, threa
 
 def fallback_warning(err):
     """Warn that the optimised build failed and the loops are compiled as written."""
-    warnings.warn(f"allo: CPU optimisation failed ({type(err).__name__}: {str(err)[:300]}); "
-                  f"building the loops as written", RuntimeWarning, stacklevel=4)
+    warn(f"allo: CPU optimisation failed ({type(err).__name__}: {str(err)[:300]}); building the loops as written",
+         RuntimeWarning)
 
 
 def _prepare_optimised(mod: N.Module, fast_math: bool, threads) -> Prepared:

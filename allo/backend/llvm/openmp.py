@@ -17,7 +17,8 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import warnings
+
+from ...errors import warn
 
 ENV_LIBRARY = "ALLO_OPENMP_LIB"  # override the runtime location (tests use it to simulate absence)
 
@@ -58,8 +59,8 @@ def parallel_plan(has_parallel: bool, threads: int | None):
         return False, 1, None
     lib = runtime()
     if lib is None:
-        warnings.warn("allo: OpenMP runtime libiomp5.so not found (pip install intel-openmp); "
-                      "parallel loops run serially", RuntimeWarning, stacklevel=3)
+        warn("allo: OpenMP runtime libiomp5.so not found (pip install intel-openmp); parallel loops run serially",
+             RuntimeWarning)
         return False, 1, None
     return True, n, lib
 
