@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Python 3.12+/3.13 check: for each interpreter found, a venv with allo's core only (no torch) runs
-# the PEP 695 template tests (tests/test_compat_pep695.py). Used by .ci/run.
+# the PEP 695 template tests (tests/test_compat_pep695.py) and the interactive-session tests
+# (tests/test_repl.py: the 3.13 REPL keeps a kernel's source, 3.12's does not). Used by .ci/run.
 # PYTHON312 / PYTHON313 name interpreters explicitly; ALLO_PY312_NO_APT=1 skips the apt step. Where neither is on the machine, Debian's
 # python3.12/python3.13 packages are installed when apt knows them; failing that the check is
 # skipped with a message (exit 0): it is optional, the 3.11 suite covers everything else.
@@ -32,7 +33,7 @@ run_check() {  # $1 = interpreter, $2 = version label
     [ -x "$venv/bin/python" ] || "$1" -m venv "$venv"
     "$venv/bin/python" -m pip install -q -c constraints/ci.txt -e . pytest hypothesis 2>&1 | sed "/is ignored: it is neither/d"
     "$venv/bin/python" -c "import sys, allo; assert 'torch' not in sys.modules; print('allo core on', sys.version.split()[0])"
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_compat_pep695.py
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider tests/test_compat_pep695.py tests/test_repl.py
 }
 
 [ -n "$(find_python 3.12)$(find_python 3.13)" ] || try_apt

@@ -38,13 +38,13 @@ class KernelSource:
 
 
 def capture(fn) -> KernelSource:
-    """Parse the source of Python function `fn` (works for files and linecache-registered text)."""
+    """Parse the source of Python function `fn`: from its file, or from the text Python keeps in
+    linecache (IPython/Jupyter cells, the Python 3.13+ REPL, allo's generated sources)."""
     try:
         lines, first = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or inspect.getfile(fn)
     except (OSError, TypeError) as e:
-        raise AlloError(f"cannot read the source of kernel {getattr(fn, '__name__', fn)!r}: {e}. "
-                        "Kernels must be defined in a file (or registered in linecache).") from None
+        raise AlloError(_no_source_message(fn, e)) from None
     raw = "".join(lines)
     text = textwrap.dedent(raw)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
@@ -58,3 +58,20 @@ def capture(fn) -> KernelSource:
     if isinstance(tree, ast.AsyncFunctionDef):
         raise AlloSyntaxError(f"{filename}:{first}: async kernels are not supported; use a plain def")
     return KernelSource(fn.__name__, filename, first - 1, indent, tree, text)
+
+
+def _no_source_message(fn, err) -> str:
+    """Why the source of `fn` cannot be read, and where a kernel has to live instead."""
+    name = getattr(fn, "__name__", fn)
+    where = getattr(getattr(fn, "__code__", None), "co_filename", None)
+    head = f"cannot read the source of kernel {name!r}"
+    if where == "<stdin>":
+        why = (f"{head}: it was typed into an interactive Python session, which keeps no source before "
+               "Python 3.13.")
+    elif where is not None:
+        why = f"{head} (defined in {where}): {err}."
+    else:
+        why = f"{head}: {err}."
+    return (why + " allo parses a kernel's source, so a kernel must live in a file (python my_kernels.py, or "
+            "import it), or in a place that keeps its source: an IPython/Jupyter cell or the Python 3.13+ REPL "
+            "(text run with exec() works once it is registered in linecache).")
