@@ -165,6 +165,32 @@ def test_infeasible_budget_has_a_clear_error():
         r.best
 
 
+def test_a_space_no_candidate_can_apply_names_the_reason_not_the_budget():
+    """docs/dse.md's Space example once ended in `space.step("dataflow", "top")` on a kernel named
+    gemm: every candidate was refused and the error blamed the budget and the trial count."""
+    space = dse.Space()
+    space.split("i", [1, 2, 4])
+    space.step("dataflow", "top")
+    r = dse.explore(vadd, space=space, trials=3, executor="inline", verify=0)
+    with pytest.raises(DSEError) as info:
+        r.best
+    msg = str(info.value)
+    assert "(3 trials, 0 estimated, 3 illegal; the most common reason, in 3 of 3: dataflow: " in msg
+    assert "no loop named 'top'" in msg and msg.endswith("fix the space (its steps), not the budget")
+    assert "no feasible candidate: " + msg in r.summary()
+
+
+def test_the_most_common_refusal_is_counted_across_candidates():
+    space = dse.Space()
+    space.split("i", [2, 4, 8])
+    space.choice("p", ["none", "k", "i.inner"], apply=lambda s, v: v != "none" and s.pipeline(v))
+    r = dse.explore(vadd, space=space, trials=9, strategy="grid", executor="inline", verify=0,
+                    budget={"DSP": 0, "BRAM_18K": 0, "LUT": 0})
+    msg = r.why_no_best()
+    assert "(9 trials, 6 estimated, 3 illegal; the most common reason, in 3 of 3: pipeline: " in msg
+    assert "no loop named 'k'" in msg and msg.endswith("raise the budget or the trials")
+
+
 def test_result_views(gemm_run, tmp_path):
     front = gemm_run.pareto
     assert front and front == sorted(front, key=lambda t: t.latency)

@@ -1,4 +1,6 @@
-"""Every tutorial script runs to completion (exit code 0) with the current interpreter."""
+"""Every tutorial script runs to completion (exit code 0) with the current interpreter, and leaves
+the folder it runs in as it was (the README runs them from the repository root: what they write
+goes to temporary folders)."""
 import importlib.util
 import os
 import subprocess
@@ -26,6 +28,8 @@ def test_tutorial_runs(path, tmp_path):
                           timeout=600)
     assert proc.returncode == 0, f"{path.name} exited with {proc.returncode}\n--- stdout\n{proc.stdout[-3000:]}" \
                                  f"\n--- stderr\n{proc.stderr[-3000:]}"
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert not left, f"{path.name} wrote {left} into the folder it ran in"
 
 
 def test_tutorial_01_exists():

@@ -10,8 +10,12 @@ takes milliseconds, so you can watch every primitive's effect. This tutorial:
 2. reads one report in full (the per-loop table and the reasons for each II),
 3. sweeps the unroll factor and plots latency against DSPs (if matplotlib is installed),
 4. shows the real Vitis flow (mode="csyn"), which runs when `vitis_hls` is on PATH.
+
+The figure and the Vitis project go to a fresh temporary folder (printed), not where you run it.
 """
 import shutil
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +24,7 @@ from allo.ir.types import float32
 
 M = N = K = 32
 CLOCK_NS, PART = 3.33, "xcu280"
+OUT = Path(tempfile.mkdtemp(prefix="allo_tutorial04_"))
 
 
 def gemm(A: float32[M, K], B: float32[K, N]) -> float32[M, N]:
@@ -121,19 +126,20 @@ else:
     ax.set_yscale("log")
     ax.set_title("gemm: lanes 1..32")
     fig.tight_layout()
-    fig.savefig("qor_tradeoff.png")
-    print("wrote qor_tradeoff.png")
+    fig.savefig(OUT / "qor_tradeoff.png")
+    print(f"wrote {OUT / 'qor_tradeoff.png'}")
 
 # ----------------------------------------------------------------------------- 4. the real tool
 # With AMD Vitis HLS installed, mode="csyn" writes a project whose run.tcl synthesizes at your
 # part and clock; calling the module runs vitis_hls and returns the tool's report (same type,
 # source "vitis"), so estimate and tool sit side by side.
-hls = schedule(8).build(target="vhls", mode="csyn", project="gemm_csyn.prj", part=PART, clock_ns=CLOCK_NS)
+hls = schedule(8).build(target="vhls", mode="csyn", project=str(OUT / "gemm_csyn.prj"), part=PART,
+                        clock_ns=CLOCK_NS)
 print()
 print(hls.tcl.splitlines()[-3])  # csynth_design
 if shutil.which("vitis_hls"):
     tool = hls()
     print(f"Vitis: {tool.latency_cycles} cycles; estimate: {hls.report(source='estimate').latency_cycles}")
 else:
-    print("vitis_hls is not on PATH: the project is written; hls.report() is the estimate:",
+    print(f"vitis_hls is not on PATH: the project is written to {hls.project}; hls.report() is the estimate:",
           hls.report().latency_cycles, "cycles")

@@ -12,6 +12,7 @@ Example::
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 
 from ..errors import DSEError
@@ -78,6 +79,16 @@ class Trial:
                    dict(d.get("available") or {}), error=d.get("error", ""), seconds=d.get("seconds", 0.0))
 
 
+def _first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def _reason(error: str) -> str:
+    """A refusal without its candidate-specific tail (`...; loops: i, j.outer, ...`), so that the
+    same refusal of different candidates counts once."""
+    return _first_line(error).split("; ")[0]
+
+
 def pareto_front(trials, keys=("latency", "DSP", "BRAM_18K")) -> list:
     """Trials no other trial beats on every key (latency and resources), fastest first."""
     def vec(t):
@@ -125,9 +136,27 @@ class DSEResult:
         """The best schedule (`allo.Schedule`; `print(r.best)` shows its steps)."""
         t = self.best_trial
         if t is None:
-            raise DSEError(f"no candidate met the budget {self.budget} ({len(self.trials)} trials, "
-                           f"{sum(t.status == 'ok' for t in self.trials)} estimated): raise the budget or the trials")
+            raise DSEError(self.why_no_best())
         return t.schedule
+
+    def why_no_best(self) -> str:
+        """Why no trial is best: how many were estimated, refused (with the most common reason and
+        its count) or failed verification, and what to change (the space, or the budget and trials)."""
+        n, ok = len(self.trials), sum(t.status == "ok" for t in self.trials)
+        refused = [t for t in self.trials if t.status != "ok"]
+        failed = [t for t in self.trials if t.feasible and t.verified is False]
+        text = f"no candidate met the budget {self.budget} ({n} trials, {ok} estimated"
+        if refused:
+            groups = Counter(_reason(t.error) for t in refused)
+            key, count = groups.most_common(1)[0]
+            example = next(t for t in refused if _reason(t.error) == key)
+            text += (f", {len(refused)} illegal; the most common reason, in {count} of {len(refused)}: "
+                     f"{_first_line(example.error) or example.status}")
+        if failed:
+            text += f", {len(failed)} within budget but failed verification: {failed[0].note}"
+        if ok == 0 and refused:
+            return text + "): every candidate was refused, so fix the space (its steps), not the budget"
+        return text + "): raise the budget or the trials"
 
     @property
     def pareto(self) -> list:
@@ -154,7 +183,7 @@ class DSEResult:
                 f"budget {self.budget}), objective {self.objective}")
         t = self.best_trial
         if t is None:
-            return head + "\nno feasible candidate"
+            return head + "\nno feasible candidate: " + self.why_no_best()
         return (head + f"\nbest: trial {t.index}, {t.latency} cycles, DSP {t.dsp}, BRAM_18K {t.bram}"
                 + f"\n{t.recipe()}")
 
