@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 import time
 
-QUIET_SECONDS = 2.0
+from ..backend.progress import QUIET_SECONDS
 
 
 class Progress:

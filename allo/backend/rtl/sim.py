@@ -24,6 +24,7 @@ from pathlib import Path
 from ...errors import BackendError
 from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
 from .ports import Interface
+from ..progress import reports_progress
 from ..toolchain import cache_dir, cxx, run_child, run_children
 from .tools import verilator_env, verilator_root, verilator_version
 
@@ -77,6 +78,7 @@ def runtime_objects() -> tuple:
     return objs, d
 
 
+@reports_progress("building the Verilator simulator of {top!r} (once per design; cached)")
 def build_simulator(verilog: str, glue: str, top: str) -> Path:
     """The simulation executable of `verilog` with its port table `glue` (built once per content
     hash; the driver and runtime come from `runtime_objects`)."""

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ...errors import BackendError
+from ..progress import reports_progress
 from ..toolchain import cache_dir, run_child
 from .tools import yosys_command
 
@@ -78,6 +79,7 @@ def plain_verilog(verilog: str) -> str:
     return _STRUCT_VALUE.sub(lambda m: f"{{{m.group(1)}, {m.group(2)}}}", _STRUCT.sub(vector, verilog))
 
 
+@reports_progress("Yosys synthesis of {top!r} for {part!r} (cached afterwards)")
 def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 1800) -> SynthReport:
     """Run Yosys on `verilog` (top module `top`) for `part` ("generic" or "xc7")."""
     if part not in PARTS:
