@@ -49,3 +49,20 @@ def test_py312_check_skips_with_a_message_where_no_interpreter_exists(tmp_path):
         return
     assert r.returncode == 0, r.stderr
     assert "PEP 695 check SKIPPED" in r.stderr
+
+
+def test_setup_says_what_each_step_installs_and_how_long_it_took():
+    """setup.sh takes ~4 minutes: every install step goes through `step`, which says on stderr what it
+    installs before it starts and how long it took when it ends."""
+    script = (ROOT / "scripts" / "setup.sh").read_text()
+    lines = script.replace("\\\n", " ").splitlines()
+    for line in lines:  # (the pip inside the quiet_pip helper runs with its caller's "$@")
+        if any(w in line for w in ("quiet_pip ", "pip install", "apt-get install", "run_yosys")) and \
+                not line.lstrip().startswith("#") and '"$@"' not in line:
+            assert "step " in line, f"setup.sh runs a long step without saying so: {line.strip()}"
+    fn = script[script.index("step() {"):]
+    fn = fn[:fn.index("\n}\n") + 3]
+    r = subprocess.run(["bash", "-c", fn + 'step "installing nothing" sleep 0'], capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 0 and r.stderr.splitlines() == ["setup: installing nothing ...",
+                                                           "setup: installing nothing: done in 0 s"], r.stderr

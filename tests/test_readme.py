@@ -73,9 +73,20 @@ def _runs_in_suite(command: str) -> bool:
     return not any(w in command for w in ("pip install", "setup.sh", "pytest", ".venv/bin/python", "activate"))
 
 
+def _repository_status():
+    """`git status` of the checkout (None outside a git checkout)."""
+    try:
+        r = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT, capture_output=True,
+                           text=True, timeout=60)
+    except OSError:
+        return None
+    return r.stdout if r.returncode == 0 else None
+
+
 def test_shell_blocks(tmp_path, monkeypatch, capsys):
     from allo.cli import main
 
+    before = _repository_status()
     monkeypatch.chdir(tmp_path)
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     ran_allo = False
@@ -98,6 +109,7 @@ def test_shell_blocks(tmp_path, monkeypatch, capsys):
     if "--csim" in out or "csim:" in out:
         err = float(out.split("csim: max |allo - torch| on random inputs = ")[1].split()[0])
         assert err < 1e-4
+    assert _repository_status() == before, "the commands wrote into the repository, not the folder they ran in"
 
 
 def test_readme_shows_the_venv_console_script():

@@ -150,12 +150,15 @@ class DSEResult:
             groups = Counter(_reason(t.error) for t in refused)
             key, count = groups.most_common(1)[0]
             example = next(t for t in refused if _reason(t.error) == key)
-            text += (f", {len(refused)} illegal; the most common reason, in {count} of {len(refused)}: "
-                     f"{_first_line(example.error) or example.status}")
+            illegal = sum(t.status == "illegal" for t in refused)
+            text += f", {illegal} illegal" + (f", {len(refused) - illegal} failed" if illegal < len(refused) else "")
+            text += f"; the most common reason, in {count} of {len(refused)}: {_first_line(example.error) or example.status}"
         if failed:
             text += f", {len(failed)} within budget but failed verification: {failed[0].note}"
         if ok == 0 and refused:
             return text + "): every candidate was refused, so fix the space (its steps), not the budget"
+        if failed:
+            return text + "): a schedule within budget computed other results than the kernel (please report it)"
         return text + "): raise the budget or the trials"
 
     @property
