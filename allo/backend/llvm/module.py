@@ -2,7 +2,8 @@
 
 Stages:
 1. `guards.instrument` (allo.transforms.guards) on a clone: zero-initialised locals, bounds checks
-   with `bounds_check=True`, the interrupt flag in kernels that may run long.
+   with `bounds_check=True`, the interrupt flag polled by `while` loops and loops with run-time
+   bounds, and those loops' entry checks (allo.transforms.runloops).
 2. `cpu_opt.prepare`: the CPU optimiser's IR rewrites and renderer (cpu/; vector micro-kernels,
    OpenMP loops, fast math) or, with `optimize=False` or on any failure of the optimiser, the plain
    "llvm"-mode rendering of allo.render; either gives MLIR text, big global data and a pipeline.
@@ -225,7 +226,7 @@ class LLVMModule:
             raise BackendError(f"top function {mod.top!r} not found in the module") from None
         check_allocation_sizes(mod)
         self.interruptible = may_run_long(mod)
-        self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible)
+        self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible, entry_checks=True)
         top = mod.func(mod.top)
 
         prep = prepare(mod, optimize=optimize, fast_math=fast_math, threads=threads)
