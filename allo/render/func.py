@@ -34,6 +34,8 @@ STACK_BYTES = 4096  # llvm mode: locals up to this size live on the stack (memre
 class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
     """Renders one `N.Func` as `func.func` text (see the module docstring)."""
 
+    stack_bytes = STACK_BYTES  # llvm mode: larger locals are heap allocations (None: every local on the stack)
+
     def __init__(self, mr: ModuleRenderer, f: N.Func):
         self.mr, self.f, self.llvm = mr, f, mr.llvm
         self.lines = []
@@ -185,7 +187,8 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         attrs = [(NAME, b.name)]
         if not self.llvm:
             attrs += buffer_attrs(b)
-        on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * elem_bytes(b.dtype) <= STACK_BYTES)
+        small = self.stack_bytes is None or b.type.rank == 0 or b.type.size * elem_bytes(b.dtype) <= self.stack_bytes
+        on_stack = self.llvm and id(b) not in returned and small
         kind = "memref.alloca" if on_stack else "memref.alloc"
         v = self.op(f"{kind}() {attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
         self.mem[id(b)] = v

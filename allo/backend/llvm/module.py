@@ -36,6 +36,7 @@ from ...ir.attrs import DEFAULTS
 from ...ir.effects import params_maybe_written
 from ...render import ENTRY_PREFIX, parse_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
+from ...render.process import check_mlir_process
 from ...transforms.guards import ABORT, SITE, instrument, may_run_long
 from .. import interrupt
 from ..host import configure
@@ -166,6 +167,7 @@ def _remember(key: str, compiled: _Compiled) -> None:
 
 
 def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None, glue_top=False) -> _Compiled:
+    check_mlir_process()  # before configure(), which JIT-compiles the SIGINT handler
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
 
