@@ -215,3 +215,22 @@ def test_every_documented_precision_name_imports():
         if name in ("int2", "int4", "int7", "int9", "int12", "int15"):  # and runs, coarse to close
             got = imported.build("llvm")(x.numpy())
             assert np.abs(got - want).max() <= 4 * np.abs(want).max() * 2.0 ** (2 - int(name[3:])), name
+
+
+def test_bad_precisions_and_calibration_data_name_the_argument():
+    """issue 28 item 8: a raw OverflowError, torch RuntimeErrors and NaN conversions before."""
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU(), torch.nn.Linear(4, 3)).eval()
+    x = torch.randn(2, 8)
+    nan_model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Identity()).eval()
+    nan_model[1].forward = lambda t: torch.log(t - 1e9)  # NaN everywhere inside the model
+    for m, kwargs, msg in [
+            (model, {"precision": allo.Fixed(100, 50)}, r"precision: Fixed\(100, 50\) is wider than 64 bits"),
+            (model, {"precision": {"weight": allo.Fixed(8, 4), "activation": allo.Fixed(72, 8)}},
+             r"precision\['activation'\]: Fixed\(72, 8\) is wider than 64 bits"),
+            (model, {"calibration_data": [[torch.randint(0, 5, (2, 8))]]},
+             r"calibration_data\[0\]\[0\] is a torch.int64 tensor, the example input a torch.float32"),
+            (model, {"calibration_data": [[x], [x.double()]]}, r"calibration_data\[1\]\[0\] is a torch.float64"),
+            (model, {"calibration_data": [[torch.full((2, 8), float("nan"))]]}, "holds NaN or infinite values"),
+            (nan_model, {"calibration_data": [[x]]}, "computes NaN or infinite values at graph node")]:
+        with pytest.raises(FrontendError, match=msg):
+            allo.frontend.import_model(m, [x], verbose=False, **{"precision": "int8", **kwargs})
