@@ -323,6 +323,7 @@ class _FuncGen:
             BinOpKind.MUL: f"_wrap_int(({a} * {b}) >> {t.frac}, {w})",
             BinOpKind.DIV: f"_wrap_int(_cdiv({a} << {t.frac}, {b}), {w})",
             BinOpKind.MIN: f"min({a}, {b})", BinOpKind.MAX: f"max({a}, {b})",
+            BinOpKind.SHL: f"_wshl({a}, {b}, {w})", BinOpKind.SHR: f"_wshr({a}, {b}, {w})",  # raw bits
         }
         if e.op not in table:
             raise AlloError(f"interp: fixed-point operator {e.op!r} is not supported")

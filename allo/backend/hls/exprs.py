@@ -183,6 +183,22 @@ template <class T> static inline T allo_fptofx(double s) {
 // The same for wider fixed point: the ap_fixed constructor floors and wraps exactly; NaN, inf and
 // a scaled value beyond double give 0.
 template <class T> static inline T allo_fptofxw(double x, double s) { return std::isfinite(s) ? T(x) : T(0); }""",
+    "allo_fxshl": """\
+// Shifts of a fixed-point value's raw bits (x << 1 doubles x, wrapping): amounts outside [0, W)
+// give 0, or the sign fill for a signed >>, as allo's integer shifts.
+template <int W, class T> static inline T allo_fxshl(T x, long long n) {
+  T r;
+  allo_set_raw(r, (n < 0 || n >= W) ? 0LL : (long long)((unsigned long long)allo_get_raw(x) << n));
+  return r;
+}""",
+    "allo_fxshr": """\
+template <int W, bool S, class T> static inline T allo_fxshr(T x, long long n) {
+  long long v = allo_get_raw(x);
+  T r;
+  if (S) allo_set_raw(r, v >> ((n < 0 || n >= W) ? W - 1 : n));
+  else allo_set_raw(r, (n < 0 || n >= W) ? 0LL : (long long)((unsigned long long)v >> n));
+  return r;
+}""",
     "allo_fmod": """\
 // Floating-point modulo with the sign of the divisor (numpy semantics).
 template <class T> static inline T allo_fmod(T a, T b) {
@@ -431,6 +447,8 @@ class ExprEmitter:
                 return _self_compare(op, a, t)
             return Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec)
         t = e.type
+        if is_fixed(t) and op in (BinOpKind.SHL, BinOpKind.SHR):
+            return self.fixed_shift(e, t)
         if is_fixed(t) and op not in FIXED_OK:
             raise BackendError(f"operator {op!r} is not supported on fixed-point type {t!r}")
         if isinstance(t, Float) and op in _NOT_FLOAT:
@@ -500,6 +518,18 @@ class ExprEmitter:
             return self.helper("allo_shl", [a, b, Code(str(bits), ATOM)], t, "uint64_t")
         name, ret = ("allo_shru", "uint64_t") if _is_unsigned(t) else ("allo_shr", "int64_t")
         return self.helper(name, [a, b, Code(str(bits), ATOM)], t, ret)
+
+    def fixed_shift(self, e, t) -> Code:
+        """A shift of a fixed-point value's raw bits, by allo's integer rule (not ap_fixed's, which
+        reverses the direction of a negative amount)."""
+        if t.bits > 64:
+            raise BackendError(f"HLS backend: shifts of fixed-point values wider than 64 bits ({t!r}) are not "
+                               "supported; shift an integer (x.bitcast) or a narrower type")
+        a, n = self.operand(e.lhs, t), self.expr(e.rhs)
+        if e.op == BinOpKind.SHL:
+            return Code(f"{self.ctx.need('allo_fxshl')}<{t.bits}>({a.text}, (long long){par(n, UNARY)})", ATOM)
+        return Code(f"{self.ctx.need('allo_fxshr')}<{t.bits}, {str(isinstance(t, Fixed)).lower()}>({a.text}, "
+                    f"(long long){par(n, UNARY)})", ATOM)
 
     @staticmethod
     def _plain_divisor(e, t) -> bool:
