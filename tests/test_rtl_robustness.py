@@ -64,8 +64,8 @@ def test_arguments_whose_loads_fold_away_build_and_run(kernel):
 
 # ----------------------------------------------------------------------------- issue 28 item 6, issue 21 item 3
 def test_two_processes_and_two_threads_build_one_design_on_a_fresh_cache(tmp_path):
-    """Both processes start on an empty cache; in each, two threads make the first call (which
-    builds the Verilator runtime and the simulator) at once."""
+    """Both processes start on an empty cache (given as a relative path); in each, two threads make
+    the first call (which builds the Verilator runtime and the simulator) at once."""
     script = tmp_path / "race.py"
     script.write_text(textwrap.dedent(f"""
         import sys, threading
@@ -84,9 +84,9 @@ def test_two_processes_and_two_threads_build_one_design_on_a_fresh_cache(tmp_pat
         [t.join() for t in threads]
         print(errors or out)
     """))
-    env = {**os.environ, "ALLO_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, "ALLO_CACHE_DIR": "cache"}  # relative (issue 28 item 3): g++ runs in other folders
     procs = [subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env=env) for _ in range(2)]
+                              env=env, cwd=tmp_path) for _ in range(2)]
     try:
         results = [p.communicate(timeout=600) for p in procs]
     finally:
