@@ -118,6 +118,12 @@ def _for_nested(A: int32[N_LOOP, 8], n: int32):
             A[i, j] += j
 
 
+def _short_rows(A: int32[N_LOOP, 4], n: int32):
+    for i in range(N_LOOP):  # the inner loop starts N_LOOP times: one entry check each
+        for j in range(n):
+            A[i, j] += j
+
+
 def _per_iteration_ns(mod, args, n, calls=200) -> float:
     mod(*args)
     best = min(_timed(mod, args) for _ in range(calls))
@@ -137,7 +143,9 @@ def loop_costs() -> list:
     kernels = [("while, registers only", _while_regs, lambda: (N_LOOP,)),
                ("for range(n), registers only", _for_regs, lambda: (N_LOOP,)),
                ("for range(n), A[i] = A[i] * 3 + 1", _for_memory, lambda: (np.zeros(N_LOOP, np.int32), N_LOOP)),
-               ("for range(n) over a constant 8-loop", _for_nested, lambda: (np.zeros((N_LOOP, 8), np.int32), N_LOOP))]
+               ("for range(n) over a constant 8-loop", _for_nested, lambda: (np.zeros((N_LOOP, 8), np.int32), N_LOOP)),
+               ("constant loop over for range(n), n = 4 (per outer iteration)", _short_rows,
+                lambda: (np.zeros((N_LOOP, 4), np.int32), 4))]
     for label, kern, args in kernels:
         guarded = allo.customize(kern).build()
         llvm.instrument = lambda mod, bounds_check=False, aborts=False, entry_checks=False: \
