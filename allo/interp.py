@@ -23,7 +23,7 @@ import numpy as np
 from .errors import AlloError
 from .ir import nodes as N
 from .ir.bits import BIT_FUNCS
-from .ir.fixed import from_raw, to_raw
+from .ir.fixed import float_to_fixed_raw, float_to_int, from_raw, to_raw
 from .ir.ops import LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from .ir.types import Fixed, Float, Index, Int, UFixed, UInt, container_bits, is_signed
 
@@ -152,17 +152,11 @@ def _wpow(a, b, bits, signed):
 
 
 def _fptoi(x, bits, signed, dt):
-    x = float(x)
-    if not math.isfinite(x):
-        return dt.type(0)
-    return dt.type(_wrap_int(int(x), bits, signed))
+    return dt.type(float_to_int(x, bits, signed))
 
 
 def _to_fixed(x, t):
-    x = float(x)
-    if not math.isfinite(x):
-        return 0
-    return _wrap_int(int(math.floor(x * 2.0 ** t.frac)), t.bits, isinstance(t, Fixed))
+    return float_to_fixed_raw(x, t.bits, t.frac, isinstance(t, Fixed))
 
 
 def _unsigned_bits(x, t) -> int:
@@ -329,6 +323,7 @@ class _FuncGen:
             BinOpKind.MUL: f"_wrap_int(({a} * {b}) >> {t.frac}, {w})",
             BinOpKind.DIV: f"_wrap_int(_cdiv({a} << {t.frac}, {b}), {w})",
             BinOpKind.MIN: f"min({a}, {b})", BinOpKind.MAX: f"max({a}, {b})",
+            BinOpKind.SHL: f"_wshl({a}, {b}, {w})", BinOpKind.SHR: f"_wshr({a}, {b}, {w})",  # raw bits
         }
         if e.op not in table:
             raise AlloError(f"interp: fixed-point operator {e.op!r} is not supported")

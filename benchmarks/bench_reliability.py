@@ -8,6 +8,9 @@ an interruptible (Ctrl-C-able) LLVM call.
    strongly) and once as it is now (engines live while a module uses them, plus the last 8).
    Each configuration runs in its own process.
 2. Median time per call of a small `while`-loop kernel with and without the interrupt guard.
+3. `python benchmarks/bench_reliability.py loops`: the cost per iteration of the guards of loops with
+   run-time bounds (the abort flag polled at the back edge, the entry checks of affine accesses) on
+   tight loops, against builds of the same kernels without them.
 """
 import gc
 import json
@@ -21,7 +24,7 @@ import numpy as np
 
 import allo
 import allo.backend.llvm.module as llvm
-from allo.ir.types import float32, int32
+from allo.ir.types import float32, int32, int64
 
 
 def _rss_mb() -> float:
@@ -85,7 +88,87 @@ def call_overhead(calls: int = 20000) -> dict:
             "overhead_us": round((on - off) * 1e6, 2)}
 
 
+N_LOOP = 1 << 14
+
+
+def _while_regs(n: int64) -> int64:
+    x: int64 = 0
+    i: int64 = 0
+    while i < n:
+        x = x * 3 + i
+        i = i + 1
+    return x
+
+
+def _for_regs(n: int64) -> int64:
+    x: int64 = 0
+    for i in range(n):
+        x = x * 3 + i
+    return x
+
+
+def _for_memory(A: int32[N_LOOP], n: int32):
+    for i in range(n):
+        A[i] = A[i] * 3 + 1
+
+
+def _for_nested(A: int32[N_LOOP, 8], n: int32):
+    for i in range(n):
+        for j in range(8):
+            A[i, j] += j
+
+
+def _short_rows(A: int32[N_LOOP, 4], n: int32):
+    for i in range(N_LOOP):  # the inner loop starts N_LOOP times: one entry check each
+        for j in range(n):
+            A[i, j] += j
+
+
+def _per_iteration_ns(mod, args, n, calls=200) -> float:
+    mod(*args)
+    best = min(_timed(mod, args) for _ in range(calls))
+    return best / n * 1e9
+
+
+def _timed(mod, args) -> float:
+    t = time.perf_counter()
+    mod(*args)
+    return time.perf_counter() - t
+
+
+def loop_costs() -> list:
+    """ns per iteration of tight loops with run-time bounds, guarded (this build) and unguarded."""
+    plain_instrument = llvm.instrument
+    rows = []
+    kernels = [("while, registers only", _while_regs, lambda: (N_LOOP,)),
+               ("for range(n), registers only", _for_regs, lambda: (N_LOOP,)),
+               ("for range(n), A[i] = A[i] * 3 + 1", _for_memory, lambda: (np.zeros(N_LOOP, np.int32), N_LOOP)),
+               ("for range(n) over a constant 8-loop", _for_nested, lambda: (np.zeros((N_LOOP, 8), np.int32), N_LOOP)),
+               ("constant loop over for range(n), n = 4 (per outer iteration)", _short_rows,
+                lambda: (np.zeros((N_LOOP, 4), np.int32), 4))]
+    for label, kern, args in kernels:
+        guarded = allo.customize(kern).build()
+        llvm.instrument = lambda mod, bounds_check=False, aborts=False, entry_checks=False: \
+            plain_instrument(mod, bounds_check)
+        try:
+            bare = allo.customize(kern).build()
+        finally:
+            llvm.instrument = plain_instrument
+        costs = {}
+        for _ in range(3):  # interleaved rounds: the machine is shared
+            for name, mod in (("guarded", guarded), ("unguarded", bare)):
+                ns = _per_iteration_ns(mod, args(), N_LOOP)
+                costs[name] = min(costs.get(name, ns), ns)
+        rows.append({"loop": label, "guarded_ns": round(costs["guarded"], 3), "unguarded_ns": round(costs["unguarded"], 3),
+                     "cost_ns": round(costs["guarded"] - costs["unguarded"], 3)})
+    return rows
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "loops":
+        for row in loop_costs():
+            print(json.dumps(row))
+        return
     if len(sys.argv) > 2 and sys.argv[1] == "--child":
         n, cache = int(sys.argv[2]), int(sys.argv[3])
         print(json.dumps(builds(n, cache) if n else call_overhead()))

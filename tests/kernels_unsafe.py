@@ -143,3 +143,65 @@ def written_first(A: float32[4]) -> float32[4]:
         t = A[i] * 2.0
         B[i] = t
     return B
+
+
+# ----------------------------------------------------------------------------- long loops (Ctrl-C)
+def spin_registers(n: int64) -> int64:
+    x: int64 = 1
+    while x != n:  # only a scalar changes: nothing in the body touches memory
+        x = x * 3 + 1
+    return x
+
+
+def spin_for(n: int64) -> int64:
+    x: int64 = 0
+    for i in range(n):  # a run-time bound: 2**62 iterations never end
+        x = x * 3 + i
+    return x
+
+
+def spin_for_nested(n: int64, A: int32[64]) -> int32:
+    x: int32 = 0
+    for i in range(n):
+        for j in range(64):
+            x = x * 3 + A[j]
+    return x
+
+
+def spin_triangular(n: int64) -> int64:
+    x: int64 = 0
+    for i in range(n):
+        for j in range(i):  # bounded by an enclosing run-time loop: polled too
+            x = x * 3 + j
+    return x
+
+
+# ----------------------------------------------------------------------------- run-time bounds (entry checks)
+def fill_n(A: int32[16], n: int32):
+    for i in range(n):
+        A[i] = i
+
+
+def strided(A: int32[16], lo: int32, n: int32) -> int32:
+    s: int32 = 0
+    for i in range(lo, n, 4):
+        s += A[i]
+    return s
+
+
+def rows(A: int32[8, 16], m: int32, n: int32):
+    for i in range(m):
+        for j in range(n):
+            A[i, j] = i + j
+
+
+def reversed_read(A: int32[16], B: int32[16], n: int32):
+    for i in range(n):
+        for k in range(2):
+            B[15 - i] = A[2 * i + k - 1 + 1]
+
+
+def guarded(A: int32[16], n: int32):
+    for i in range(n):
+        if i < 16:
+            A[i] = 1

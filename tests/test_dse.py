@@ -116,6 +116,18 @@ def test_explore_argument_errors():
         dse.explore(42)
 
 
+def test_explore_bad_log_seed_and_objective_are_dse_errors(tmp_path):
+    """issue 28 item 8: each was a raw FileNotFoundError / TypeError / ValueError before."""
+    for kwargs, msg in [({"log": str(tmp_path / "missing" / "x.jsonl")}, "log=.* cannot be created"),
+                        ({"log": str(tmp_path)}, "log=.* is a folder"), ({"seed": "1"}, "seed must be an integer"),
+                        ({"seed": 1.5}, "seed must be an integer"),
+                        ({"objective": lambda r: None}, "returned None; it must return a number"),
+                        ({"objective": lambda r: float("nan")}, "returned nan"),
+                        ({"objective": lambda r: r["latncy"]}, "raised KeyError")]:
+        with pytest.raises(DSEError, match=msg):
+            dse.explore(vadd, trials=2, executor="inline", verify=0, **kwargs)
+
+
 # ----------------------------------------------------------------------------- the search
 @pytest.fixture(scope="module")
 def gemm_run():

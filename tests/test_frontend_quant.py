@@ -183,3 +183,54 @@ def test_cli_compile_with_precision(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "Fixed(16, 8)" in printed and "rel rms" in printed
     assert float(printed.split("llvm: max |allo - torch| on random inputs = ")[1].split()[0]) < 0.05
+
+
+def documented_precision_names() -> list:
+    """Every string precision docs/quantization.md's table lists ("int2".."int16" expanded)."""
+    import os
+    import re
+    text = open(os.path.join(os.path.dirname(__file__), "..", "docs", "quantization.md")).read()
+    table = text[text.index("| `precision=` |"):].split("\n\n")[0]
+    names = set()
+    for row in table.splitlines()[2:]:
+        cell = row.split("|")[1]
+        if cell.strip().startswith("`{"):  # dict configs: their keys are roles and layer names
+            continue
+        for lo, hi in re.findall(r'"([a-z]+\d+)"`?\.\.`?"([a-z]+\d+)"', cell):
+            stem = re.match(r"[a-z]+", lo).group()
+            names |= {f"{stem}{b}" for b in range(int(lo[len(stem):]), int(hi[len(stem):]) + 1)}
+        names |= set(re.findall(r'"([a-z]+\d*)"', cell))
+    return sorted(names)
+
+
+def test_every_documented_precision_name_imports():
+    names = documented_precision_names()
+    assert {"int2", "int7", "int9", "int15", "int16", "fixed4", "fixed32", "fixed", "auto", "float32"} <= set(names)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU(), torch.nn.Linear(4, 3)).eval()
+    x = torch.randn(2, 8, generator=torch.Generator().manual_seed(0))
+    cal = [[torch.randn(2, 8, generator=torch.Generator().manual_seed(k))] for k in range(4)]
+    want = model(x).detach().numpy()
+    for name in names:  # the generated program compiles (int4 was "name 'int4' is not defined")
+        imported = allo.frontend.import_model(model, [x], precision=name, calibration_data=cal, verbose=False)
+        if name in ("int2", "int4", "int7", "int9", "int12", "int15"):  # and runs, coarse to close
+            got = imported.build("llvm")(x.numpy())
+            assert np.abs(got - want).max() <= 4 * np.abs(want).max() * 2.0 ** (2 - int(name[3:])), name
+
+
+def test_bad_precisions_and_calibration_data_name_the_argument():
+    """issue 28 item 8: a raw OverflowError, torch RuntimeErrors and NaN conversions before."""
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.ReLU(), torch.nn.Linear(4, 3)).eval()
+    x = torch.randn(2, 8)
+    nan_model = torch.nn.Sequential(torch.nn.Linear(8, 4), torch.nn.Identity()).eval()
+    nan_model[1].forward = lambda t: torch.log(t - 1e9)  # NaN everywhere inside the model
+    for m, kwargs, msg in [
+            (model, {"precision": allo.Fixed(100, 50)}, r"precision: Fixed\(100, 50\) is wider than 64 bits"),
+            (model, {"precision": {"weight": allo.Fixed(8, 4), "activation": allo.Fixed(72, 8)}},
+             r"precision\['activation'\]: Fixed\(72, 8\) is wider than 64 bits"),
+            (model, {"calibration_data": [[torch.randint(0, 5, (2, 8))]]},
+             r"calibration_data\[0\]\[0\] is a torch.int64 tensor, the example input a torch.float32"),
+            (model, {"calibration_data": [[x], [x.double()]]}, r"calibration_data\[1\]\[0\] is a torch.float64"),
+            (model, {"calibration_data": [[torch.full((2, 8), float("nan"))]]}, "holds NaN or infinite values"),
+            (nan_model, {"calibration_data": [[x]]}, "computes NaN or infinite values at graph node")]:
+        with pytest.raises(FrontendError, match=msg):
+            allo.frontend.import_model(m, [x], verbose=False, **{"precision": "int8", **kwargs})

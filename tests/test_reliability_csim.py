@@ -157,3 +157,21 @@ def test_unwritable_cache_dir_is_an_allo_error(monkeypatch, tmp_path):
     mod = allo.customize(add_one).build(target="vhls", mode="csim")
     with pytest.raises(allo.BackendError, match="set ALLO_CACHE_DIR to a writable folder"):
         mod(A4)
+
+
+def test_a_relative_cache_dir_works_for_c_simulation(tmp_path):
+    """issue 28 item 3: ALLO_CACHE_DIR=cache broke every C simulation (g++ runs in another folder)."""
+    code = textwrap.dedent(f"""
+        import os, sys; sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r})
+        import numpy as np, allo
+        from tests.test_reliability_csim import add_one, times_three
+        A = np.arange(4, dtype=np.int32)
+        print(allo.customize(add_one).build(target="vhls", mode="csim", project="p1")(A).tolist())
+        os.chdir("p1")  # the cache stays where it was first resolved
+        print(allo.customize(times_three).build(target="vhls", mode="csim", project="p2")(A).tolist())
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=tmp_path,
+                       env={**os.environ, "ALLO_CACHE_DIR": "cache"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.split("\n")[:2] == ["[1, 2, 3, 4]", "[0, 3, 6, 9]"]
+    assert len(list((tmp_path / "cache" / "hls").glob("csim_*"))) == 2

@@ -8,7 +8,8 @@ their caller. Every child runs in its own process group. It is killed, with its 
   kernel delivers SIGKILL to the child when the thread that started it ends: Linux `PR_SET_PDEATHSIG`).
 
 `cxx()` is the C++ compiler ($CXX, default g++); `cache_dir(kind)` the folder where compiled
-artefacts of one backend are kept ($ALLO_CACHE_DIR/<kind>, else a per-user temp folder).
+artefacts of one backend are kept ($ALLO_CACHE_DIR/<kind>, else a per-user temp folder);
+`build_lock(path)` + `private_tmp(path)` build a cached artefact once across threads and processes.
 
 Imports: allo.errors, allo.backend.host.
 
@@ -20,7 +21,9 @@ Example::
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import functools
 import os
 import resource
@@ -29,6 +32,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import uuid
 from pathlib import Path
 
 from ..errors import BackendError
@@ -210,6 +214,33 @@ def cache_dir(kind: str) -> Path:
     return d
 
 
+@contextlib.contextmanager
+def build_lock(target: Path):
+    """Hold an exclusive lock for building `target` (a file or folder in a cache directory):
+    threads and processes building the same artefact wait for each other, so it is built once.
+    Callers check again under the lock whether the artefact exists, build into `private_tmp`
+    names and rename into place (a killed builder leaves nothing half-written).
+
+    Example::
+
+        with build_lock(exe):
+            if not exe.exists():
+                compile_to(tmp := private_tmp(exe)); os.replace(tmp, exe)
+    """
+    lock = Path(f"{target}.lock")
+    with open(lock, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)  # (flock locks conflict between threads' descriptors too)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def private_tmp(target: Path) -> Path:
+    """A temporary name next to `target`, unique to this process, thread and call."""
+    return target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.{uuid.uuid4().hex[:12]}.tmp")
+
+
 @functools.lru_cache(maxsize=None)
 def _absolute(root: str) -> Path:
     """A relative ALLO_CACHE_DIR is taken from the working folder of its first use, so that a later
@@ -218,4 +249,4 @@ def _absolute(root: str) -> Path:
 
 
 __all__ = ["run_child", "run_children", "kill_group", "ChildTimeout", "live_children", "cxx", "cxx_name",
-           "cache_dir", "ENV_CACHE"]
+           "cache_dir", "build_lock", "private_tmp", "ENV_CACHE"]

@@ -23,7 +23,7 @@ from .evaluate import Base, Settings
 from .executors import make_executor
 from .model import explore_model
 from .result import DSEResult, read_log
-from .search import (OBJECTIVES, Search, check_int, is_torch_module, resolve_budget, resolve_objective, schedule_of,
+from .search import (OBJECTIVES, Search, check_int, check_log, is_torch_module, resolve_budget, resolve_objective, schedule_of,
                      verify_best)
 from .space import Space
 from .strategies import make_strategy
@@ -64,6 +64,8 @@ def explore(kernel_or_schedule, space: Space | None = None, objective="latency",
     check_int("trials", trials, 1)
     check_int("batch", batch, 1)
     check_int("verify", verify, 0)
+    check_int("seed", seed, 0)
+    check_log(log)
     sched = schedule_of(kernel_or_schedule, instantiate)
     base = Base.of(sched)
     space = default_space(sched) if space is None else space

@@ -98,6 +98,7 @@ def explore_model(model_or_schedule, example_inputs=None, objective="latency", b
     """Per-layer search of a from_pytorch model (or any top function calling layer functions)
     under one whole-model `budget`; `trials` is the total over all layers. See module docstring."""
     check_int("trials", trials, 1)
+    check_int("seed", seed, 0)
     sched = _model_schedule(model_or_schedule, example_inputs)
     layers = layer_names(sched.ir)
     if not layers:

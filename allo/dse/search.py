@@ -10,6 +10,7 @@ Example::
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 
@@ -69,14 +70,50 @@ def resolve_budget(budget, part: str) -> dict:
 
 
 def resolve_objective(objective):
+    """(score function of an estimate dict, objective name); a user's function is checked to
+    return a number on every call."""
     if callable(objective):
-        return objective, getattr(objective, "__name__", "custom")
+        name = getattr(objective, "__name__", "custom")
+        return _checked_objective(objective, name), name
     if objective not in OBJECTIVES:
         raise DSEError(f"explore: unknown objective {objective!r}; use one of {', '.join(OBJECTIVES)} or a function "
                        "of the estimate dict")
     if objective in ("latency", "interval"):
         return (lambda r: r[objective]), objective
     return (lambda r: r["resources"].get(objective, 0)), objective
+
+
+def _checked_objective(fn, name):
+    def score(estimate):
+        try:
+            v = fn(estimate)
+        except Exception as e:
+            raise DSEError(f"explore: the objective {name!r} raised {type(e).__name__}: {e} (it is called with a "
+                           "dict {'latency', 'interval', 'resources'})") from e
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or math.isnan(v):
+            raise DSEError(f"explore: the objective {name!r} returned {v!r}; it must return a number to minimise, "
+                           "e.g. lambda r: r['latency'] * max(1, r['resources']['DSP'])")
+        return v
+    return score
+
+
+def check_log(log) -> None:
+    """A `log=` path must be a file this process can create or append to (checked before searching)."""
+    if log is None:
+        return
+    if not isinstance(log, (str, os.PathLike)):
+        raise DSEError(f"explore: log must be a file path (str), got {type(log).__name__}")
+    path = os.fspath(log)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        problem = "is a folder"
+    elif os.path.exists(path):
+        problem = None if os.access(path, os.R_OK | os.W_OK) else "is not readable and writable"
+    else:
+        problem = None if os.path.isdir(folder) and os.access(folder, os.W_OK) else \
+            f"cannot be created ({folder} is not a writable folder)"
+    if problem:
+        raise DSEError(f"explore: log={path!r} {problem}; pass the path of a file in a writable folder, or log=None")
 
 
 # ----------------------------------------------------------------------------- the search loop

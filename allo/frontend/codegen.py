@@ -31,7 +31,7 @@ import numpy as np
 
 from ..errors import FrontendError
 from ..ir import types
-from ..ir.types import Fixed, Int, UFixed, UInt, int128
+from ..ir.types import MAX_BITS, Fixed, Int, UFixed, UInt
 from ..library import lang as allo_names, nn  # what generated code spells `allo.grid`, `allo.exp`
 from .layout import Buf, View, numel, plan_loops, rank1
 from .precision import torch_dtype_to_allo  # noqa: F401 - re-exported for older imports
@@ -40,9 +40,12 @@ WEIGHT_ARG_LIMIT = 65536  # elements; larger weights are forward() arguments unl
 
 RESERVED = {"allo", "nn", "forward", "INF", "NEG_INF", "NAN", "Y", "acc", "range", "min", "max", "float", "int",
             "abs", "pow", "len", "print", "bool", "index", "True", "False", "None"}
-TYPE_NAMES = ["int1", "int8", "int16", "int32", "int64", "uint1", "uint8", "uint16", "uint32", "uint64", "bool",
-              "index", "float16", "float32", "float64", "bfloat16"]
+TYPE_NAMES = ["bool", "index", "float16", "float32", "float64", "bfloat16"]
+# Generated code spells integer types as their repr (`int4`, `uint12`, `int24`): every such name
+# resolves, at every width, whether or not allo.ir.types has an alias for it.
+INT_TYPES = {repr(T(b)): T(b) for T in (Int, UInt) for b in range(2, MAX_BITS + 1)} | {"int1": Int(1), "uint1": UInt(1)}
 RESERVED |= set(TYPE_NAMES)
+_TYPE_NAME = re.compile(r"u?int\d+")
 
 
 def type_str(dtype, shape) -> str:
@@ -148,6 +151,8 @@ class Program:
             name = "t_" + name
         if keyword.iskeyword(name) or name.startswith("__"):
             name = "v_" + name.strip("_")
+        if _TYPE_NAME.fullmatch(name):  # a type name of the generated code
+            name = "v_" + name
         base, n = name, 0
         while name in self.names:
             n += 1
@@ -336,7 +341,8 @@ class Program:
         ns = {"__name__": "allo_frontend_generated", "allo": allo_names, "nn": nn,
               "INF": float("inf"), "NEG_INF": float("-inf"), "NAN": float("nan")}
         ns.update({t: getattr(types, t) for t in TYPE_NAMES})
-        ns.update(Fixed=Fixed, UFixed=UFixed, Int=Int, UInt=UInt, int128=int128)  # quantized imports
+        ns.update(INT_TYPES)
+        ns.update(Fixed=Fixed, UFixed=UFixed, Int=Int, UInt=UInt)  # quantized imports
         for name, (buf, array) in self.weights.items():
             if not self.is_arg_weight(name):
                 ns[self.global_name(buf)] = array

@@ -124,6 +124,10 @@ REUSE = _declare(
     "_reuse", bool, ("Buffer",), "a reuse buffer of `s.reuse_at`: its contents carry state across iterations, "
     "so loop order is fixed", ("schedule",), ("schedule",), NEVER)
 
+VOLATILE = _declare(
+    "_volatile", bool, ("Buffer",), "loads read the memory every time, never a copy kept in a register (the "
+    "status array, whose abort flag a signal handler sets while a call runs)", ("transforms",), ("render",), NEVER)
+
 # ----------------------------------------------------------------------------- functions (Func.attrs)
 KERNEL = _declare(
     "kernel", str, ("Func",), "name of the kernel the function instantiates", ("dsl", "passes"), (), VIEW)

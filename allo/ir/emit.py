@@ -227,16 +227,19 @@ def binary(op: str, a, b, loc=None):
 
 
 def shift(op: str, a, b, loc=None) -> Expr:
-    """`a << b`, `a >> b`: the result has a's type; amounts >= a's width give 0 (or the sign)."""
+    """`a << b`, `a >> b`: the result has a's type; amounts >= a's width give 0 (or the sign). On
+    fixed point (as ap_fixed's) the raw bits shift: `x << 1` doubles x, wrapping at its width; the
+    amount is then an integer of x's raw width."""
     a = to_expr(a, b.type if isinstance(b, Expr) and _is_intlike(b.type) else None, loc)
-    if not _is_intlike(a.type):
-        raise AlloTypeError(f"shift needs an integer operand, got {a.type!r}")
+    if not _is_intlike(a.type) and not is_fixed(a.type):
+        raise AlloTypeError(f"shift needs an integer or fixed-point operand, got {a.type!r}")
     width = 64 if isinstance(a.type, Index) else a.type.bits
+    amount_t = a.type if not is_fixed(a.type) else (Int if isinstance(a.type, Fixed) else UInt)(width)
     if is_number(b):
         n = py_number(b)
         if isinstance(n, float) or n < 0:
             raise AlloTypeError(f"shift amount must be a non-negative integer, got {n!r}")
-        return BinOp(op, a, Const(min(int(n), width), a.type, loc), a.type, loc)
+        return BinOp(op, a, Const(min(int(n), width), amount_t, loc), a.type, loc)
     if not _is_intlike(b.type):
         raise AlloTypeError(f"shift amount must be an integer, got {b.type!r}")
     bbits = 64 if isinstance(b.type, Index) else b.type.bits
@@ -244,7 +247,7 @@ def shift(op: str, a, b, loc=None) -> Expr:
         # clamp first: truncating a large amount to a's width could make it small again
         u = cast(b, UInt(bbits), loc) if not isinstance(b.type, Index) else cast(b, UInt(64), loc)
         b = BinOp(BinOpKind.MIN, u, Const(width, u.type, loc), u.type, loc)
-    return BinOp(op, a, cast(b, a.type, loc), a.type, loc)
+    return BinOp(op, a, cast(b, amount_t, loc), a.type, loc)
 
 
 def power(a, b, loc=None):
@@ -278,8 +281,8 @@ def unary(op: str, v, loc=None):
         return v
     if op == UnaryOpKind.NOT:
         return UnaryOp(UnaryOpKind.NOT, to_bool(v, loc), bool_t, loc)
-    if op == UnaryOpKind.INVERT and not isinstance(v.type, (Int, UInt)):
-        raise AlloTypeError(f"'~' needs an integer operand, got {v.type!r}")
+    if op == UnaryOpKind.INVERT and not isinstance(v.type, (Int, UInt)) and not is_fixed(v.type):
+        raise AlloTypeError(f"'~' needs an integer or fixed-point operand, got {v.type!r}")
     if op == UnaryOpKind.NEG:
         t = negate_type(v.type)
         return UnaryOp(UnaryOpKind.NEG, cast(v, t, loc), t, loc)

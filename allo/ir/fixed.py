@@ -12,8 +12,9 @@ imports nothing of allo: `allo.ir.types` builds its numpy conversions on it.
 """
 from __future__ import annotations
 
-import numpy as np
+import math
 
+import numpy as np
 
 
 def container_bits(bits: int) -> int:
@@ -61,6 +62,30 @@ def quantize(x, t) -> np.ndarray:
     return from_raw(to_raw(x, t), t)
 
 
+def float_to_int(x, bits: int, signed: bool) -> int:
+    """allo's float -> integer rule (docs/language.md section 4), exact at any width: truncate
+    toward zero, wrap to `bits` bits (two's complement); NaN and +-inf give 0.
+
+    Example: `float_to_int(1e19, 64, True)` -> -8446744073709551616."""
+    x = float(x)
+    if not math.isfinite(x):
+        return 0
+    v = int(x) & ((1 << bits) - 1)
+    return v - (1 << bits) if signed and v >> (bits - 1) else v
+
+
+def float_to_fixed_raw(x, bits: int, frac: int, signed: bool) -> int:
+    """Raw integer of float `x` converted to a fixed type: floor(x * 2**frac) computed in float64
+    (a product beyond float64 counts as inf), then `float_to_int`.
+
+    Example: `float_to_fixed_raw(-1.3, 8, 2, True)` -> -6 (the raw of -1.5)."""
+    try:
+        s = math.ldexp(float(x), frac)
+    except OverflowError:
+        return 0
+    return float_to_int(math.floor(s) if math.isfinite(s) else s, bits, signed)
+
+
 def int_wrap_array(x, t) -> np.ndarray:
     """Wrap an integer array to allo integer type `t` and return it in t's numpy dtype."""
     if t.np_dtype == np.bool_:
@@ -68,4 +93,5 @@ def int_wrap_array(x, t) -> np.ndarray:
     return wrap_int(np.asarray(x), t.bits, t.signed).astype(t.np_dtype)
 
 
-__all__ = ["container_bits", "wrap_int", "to_raw", "from_raw", "quantize", "int_wrap_array"]
+__all__ = ["container_bits", "wrap_int", "to_raw", "from_raw", "quantize", "int_wrap_array", "float_to_int",
+           "float_to_fixed_raw"]

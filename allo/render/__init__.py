@@ -21,6 +21,8 @@ Layout, one job per module:
   `affine` (affine index analysis), `unroll` (loop unrolling in "llvm" mode); walks and buffer
   references come from `allo.ir.visit` and `allo.ir.effects`.
 - `pipelines`: the named MLIR pass pipelines, all run through `run_pipeline`.
+- `process`: `check_mlir_process`, called before any use of allo's MLIR (refuses a process that
+  imported `circt`).
 
 May import: `allo.errors`, `allo.ir`, the `mlir` wheel.
 """
@@ -39,6 +41,7 @@ from .attrs import IDENT, UI32_ATTRS, attr_dict, attr_value, quote  # noqa: F401
 from .exprs import MATH  # noqa: F401
 from .func import STACK_BYTES, FuncRenderer  # noqa: F401
 from .module import ENTRY_PREFIX, ModuleRenderer, abi_to_compute, compute_to_storage, storage_array
+from .process import check_mlir_process
 from .scalars import (abi_scalar, cat, elem_bytes, fixed_raw, float_hex, i64_t, index_t, int_literal, scalar_storage,
                       type_bits)
 from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, unroll_for  # noqa: F401
@@ -72,6 +75,7 @@ def to_mlir_module(mod: N.Module, mode: str = "view", context=None):
 
 def parse_with_globals(text: str, big: dict, context=None):
     """Parse `text` and set the initial values of the globals named in `big` ({symbol: ndarray})."""
+    check_mlir_process()
     from mlir import ir
 
     ctx = context if context is not None else ir.Context()
@@ -126,4 +130,4 @@ def render_text(mod: N.Module, mode: str, big_limit):
 
 
 __all__ = ["render_module", "to_mlir_module", "render_with_globals", "parse_with_globals", "affine_form",
-           "unroll_for", "storage_array", "ENTRY_PREFIX"]
+           "unroll_for", "storage_array", "ENTRY_PREFIX", "check_mlir_process"]

@@ -14,6 +14,8 @@ from ..ir.ops import BinOpKind
 from ..ir.types import Float, Index, is_bool
 from .scalars import cat, i64_t
 
+F64 = Float(64)
+
 # category (see scalars._cat) -> type family
 _FAMILY = {"f": "float", "s": "int", "u": "int", "sfx": "fixed", "ufx": "fixed"}
 
@@ -59,15 +61,35 @@ class CastMixin:
         return self.op(f"arith.{kind} {v} : {s.mlir} to {d.mlir}")
 
     def _float_to_int(self, v, s, d, cs, cd) -> str:
-        # through a signed 64-bit integer (wider targets: one of their width) and a wrap to d
-        wide = max(64, d.bits)
-        i = self.op(f"arith.{'fptoui' if cd == 'u' and d.bits == 64 else 'fptosi'} {v} : {s.mlir} to i{wide}")
-        return self.resize(i, wide, d.bits, True)
+        return self.float_to_bits(self.cast(v, s, F64), d.bits)
+
+    def float_to_bits(self, x, bits) -> str:
+        """The f64 value x truncated toward zero and wrapped to `bits` bits (NaN and +-inf give 0),
+        the rule of docs/language.md section 4 at every width. |x| < 2**63: fptosi. Else x is an
+        integer m * 2**e with e >= 11 (m the 53-bit mantissa): its low bits are m << e, or 0 once
+        e reaches the width. The same steps as the C++ helper allo_fptoi of the HLS backend."""
+        w, wt = max(64, bits), f"i{max(64, bits)}"
+        c = lambda n: self.iconst(n, "i64")  # noqa: E731
+        lo = self.compare(BinOpKind.GE, x, self.const(-2.0 ** 63, F64), F64)
+        inside = self.op(f"arith.andi {lo}, {self.compare(BinOpKind.LT, x, self.const(2.0 ** 63, F64), F64)} : i1")
+        fast = self.resize(self.op(f"arith.fptosi {x} : f64 to i64"), 64, w, True)
+        raw = self.op(f"arith.bitcast {x} : f64 to i64")
+        biased = self.op(f"arith.andi {self.op(f'arith.shrui {raw}, {c(52)} : i64')}, {c(0x7FF)} : i64")
+        e = self.op(f"arith.subi {biased}, {c(1075)} : i64")
+        m = self.op(f"arith.ori {self.op(f'arith.andi {raw}, {c((1 << 52) - 1)} : i64')}, {c(1 << 52)} : i64")
+        shifted = self.op(f"arith.shli {self.resize(m, 64, w, False)}, {self.resize(e, 64, w, True)} : {wt}")
+        finite = self.op(f"arith.cmpi ne, {biased}, {c(0x7FF)} : i64")
+        fits = self.op(f"arith.andi {finite}, {self.op(f'arith.cmpi ult, {e}, {c(w)} : i64')} : i1")
+        zero = self.iconst(0, wt)
+        big = self.op(f"arith.select {fits}, {shifted}, {zero} : {wt}")
+        negative = self.op(f"arith.cmpi slt, {raw}, {c(0)} : i64")
+        big = self.op(f"arith.select {negative}, {self.op(f'arith.subi {zero}, {big} : {wt}')}, {big} : {wt}")
+        return self.resize(self.op(f"arith.select {inside}, {fast}, {big} : {wt}"), w, bits, True)
 
     def _int_to_float(self, v, s, d, cs, cd) -> str:
         if s.bits > 64 and d.bits < 64:  # wide ints round through f64 (as the csim code and numpy)
             f = self.op(f"arith.{'sitofp' if cs == 's' else 'uitofp'} {v} : {s.mlir} to f64")
-            return self.cast(f, Float(64), d)
+            return self.cast(f, F64, d)
         return self.op(f"arith.{'sitofp' if cs == 's' else 'uitofp'} {v} : {s.mlir} to {d.mlir}")
 
     def _int_to_int(self, v, s, d, cs, cd) -> str:
@@ -80,13 +102,10 @@ class CastMixin:
         return self.cast(f, Float(64), d)
 
     def _float_to_fixed(self, v, s, d, cs, cd) -> str:
-        x = self.cast(v, s, Float(64))
+        x = self.cast(v, s, F64)
         if d.frac:
-            x = self.op(f"arith.mulf {x}, {self.const(2.0 ** d.frac, Float(64))} : f64")
-        x = self.op(f"math.floor {x} : f64")
-        wide = max(64, d.bits)
-        i = self.op(f"arith.fptosi {x} : f64 to i{wide}")
-        return self.resize(i, wide, d.bits, True)
+            x = self.op(f"arith.mulf {x}, {self.const(2.0 ** d.frac, F64)} : f64")
+        return self.float_to_bits(self.op(f"math.floor {x} : f64"), d.bits)
 
     def _int_to_fixed(self, v, s, d, cs, cd) -> str:
         r = self.resize(v, s.bits, d.bits, cs == "s")

@@ -71,8 +71,10 @@ class ExprMixin:
             v = self.fixed_product(e)
             if v is not None:
                 return v
-        a, b = self.expr_as(e.lhs, t), self.expr_as(e.rhs, t)
-        return self.arith(op, a, b, t)
+        a = self.expr_as(e.lhs, t)
+        if op in (BinOpKind.SHL, BinOpKind.SHR) and is_fixed(t):  # the amount: an integer of t's raw width
+            return self.arith(op, a, self.expr(e.rhs), t)
+        return self.arith(op, a, self.expr_as(e.rhs, t), t)
 
     def fixed_product(self, e):
         """`a * b` in fixed type t when both operands are exact conversions of values whose

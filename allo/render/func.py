@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ..errors import BackendError, located
 from ..ir import effects as E, nodes as N, visit as V
-from ..ir.attrs import ARG_NAMES, BIND_STORAGE, FROM, ITYPES, NAME, OTYPES, PARTITION, PARTITION_MAP, rendered
+from ..ir.attrs import (ARG_NAMES, BIND_STORAGE, FROM, ITYPES, NAME, OTYPES, PARTITION, PARTITION_MAP, VOLATILE,
+                        rendered)
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_signed
 from .affine import aff_str, affine_form
 from .arith import ArithMixin
@@ -30,6 +33,8 @@ STACK_BYTES = 4096  # llvm mode: locals up to this size live on the stack (memre
 
 class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
     """Renders one `N.Func` as `func.func` text (see the module docstring)."""
+
+    stack_bytes = STACK_BYTES  # llvm mode: larger locals are heap allocations (None: every local on the stack)
 
     def __init__(self, mr: ModuleRenderer, f: N.Func):
         self.mr, self.f, self.llvm = mr, f, mr.llvm
@@ -182,7 +187,8 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         attrs = [(NAME, b.name)]
         if not self.llvm:
             attrs += buffer_attrs(b)
-        on_stack = self.llvm and id(b) not in returned and (b.type.rank == 0 or b.type.size * elem_bytes(b.dtype) <= STACK_BYTES)
+        small = self.stack_bytes is None or b.type.rank == 0 or b.type.size * elem_bytes(b.dtype) <= self.stack_bytes
+        on_stack = self.llvm and id(b) not in returned and small
         kind = "memref.alloca" if on_stack else "memref.alloc"
         v = self.op(f"{kind}() {attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
         self.mem[id(b)] = v
@@ -220,13 +226,31 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         if len(e.indices) != b.type.rank:
             raise self.error(f"load from {b.name!r} has {len(e.indices)} indices for rank {b.type.rank}")
         m = self.memref(b)
-        idx, affine = self.indices(e.indices)
-        kind = "affine.load" if affine else "memref.load"
-        v = self.op(f"{kind} {m}[{idx}] {attr_dict([(FROM, b.name)])} : {b.type.mlir}", e.loc or self.loc)
+        if b.attrs.get(VOLATILE):
+            v = self.volatile_load(m, b, e.indices)
+        else:
+            idx, affine = self.indices(e.indices)
+            kind = "affine.load" if affine else "memref.load"
+            v = self.op(f"{kind} {m}[{idx}] {attr_dict([(FROM, b.name)])} : {b.type.mlir}", e.loc or self.loc)
         t = b.dtype
         if t.storage_mlir != t.mlir:
             v = self.op(f"arith.trunci {v} : {t.storage_mlir} to {t.mlir}")
         return self.cast(v, t, e.type)
+
+    def volatile_load(self, m, b: N.Buffer, indices) -> str:
+        """`llvm.load volatile` of b[indices] (row-major, identity layout): the optimiser may
+        neither hoist it out of a loop nor reuse an earlier value (a signal handler writes it)."""
+        linear = self.iconst(0, "index")
+        for i, (e, n) in enumerate(zip(indices, b.shape)):
+            stride = self.iconst(int(np.prod(b.shape[i + 1:], dtype=np.int64)), "index")
+            term = self.op(f"arith.muli {self.index_value(e)}, {stride} : index")
+            linear = self.op(f"arith.addi {linear}, {term} : index")
+        base = self.op(f"memref.extract_aligned_pointer_as_index {m} : {b.type.mlir} -> index")
+        ptr = self.op(f"llvm.inttoptr {self.op(f'arith.index_cast {base} : index to i64')} : i64 to !llvm.ptr")
+        at = self.op(f"arith.index_cast {linear} : index to i64")
+        elem = b.dtype.storage_mlir
+        gep = self.op(f"llvm.getelementptr {ptr}[{at}] : (!llvm.ptr, i64) -> !llvm.ptr, {elem}")
+        return self.op(f"llvm.load volatile {gep} : !llvm.ptr -> {elem}")
 
     def to_storage(self, v, t) -> str:
         if t.storage_mlir == t.mlir:

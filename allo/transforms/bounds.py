@@ -134,6 +134,23 @@ def loop_range(loop: N.For):
     return lb, lb + (ub - 1 - lb) // loop.step * loop.step
 
 
+def var_range(loop: N.For, ranges):
+    """(lo, hi) inclusive containing every value of the loop variable, given the ranges of the
+    enclosing loop variables (`{id(var): (lo, hi)}`): exact for constant bounds, the extremes over
+    the enclosing box for bounds affine in them (a triangular loop); "empty" for a loop that never
+    runs; None when a bound is known only at run time (then the loop may run arbitrarily long)."""
+    r = loop_range(loop)
+    if r is not None:
+        return r
+    lb, ub = affine(loop.lb), affine(loop.ub)
+    el = extremes(lb, ranges) if lb is not None else None
+    eu = extremes(ub, ranges) if ub is not None else None
+    if el is None or eu is None:
+        return None
+    lo, hi = el[0][0], eu[1][0] - 1
+    return "empty" if hi < lo else (lo, hi)
+
+
 _FLIP = {BinOpKind.LT: BinOpKind.GE, BinOpKind.LE: BinOpKind.GT, BinOpKind.GT: BinOpKind.LE, BinOpKind.GE: BinOpKind.LT,
          BinOpKind.EQ: BinOpKind.NE, BinOpKind.NE: BinOpKind.EQ}
 
@@ -229,21 +246,26 @@ def _check_block(body, ranges, f):
 
 
 def _check_expr(e, ranges, f, stmt):
-    """Loads of `e` that always execute with the statement (not under a select or the right side
-    of and/or, which may be skipped)."""
+    for ld in always_loads(e):
+        _check_access(ld.buf, ld.indices, ranges, f, ld.loc or stmt.loc, "read")
+
+
+def always_loads(e):
+    """The loads of `e` that always execute when it is evaluated (not under a select or the right
+    side of and/or, which may be skipped), outermost first."""
     if isinstance(e, N.Load):
-        _check_access(e.buf, e.indices, ranges, f, e.loc or stmt.loc, "read")
+        yield e
         for i in e.indices:
-            _check_expr(i, ranges, f, stmt)
+            yield from always_loads(i)
         return
     if isinstance(e, N.Select):
-        _check_expr(e.cond, ranges, f, stmt)
+        yield from always_loads(e.cond)
         return
     if isinstance(e, N.BinOp) and e.op in LOGIC_OPS:
-        _check_expr(e.lhs, ranges, f, stmt)
+        yield from always_loads(e.lhs)
         return
     for c in V.child_exprs(e):
-        _check_expr(c, ranges, f, stmt)
+        yield from always_loads(c)
 
 
 def _check_access(buf, indices, ranges, f, loc, kind):
@@ -267,5 +289,5 @@ def _check_access(buf, indices, ranges, f, loc, kind):
                       f"{size} (valid indices 0..{size - 1})", loc)
 
 
-__all__ = ["affine", "affine_text", "expr_text", "extremes", "in_bounds", "loop_range", "guard_ranges",
-           "check_static_bounds"]
+__all__ = ["affine", "affine_text", "expr_text", "extremes", "in_bounds", "loop_range", "var_range", "guard_ranges",
+           "check_static_bounds", "always_loads"]

@@ -10,7 +10,12 @@
    element 0 of that dimension), and after the call the module raises `BoundsError` naming the
    array, the index value and the kernel line.
 3. Abort checks (LLVM calls that may run long): `while` loops and loops with run-time bounds
-   stop when the caller sets the status array's abort flag (Ctrl-C, see allo.backend.llvm).
+   stop when the caller sets the status array's abort flag (Ctrl-C, see allo.backend.llvm); the
+   flag is read with volatile loads, at every back edge whatever the body does.
+4. Entry checks (`entry_checks=True`, the LLVM backend's default builds): affine accesses that
+   run in every iteration of a loop with run-time bounds are checked once when the loop starts
+   (allo.transforms.runloops); a loop that would leave its array does not run and the call
+   raises BoundsError.
 
 Checks and aborts need the status array: every function gets a hidden last parameter
 `_allo_status: int64[4]` (= [site + 1, dimension, index value, abort flag]) and every call
@@ -34,10 +39,11 @@ from ..errors import BoundsError, located
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
-from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STREAM
+from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STREAM, VOLATILE
 from ..ir.ops import LOGIC_OPS, BinOpKind, UnaryOpKind
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
-from .bounds import affine, guard_ranges, in_bounds, loop_range
+from . import runloops as RL
+from .bounds import affine, guard_ranges, in_bounds, loop_range, var_range
 
 STATUS_NAME = "_allo_status"
 SITE, DIM, VALUE, ABORT = 0, 1, 2, 3
@@ -59,6 +65,7 @@ class Site:
     shape: tuple
     kind: str  # "read" or "write"
     loc: object = None
+    loop: str | None = None  # checked once at the entry of this loop (with run-time bounds)
 
 
 @dataclass
@@ -82,10 +89,13 @@ class GuardInfo:
         site = self.sites[k - 1]
         dim, value = int(status[DIM]), int(status[VALUE])
         which = f"dimension {dim} of " if len(site.shape) > 1 else ""
+        how = ("found at run time by bounds_check: out-of-range accesses were skipped, the results discarded"
+               if site.loop is None else
+               f"the loop {site.loop!r} with run-time bounds reaches it: checked when the loop starts, the loop did "
+               "not run and the results were discarded; pass a bound within the array")
         raise located(BoundsError, f"index {value} is out of bounds for {which}{site.buf!r} (shape "
                       f"{list(site.shape)}, valid indices 0..{site.shape[dim] - 1}) on a {site.kind} in "
-                      f"{site.func!r} (found at run time by bounds_check: out-of-range accesses were skipped, "
-                      "the results discarded)", site.loc)
+                      f"{site.func!r} ({how})", site.loc)
 
 
 # ----------------------------------------------------------------------------- 1. zero initialisation
@@ -204,31 +214,46 @@ def _only_index(region, buf, indices) -> bool:
 
 # ----------------------------------------------------------------------------- 2./3. checks
 def may_run_long(module: N.Module) -> bool:
-    """Can a call run without a bound known at build time (a `while`, or a loop with run-time
-    bounds)? Such calls are made interruptible by the LLVM backend."""
-    for f in module.funcs:
-        for s in V.walk_stmts(f.body):
-            if isinstance(s, N.While) or (isinstance(s, N.For) and loop_range(s) is None):
+    """Can a call run without a bound known at build time (a `while`, or a loop whose bounds are
+    known only at run time)? Such calls are made interruptible by the LLVM backend."""
+    return any(_runs_long(f.body, {}) for f in module.funcs)
+
+
+def _runs_long(body, ranges) -> bool:
+    for s in body:
+        if isinstance(s, N.While):
+            return True
+        if isinstance(s, N.For):
+            r = var_range(s, ranges)
+            if r is None or (r != "empty" and _runs_long(s.body, {**ranges, id(s.var): r})):
                 return True
+        elif any(_runs_long(b, ranges) for b in V.blocks(s)):
+            return True
     return False
 
 
-def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = False) -> GuardInfo:
+def instrument(module: N.Module, bounds_check: bool = False, aborts: bool = False,
+               entry_checks: bool = False) -> GuardInfo:
     """Zero-initialise locals, then add run-time bounds checks (functions with `bounds_check`
-    or `_bounds_check`) and abort checks (`aborts`), in place. See the module docstring."""
+    or `_bounds_check`), abort checks (`aborts`) and entry checks of loops with run-time bounds
+    (`entry_checks`, in the functions without bounds checks), in place. See the module docstring."""
     zero_init(module)
     info = GuardInfo(aborts=aborts)
     checked = [f for f in module.funcs if bounds_check or f.attrs.get(BOUNDS_CHECK)]
-    if not checked and not aborts:
+    entry_checks = entry_checks and may_run_long(module)
+    if not checked and not aborts and not entry_checks:
         return info
     info.status = True
     statuses = {}
     for f in module.funcs:
         status = N.Buffer(STATUS_NAME, ArrayType(int64, (4,)), "arg")
+        if aborts:  # a signal handler writes the abort flag while the call runs
+            status.attrs[VOLATILE] = True
         statuses[f.name] = status
         f.params = list(f.params) + [status]
     for f in module.funcs:
-        rw = _Instrumenter(f, statuses[f.name], info, any(f is c for c in checked), aborts)
+        check = any(f is c for c in checked)
+        rw = _Instrumenter(f, statuses[f.name], info, check, aborts, entry_checks and not check)
         f.body = rw.block(f.body, {})
     for f in module.funcs:
         for s in V.walk_stmts(f.body):
@@ -252,27 +277,55 @@ def _and(a, b):
 class _Instrumenter:
     """Rewrites one function's statements (see `instrument`)."""
 
-    def __init__(self, f: N.Func, status: N.Buffer, info: GuardInfo, check: bool, aborts: bool):
-        self.f, self.status, self.info, self.check, self.aborts = f, status, info, check, aborts
+    def __init__(self, f: N.Func, status: N.Buffer, info: GuardInfo, check: bool, aborts: bool, entry: bool):
+        self.f, self.status, self.info, self.check, self.aborts, self.entry = f, status, info, check, aborts, entry
+        self.n_loops = 0
 
     # --- status helpers
     def status_is(self, slot, value=0):
         return N.BinOp(BinOpKind.EQ, N.Load(self.status, [_idx(slot)]), N.Const(value, int64), bool_t)
 
     def record(self, site, dim, idx, path, loc):
-        """`if path and not 0 <= idx < size and no error yet: status = [site, dim, idx, _]`."""
+        """`if path and not 0 <= idx < size: (if no error yet) status = [site, dim, idx, _]`."""
         size = self.info.sites[site].shape[dim]
         bad = N.BinOp(BinOpKind.LOR, N.BinOp(BinOpKind.LT, V.copy_expr(idx), _idx(0), bool_t),
                       N.BinOp(BinOpKind.GE, V.copy_expr(idx), _idx(size), bool_t), bool_t)
-        cond = _and(_and(V.copy_expr(path) if path is not None else None, bad), self.status_is(SITE))
-        body = [N.Store(self.status, [_idx(DIM)], N.Const(dim, int64), loc),
-                N.Store(self.status, [_idx(VALUE)], N.Cast(V.copy_expr(idx), int64, loc), loc),
-                N.Store(self.status, [_idx(SITE)], N.Const(site + 1, int64), loc)]
-        return N.If(cond, body, [], loc)
+        cond = _and(V.copy_expr(path) if path is not None else None, bad)
+        return N.If(cond, [self.first_error(site, dim, idx, loc)], [], loc)
 
-    def site(self, buf, kind, loc) -> int:
-        self.info.sites.append(Site(self.f.name, buf.name, tuple(buf.shape), kind, loc))
+    def first_error(self, site, dim, value, loc):
+        """`status = [site + 1, dim, value, _]` unless an earlier violation is recorded (the status
+        is read only on this cold path: it may be a volatile array)."""
+        body = [N.Store(self.status, [_idx(DIM)], N.Const(dim, int64), loc),
+                N.Store(self.status, [_idx(VALUE)], N.Cast(V.copy_expr(value), int64, loc), loc),
+                N.Store(self.status, [_idx(SITE)], N.Const(site + 1, int64), loc)]
+        return N.If(self.status_is(SITE), body, [], loc)
+
+    def site(self, buf, kind, loc, loop=None) -> int:
+        self.info.sites.append(Site(self.f.name, buf.name, tuple(buf.shape), kind, loc, loop))
         return len(self.info.sites) - 1
+
+    def skip(self, buf) -> bool:
+        return buf is self.status or buf.kind == "scalar_arg"
+
+    def runtime_loop(self, s: N.For, accesses) -> list:
+        """A loop with run-time bounds: its bounds read once into locals, the entry checks of
+        `accesses`, and the loop polling the abort flag (allo.transforms.runloops)."""
+        lo, hi, decls = RL.bound_locals(s, self.n_loops)
+        self.n_loops += 1
+        s.lb, s.ub = N.Load(lo, [], index), N.Load(hi, [], index)
+        loop = RL.chunked(s, lo, hi, self.status_is(ABORT)) if self.aborts else [s]
+        if not accesses:
+            return decls + loop
+        first = N.Load(lo, [], index)
+        last = RL.last_value(N.Load(lo, [], index), N.Load(hi, [], index), int(s.step))
+        records, bad_any = [], None
+        for acc in accesses:
+            site = self.site(acc.buf, acc.kind, acc.loc, loop=s.name)
+            bad, value = RL.violation(acc, s, first, last)
+            records.append(N.If(V.copy_expr(bad), [self.first_error(site, acc.dim, value, acc.loc)], [], s.loc))
+            bad_any = bad if bad_any is None else N.BinOp(BinOpKind.LOR, bad_any, bad, bool_t)
+        return decls + [N.If(_and(RL.runs(lo, hi), bad_any), records, loop, s.loc)]
 
     def unproven(self, buf, indices, ranges):
         if not self.check or buf is self.status or buf.kind == "scalar_arg" or not buf.shape or buf.attrs.get(STREAM):
@@ -323,13 +376,14 @@ class _Instrumenter:
         pre = []
         if isinstance(s, N.For):
             s.lb, s.ub = self.expr(s.lb, pre, ranges), self.expr(s.ub, pre, ranges)
-            r = loop_range(s)
+            r = var_range(s, ranges)
             inner = dict(ranges)
             if isinstance(r, tuple):
                 inner[id(s.var)] = r
+            accesses = RL.entry_accesses(s, ranges, self.skip) if r is None and self.entry else []
             s.body = self.block(s.body, inner)
-            if self.aborts and r is None:  # run-time bounds: stop iterating work once aborted
-                s.body = [N.If(self.status_is(ABORT), s.body, [], s.loc)]
+            if r is None and (self.aborts or accesses):
+                return pre + self.runtime_loop(s, accesses)
         elif isinstance(s, N.If):
             s.cond = self.expr(s.cond, pre, ranges)
             for attr, negate in (("then", False), ("orelse", True)):

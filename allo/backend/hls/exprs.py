@@ -144,6 +144,61 @@ static inline uint64_t allo_shl(uint64_t a, uint64_t n, int bits) { return n >= 
 static inline int64_t allo_shr(int64_t a, uint64_t n, int bits) { return a >> (n >= (uint64_t)bits ? bits - 1 : (int)n); }""",
     "allo_shru": """\
 static inline uint64_t allo_shru(uint64_t a, uint64_t n, int bits) { return n >= (uint64_t)bits ? 0 : a >> n; }""",
+    "allo_fptoi": """\
+// float -> integer as docs/language.md says: truncate toward zero, wrap (here to 64 bits; the caller
+// wraps further), NaN and inf give 0. Beyond 2**63 x is an integer m * 2**e (e >= 11): its low 64
+// bits are m << e. The same steps as allo's LLVM backend.
+#include <cstring>
+static inline int64_t allo_fptoi(double x) {
+  if (x >= -9223372036854775808.0 && x < 9223372036854775808.0) return (int64_t)x;
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  int ex = (int)((b >> 52) & 0x7ff), e = ex - 1075;
+  uint64_t m = (b & 0xfffffffffffffULL) | 0x10000000000000ULL;
+  uint64_t r = (ex == 0x7ff || e >= 64) ? 0 : m << e;
+  return (int64_t)((b >> 63) ? 0 - r : r);
+}""",
+    "allo_fptoiw": """\
+// allo_fptoi for integers wider than 64 bits (W bits, type T).
+#include <cstring>
+template <class T, int W> static inline T allo_fptoiw(double x) {
+  if (x >= -9223372036854775808.0 && x < 9223372036854775808.0) return (T)(long long)x;
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  int ex = (int)((b >> 52) & 0x7ff), e = ex - 1075;
+  if (ex == 0x7ff || e >= W) return (T)0;
+  T r = (T)(long long)((b & 0xfffffffffffffULL) | 0x10000000000000ULL);
+  r = (T)(r << e);
+  return (b >> 63) ? (T)(-r) : r;
+}""",
+    "allo_fptofx": """\
+// A fixed-point value of at most 64 bits from its floored scaled float s = floor(x * 2**F):
+// the raw bits by allo_fptoi (truncate, wrap, NaN and inf -> 0), as allo's LLVM backend.
+template <class T> static inline T allo_fptofx(double s) {
+  T r;
+  allo_set_raw(r, (long long)allo_fptoi(s));
+  return r;
+}""",
+    "allo_fptofxw": """\
+// The same for wider fixed point: the ap_fixed constructor floors and wraps exactly; NaN, inf and
+// a scaled value beyond double give 0.
+template <class T> static inline T allo_fptofxw(double x, double s) { return std::isfinite(s) ? T(x) : T(0); }""",
+    "allo_fxshl": """\
+// Shifts of a fixed-point value's raw bits (x << 1 doubles x, wrapping): amounts outside [0, W)
+// give 0, or the sign fill for a signed >>, as allo's integer shifts.
+template <int W, class T> static inline T allo_fxshl(T x, long long n) {
+  T r;
+  allo_set_raw(r, (n < 0 || n >= W) ? 0LL : (long long)((unsigned long long)allo_get_raw(x) << n));
+  return r;
+}""",
+    "allo_fxshr": """\
+template <int W, bool S, class T> static inline T allo_fxshr(T x, long long n) {
+  long long v = allo_get_raw(x);
+  T r;
+  if (S) allo_set_raw(r, v >> ((n < 0 || n >= W) ? W - 1 : n));
+  else allo_set_raw(r, (n < 0 || n >= W) ? 0LL : (long long)((unsigned long long)v >> n));
+  return r;
+}""",
     "allo_fmod": """\
 // Floating-point modulo with the sign of the divisor (numpy semantics).
 template <class T> static inline T allo_fmod(T a, T b) {
@@ -392,6 +447,8 @@ class ExprEmitter:
                 return _self_compare(op, a, t)
             return Code(f"{par(a, nl)} {sym} {par(b, nr)}", prec)
         t = e.type
+        if is_fixed(t) and op in (BinOpKind.SHL, BinOpKind.SHR):
+            return self.fixed_shift(e, t)
         if is_fixed(t) and op not in FIXED_OK:
             raise BackendError(f"operator {op!r} is not supported on fixed-point type {t!r}")
         if isinstance(t, Float) and op in _NOT_FLOAT:
@@ -461,6 +518,18 @@ class ExprEmitter:
             return self.helper("allo_shl", [a, b, Code(str(bits), ATOM)], t, "uint64_t")
         name, ret = ("allo_shru", "uint64_t") if _is_unsigned(t) else ("allo_shr", "int64_t")
         return self.helper(name, [a, b, Code(str(bits), ATOM)], t, ret)
+
+    def fixed_shift(self, e, t) -> Code:
+        """A shift of a fixed-point value's raw bits, by allo's integer rule (not ap_fixed's, which
+        reverses the direction of a negative amount)."""
+        if t.bits > 64:
+            raise BackendError(f"HLS backend: shifts of fixed-point values wider than 64 bits ({t!r}) are not "
+                               "supported; shift an integer (x.bitcast) or a narrower type")
+        a, n = self.operand(e.lhs, t), self.expr(e.rhs)
+        if e.op == BinOpKind.SHL:
+            return Code(f"{self.ctx.need('allo_fxshl')}<{t.bits}>({a.text}, (long long){par(n, UNARY)})", ATOM)
+        return Code(f"{self.ctx.need('allo_fxshr')}<{t.bits}, {str(isinstance(t, Fixed)).lower()}>({a.text}, "
+                    f"(long long){par(n, UNARY)})", ATOM)
 
     @staticmethod
     def _plain_divisor(e, t) -> bool:
@@ -571,7 +640,7 @@ class ExprEmitter:
         rule = _CASTS.get((_kind(src), _kind(dst)))
         if rule is None:
             raise BackendError(f"HLS backend: no cast from {src!r} to {dst!r}")
-        return rule(self.expr(e.value), src, dst)
+        return rule(self.expr(e.value), src, dst, self.ctx.need)
 
 
 BOOL, F64 = UInt(1), Float(64)
@@ -628,20 +697,20 @@ def _kind(t) -> str:
     return "bool" if is_bool(t) else "int"
 
 
-def _c_plain(c, src, dst):
+def _c_plain(c, src, dst, need=None):
     return cast(cpp_type(dst), c)
 
 
 def _c_from_half(rule):
-    return lambda c, src, dst: rule(cast("float", c), Float(32), dst)
+    return lambda c, src, dst, need=None: rule(cast("float", c), Float(32), dst, need)
 
 
-def _c_to_bool(c, src, dst):
+def _c_to_bool(c, src, dst, need=None):
     zero = f"({cpp_type(src)})0" if is_fixed(src) else "0"
     return Code(f"{par(c, SHIFT)} != {zero}", EQ)
 
 
-def _c_fixed_to_int(c, src, dst):
+def _c_fixed_to_int(c, src, dst, need=None):
     # floor(value) exactly: drop the fraction into a W-F integer-bit fixed type (AP_TRN floors),
     # where the Xilinx to_int64() would round toward zero.
     i = max(src.bits - src.frac, 1)
@@ -651,26 +720,35 @@ def _c_fixed_to_int(c, src, dst):
     return cast(cpp_type(dst), Code(f"{kind}<{i}, {i}>({c.text}).{conv}()", ATOM))
 
 
-def _c_fixed_to_float(c, src, dst):
+def _c_fixed_to_float(c, src, dst, need=None):
     d = Code(f"{par(c, ATOM)}.to_double()", ATOM)
     return d if dst.bits == 64 else cast(cpp_type(dst), d)
 
 
-def _c_float_to_int(c, src, dst):
-    # fptosi to 64 bits, then wrap to the target width (fptoui for uint64), as on LLVM
-    if _is_wide(dst):  # truncation toward zero at the target's width (fptosi to iN)
-        return cast(cpp_type(dst), c)
-    if isinstance(dst, UInt) and dst.bits == 64:
-        return cast("uint64_t", c)
-    wide = cast("int64_t", c)
+def _c_float_to_int(c, src, dst, need):
+    # truncate toward zero, wrap to dst's width, NaN/inf -> 0: the steps of the LLVM renderer's
+    # float_to_bits (allo.render.casts), so csim and LLVM agree on every value
+    if _is_wide(dst):
+        return Code(f"{need('allo_fptoiw')}<{cpp_type(dst)}, {dst.bits}>({c.text})", ATOM)
+    wide = Code(f"{need('allo_fptoi')}({c.text})", ATOM)
     return wide if isinstance(dst, (Int, Index)) and dst.bits == 64 else cast(cpp_type(dst), wide)
 
 
-def _c_int_to_half(c, src, dst):
+def _c_float_to_fixed(c, src, dst, need):
+    # floor(x * 2**F) in double, then the float -> integer rule on the raw bits (as LLVM)
+    scale = f" * {float_literal(2.0 ** dst.frac, F64)}" if dst.frac else ""
+    scaled = Code(f"std::floor((double){par(c, UNARY)}{scale})", ATOM)
+    if dst.bits > 64:  # the ap_fixed constructor is exact; only NaN, inf and overflow need the rule
+        return Code(f"{need('allo_fptofxw')}<{cpp_type(dst)}>({c.text}, {scaled.text})", ATOM)
+    need("allo_fptoi")
+    return Code(f"{need('allo_fptofx')}<{cpp_type(dst)}>({scaled.text})", ATOM)
+
+
+def _c_int_to_half(c, src, dst, need=None):
     return cast("half", _c_int_to_float(c, src, Float(32)))
 
 
-def _c_int_to_float(c, src, dst):
+def _c_int_to_float(c, src, dst, need=None):
     if _is_wide(src):  # ap_int's own to_double() is wrong beyond 64 bits in the Xilinx headers
         kind = "ap_fixed" if isinstance(src, Int) else "ap_ufixed"
         d = Code(f"{kind}<{src.bits}, {src.bits}>({c.text}).to_double()", ATOM)
@@ -685,7 +763,7 @@ _CASTS = {
     ("float", "int"): _c_float_to_int, ("half", "int"): _c_from_half(_c_float_to_int),
     ("int", "int"): _c_plain, ("bool", "int"): _c_plain,
     ("int", "fixed"): _c_plain, ("bool", "fixed"): _c_plain, ("fixed", "fixed"): _c_plain,
-    ("float", "fixed"): _c_plain, ("half", "fixed"): _c_from_half(_c_plain),
+    ("float", "fixed"): _c_float_to_fixed, ("half", "fixed"): _c_from_half(_c_float_to_fixed),
     ("fixed", "int"): _c_fixed_to_int,
     ("fixed", "float"): _c_fixed_to_float, ("fixed", "half"): _c_fixed_to_float,
     ("float", "bool"): _c_to_bool, ("half", "bool"): _c_to_bool, ("int", "bool"): _c_to_bool,

@@ -2,7 +2,8 @@
 
 Stages:
 1. `guards.instrument` (allo.transforms.guards) on a clone: zero-initialised locals, bounds checks
-   with `bounds_check=True`, the interrupt flag in kernels that may run long.
+   with `bounds_check=True`, the interrupt flag polled by `while` loops and loops with run-time
+   bounds, and those loops' entry checks (allo.transforms.runloops).
 2. `cpu_opt.prepare`: the CPU optimiser's IR rewrites and renderer (cpu/; vector micro-kernels,
    OpenMP loops, fast math) or, with `optimize=False` or on any failure of the optimiser, the plain
    "llvm"-mode rendering of allo.render; either gives MLIR text, big global data and a pipeline.
@@ -35,6 +36,7 @@ from ...ir.attrs import DEFAULTS
 from ...ir.effects import params_maybe_written
 from ...render import ENTRY_PREFIX, parse_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
+from ...render.process import check_mlir_process
 from ...transforms.guards import ABORT, SITE, instrument, may_run_long
 from .. import interrupt
 from ..host import configure
@@ -165,6 +167,7 @@ def _remember(key: str, compiled: _Compiled) -> None:
 
 
 def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None, glue_top=False) -> _Compiled:
+    check_mlir_process()  # before configure(), which JIT-compiles the SIGINT handler
     from mlir import ir
     from mlir.execution_engine import ExecutionEngine
 
@@ -225,7 +228,7 @@ class LLVMModule:
             raise BackendError(f"top function {mod.top!r} not found in the module") from None
         check_allocation_sizes(mod)
         self.interruptible = may_run_long(mod)
-        self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible)
+        self._guard = instrument(mod, bounds_check=bool(bounds_check), aborts=self.interruptible, entry_checks=True)
         top = mod.func(mod.top)
 
         prep = prepare(mod, optimize=optimize, fast_math=fast_math, threads=threads)

@@ -21,6 +21,7 @@ from ...ir import nodes as N
 from ...render.func import FuncRenderer
 from ...render.module import ModuleRenderer
 from ...render.pipelines import run_pipeline
+from ...render.process import check_mlir_process
 from .memories import legalize_memory_args
 from .prepare import HWTop
 from .workarounds import apply_workarounds, check_merges, localize_constants
@@ -28,19 +29,31 @@ from .workarounds import apply_workarounds, check_merges, localize_constants
 # allo's MLIR (LLVM 22) -> the dialects CIRCT 1.62 reads. `arith-expand` rewrites floordivsi,
 # ceildivsi, maxsi/minsi, ... into basic arith that the handshake-to-hw lowering knows. No
 # canonicalize after convert-scf-to-cf: it merges if/elif continuation blocks into blocks with
-# three or more predecessors, which 1.62's cf-to-handshake turns into a deadlocking circuit.
-HANDSHAKE_PIPELINE = "arith-expand, lower-affine, canonicalize, convert-scf-to-cf, mem2reg, cse"
+# three or more predecessors, which 1.62's cf-to-handshake turns into a deadlocking circuit. The
+# last step only folds (no patterns, no region simplification: the CFG stays as it is): what CSE and
+# mem2reg expose (`A[i] - A[i]` is `x - x` once the two loads are one) must not be left for CIRCT's
+# canonicalize after cf-to-handshake, whose folded `arith.constant`s handshake-to-hw cannot lower.
+FOLD_ONLY = "canonicalize{region-simplify=disabled enable-patterns=allo-fold-only}"
+HANDSHAKE_PIPELINE = f"arith-expand, lower-affine, canonicalize, convert-scf-to-cf, mem2reg, cse, {FOLD_ONLY}"
 CALYX_PIPELINE = "arith-expand, lower-affine, mem2reg, scf-for-to-while, canonicalize, cse"
 
 # Attributes that LLVM 22 prints and CIRCT 1.62 cannot parse (or does not need).
 _OVERFLOW = re.compile(r"<\{overflowFlags = #arith\.overflow<[a-z, ]*>\}>\s*")
 
 
+class HWFuncRenderer(FuncRenderer):
+    """allo's "llvm" rendering with every local a `memref.alloca`: in hardware a local array is an
+    on-chip memory of the design whatever its size (never a heap allocation with a dealloc, which
+    neither CIRCT lowering has hardware for)."""
+
+    stack_bytes = None
+
+
 def render_top(hw: HWTop, form: str = "handshake") -> str:
     """MLIR text (allo's "llvm" rendering) of the single prepared function."""
     mod = N.Module([hw.func], hw.func.name)
     r = ModuleRenderer(mod, "llvm", None)
-    body = FuncRenderer(r, hw.func).render()
+    body = HWFuncRenderer(r, hw.func).render()
     if r.global_lines:  # prepare_for_hw turned every global into an argument
         raise BackendError("internal error: a global constant is left in the hardware function")
     return "module {\n" + body + "}\n"
@@ -49,6 +62,7 @@ def render_top(hw: HWTop, form: str = "handshake") -> str:
 def lower_for_circt(hw: HWTop, form: str = "handshake"):
     """(generic-form MLIR text for CIRCT, readable text, argument layout) of the prepared top in
     `form` ("handshake" = cf level, memory arguments legalised; "calyx" = scf.while loops)."""
+    check_mlir_process()
     from mlir import ir
 
     pipeline = {"handshake": HANDSHAKE_PIPELINE, "calyx": CALYX_PIPELINE}[form]

@@ -24,7 +24,7 @@ from ...ir import nodes as N
 from ...ir.types import is_signed
 from ...qor import estimate
 from ..marshal import ArraySpec, CallPlan
-from ..toolchain import cache_dir
+from ..toolchain import cache_dir, private_tmp
 from .harness import glue_cpp
 from .lower import lower_for_circt
 from .ports import Interface
@@ -48,7 +48,7 @@ def circt_cached(request: dict) -> dict:
         except (OSError, ValueError):
             pass
     reply = run_circt(request)
-    tmp = path.with_suffix(".tmp")
+    tmp = private_tmp(path)  # (two threads or processes may write the same entry)
     tmp.write_text(json.dumps(reply))
     tmp.replace(path)
     return reply

@@ -25,7 +25,7 @@ from ...errors import BackendError
 from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
 from .ports import Interface
 from ..progress import reports_progress
-from ..toolchain import cache_dir, cxx, run_child, run_children
+from ..toolchain import build_lock, cache_dir, cxx, private_tmp, run_child, run_children
 from .tools import verilator_env, verilator_root, verilator_version
 
 CXX_FLAGS = ["-std=gnu++17", "-O0", "-w", "-faligned-new", "-DVERILATOR=1", "-DVM_COVERAGE=0", "-DVM_SC=0",
@@ -54,39 +54,56 @@ def _key(*parts) -> str:
 
 def runtime_objects() -> tuple:
     """(object files of the Verilator runtime, folder of a precompiled verilated.h), built once per
-    (Verilator, compiler, flags) into the cache. The precompiled header saves ~1 s of parsing per
+    (Verilator, compiler, flags) into the cache, under a lock (threads and processes that need it
+    at the same time wait for one build). The precompiled header saves ~1 s of parsing per
     simulation build; g++ falls back to the plain header if it cannot use it."""
     driver = DRIVER_SOURCE.read_text() + DRIVER_HEADER.read_text()
     d = cache_dir("rtl") / f"vlrt_{_key(verilator_version(), _cxx(), CXX_FLAGS, driver)}"
     inc = verilator_root() / "include"
     sources = [inc / src for src in _RUNTIME] + [DRIVER_SOURCE]
     objs = [d / (src.stem + ".o") for src in sources]
-    pch = d / "allo_vl.h.gch"
+    pch, header = d / "allo_vl.h.gch", d / "allo_vl.h"
     if all(o.exists() for o in objs) and pch.exists():
         return objs, d
     d.mkdir(parents=True, exist_ok=True)
-    (d / "allo_vl.h").write_text('#include "verilated.h"\n')
-    jobs = [(src, obj, ["-I", str(DRIVER_DIR), "-c"]) for src, obj in zip(sources, objs)]
-    jobs.append((d / "allo_vl.h", pch, ["-x", "c++-header"]))
-    todo = [(src, out, [_cxx(), *CXX_FLAGS, *_includes(), *mode, str(src), "-o", f"{out}.{os.getpid()}.tmp"])
-            for src, out, mode in jobs if not out.exists()]
-    results = run_children([c for _, _, c in todo], "C++ compiler for the Verilator runtime", timeout=1800)
-    for (src, out, _), r in zip(todo, results):
-        if r.returncode != 0:
-            raise BackendError(f"g++ failed on the Verilator runtime {src.name}:\n{r.stderr[-3000:]}")
-        os.replace(f"{out}.{os.getpid()}.tmp", out)
+    with build_lock(d):
+        if not header.exists():
+            tmp = private_tmp(header)
+            tmp.write_text('#include "verilated.h"\n')
+            os.replace(tmp, header)
+        jobs = [(src, obj, ["-I", str(DRIVER_DIR), "-c"]) for src, obj in zip(sources, objs)]
+        jobs.append((header, pch, ["-x", "c++-header"]))
+        todo = [(src, out, private_tmp(out), mode) for src, out, mode in jobs if not out.exists()]
+        cmds = [[_cxx(), *CXX_FLAGS, *_includes(), *mode, str(src), "-o", str(tmp)] for src, _, tmp, mode in todo]
+        try:
+            results = run_children(cmds, "C++ compiler for the Verilator runtime", timeout=1800)
+            for (src, out, tmp, _), r in zip(todo, results):
+                if r.returncode != 0:
+                    raise BackendError(f"g++ failed on the Verilator runtime {src.name}:\n{r.stderr[-3000:]}")
+                os.replace(tmp, out)
+        finally:
+            for _, _, tmp, _ in todo:
+                tmp.unlink(missing_ok=True)
     return objs, d
 
 
 @reports_progress("building the Verilator simulator of {top!r} (once per design; cached)")
 def build_simulator(verilog: str, glue: str, top: str) -> Path:
     """The simulation executable of `verilog` with its port table `glue` (built once per content
-    hash; the driver and runtime come from `runtime_objects`)."""
+    hash, under a lock: concurrent callers wait for one build; the driver and runtime come from
+    `runtime_objects`)."""
     runtime, pch_dir = runtime_objects()
     key = _key(verilog, glue, top, pch_dir.name, VERILATOR_FLAGS)
     exe = cache_dir("rtl") / f"sim_{top}_{key}"
     if exe.exists():
         return exe
+    with build_lock(exe):
+        if not exe.exists():
+            _build_simulator(verilog, glue, top, exe, runtime, pch_dir)
+    return exe
+
+
+def _build_simulator(verilog, glue, top, exe, runtime, pch_dir):
     with tempfile.TemporaryDirectory(prefix="allo_rtl_build_") as work:
         w = Path(work)
         (w / "design.sv").write_text(verilog)
@@ -108,13 +125,15 @@ def build_simulator(verilog: str, glue: str, top: str) -> Path:
         for r in run_children(cmds, f"C++ compiler for the Verilator simulation of {top!r}", cwd=work, timeout=1800):
             if r.returncode != 0:
                 raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{r.stderr[-4000:]}")
-        tmp = f"{exe}.{os.getpid()}.tmp"
-        cmd = [_cxx(), "fast.o", "slow.o", *map(str, runtime), "-o", tmp, "-pthread", "-latomic"]
-        r = run_child(cmd, cwd=work, timeout=900, what=f"linker of the Verilator simulation of {top!r}")
-        if r.returncode != 0:
-            raise BackendError(f"linking the Verilator simulation of {top!r} failed:\n{r.stderr[-4000:]}")
-    os.replace(tmp, exe)
-    return exe
+        tmp = private_tmp(exe)
+        try:
+            cmd = [_cxx(), "fast.o", "slow.o", *map(str, runtime), "-o", str(tmp), "-pthread", "-latomic"]
+            r = run_child(cmd, cwd=work, timeout=900, what=f"linker of the Verilator simulation of {top!r}")
+            if r.returncode != 0:
+                raise BackendError(f"linking the Verilator simulation of {top!r} failed:\n{r.stderr[-4000:]}")
+            os.replace(tmp, exe)
+        finally:
+            tmp.unlink(missing_ok=True)
 
 
 def run_simulator(exe: Path, iface: Interface, images: dict, scalars: dict, max_cycles: int):

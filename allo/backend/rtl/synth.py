@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ...errors import BackendError
 from ..progress import reports_progress
-from ..toolchain import cache_dir, run_child
+from ..toolchain import cache_dir, private_tmp, run_child
 from .tools import yosys_command
 
 PARTS = ("generic", "xc7")
@@ -101,7 +101,7 @@ def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 180
             raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
                                f"{(r.stderr or r.stdout)[-3000:]}")
         report = _report(json.loads(_strip_log(stat.read_text())), top, part)
-    tmp = cached.with_suffix(".tmp")
+    tmp = private_tmp(cached)  # (two threads or processes may write the same entry)
     tmp.write_text(json.dumps(report.to_dict()))
     tmp.replace(cached)
     return report

@@ -11,6 +11,7 @@ Example::
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ...errors import FrontendError
@@ -64,10 +65,24 @@ def batches(calibration_data, example_inputs) -> list:
             got = [tuple(b.shape) if isinstance(b, torch.Tensor) else type(b).__name__ for b in batch]
             raise FrontendError(f"calibration_data[{i}] must be shaped like example_inputs "
                                 f"{[tuple(e.shape) for e in examples]}, got {got}")
+        for k, (b, e) in enumerate(zip(batch, examples)):
+            _check_tensor(b, e, f"calibration_data[{i}][{k}]")
         out.append(batch)
     if not out:
         raise FrontendError("calibration_data is empty; pass at least one batch of inputs")
     return out
+
+
+def _check_tensor(b, example, where):
+    """A calibration tensor has its example input's dtype and, if floating point, finite values."""
+    import torch
+
+    if b.dtype != example.dtype:
+        raise FrontendError(f"{where} is a {b.dtype} tensor, the example input a {example.dtype} one; pass "
+                            f"calibration inputs of the example inputs' dtype (e.g. `x.to({example.dtype})`)")
+    if b.is_floating_point() and not bool(torch.isfinite(b).all()):
+        raise FrontendError(f"{where} holds NaN or infinite values; calibration needs finite inputs (drop or "
+                            "clean that batch)")
 
 
 def run_graph(cap, inputs) -> dict:
@@ -103,4 +118,8 @@ def calibrate(cap, batch_list) -> dict:
             if isinstance(value, (tuple, list)):
                 value = value[0] if value else None
             r.add(value)
+            if r.count and not (math.isfinite(r.lo) and math.isfinite(r.hi)):
+                raise FrontendError(f"calibration: the model computes NaN or infinite values at graph node {name!r} "
+                                    "on the calibration data, so no integer or fixed-point range fits it; check "
+                                    "the model on these inputs (e.g. a log or division of zero)")
     return ranges

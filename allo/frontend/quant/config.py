@@ -102,7 +102,7 @@ def parse_precision(spec, where="precision") -> LayerPrecision:
         raise FrontendError(f"{where}: unknown precision {spec!r}; use 'int8' (int2..int16), 'fixed16' (fixed4.."
                             "fixed32), 'auto', 'float32', Fixed(bits, frac) or a dict")
     if isinstance(spec, Fixed):
-        return LayerPrecision("fixed", weight=spec, act=spec)
+        return LayerPrecision("fixed", weight=_storable(spec, where), act=spec)
     if isinstance(spec, Int) and 2 <= spec.bits <= 16:
         return LayerPrecision("int", spec.bits)
     if isinstance(spec, Float) and spec.bits == 32:
@@ -113,6 +113,17 @@ def parse_precision(spec, where="precision") -> LayerPrecision:
                         "Fixed(bits, frac) or {'weight': ..., 'activation': ..., 'accum': ...}")
 
 
+MAX_QUANT_BITS = 64  # weights, activations and accumulators are stored in numpy's 64-bit integers
+
+
+def _storable(t, where):
+    if t.bits > MAX_QUANT_BITS:
+        kind = f"Fixed({MAX_QUANT_BITS}, f)" if isinstance(t, Fixed) else f"int{MAX_QUANT_BITS}"
+        raise FrontendError(f"{where}: {t!r} is wider than {MAX_QUANT_BITS} bits; a quantized model's weights, "
+                            f"activations and accumulators are at most {MAX_QUANT_BITS} bits (e.g. {kind} or narrower)")
+    return t
+
+
 def _roles(spec: dict, where) -> LayerPrecision:
     roles = {ROLE_ALIASES[k]: v for k, v in spec.items()}
     types = {}
@@ -120,6 +131,10 @@ def _roles(spec: dict, where) -> LayerPrecision:
         if isinstance(v, str) and v.lower().startswith("int") and v[3:].isdigit():
             v = Int(int(v[3:]))
         types[role] = v
+    for key in spec:
+        t = types[ROLE_ALIASES[key]]
+        if isinstance(t, (Fixed, Int)):
+            _storable(t, f"{where}[{key!r}]")
     kinds = {type(t).__name__ for r, t in types.items() if r != "accum"}
     if kinds == {"Int"}:
         bits = {t.bits for r, t in types.items() if r != "accum"}

@@ -482,7 +482,7 @@ template <int W, int I, bool S> struct allo_fixed {
 
   allo_fixed() : v(allo_detail::w_from_u64<NW>(0, false)) {}
   allo_fixed(double x) {
-    if (W <= 64)  // through int64 as LLVM's fptosi (x86 gives INT64_MIN out of range)
+    if (W <= 64)  // through int64 (INT64_MIN out of range: allo's emitter converts such floats with allo_fptofx)
       v = wrap(allo_detail::w_from_i64<NW>(allo_detail::floor_scaled(x, F)));
     else
       v = wrap(allo_detail::w_from_double<NW>(x, F, true));
