@@ -52,27 +52,33 @@ def _key(*parts) -> str:
     return h.hexdigest()[:20]
 
 
-def runtime_objects() -> tuple:
-    """(object files of the Verilator runtime, folder of a precompiled verilated.h), built once per
-    (Verilator, compiler, flags) into the cache, under a lock (threads and processes that need it
-    at the same time wait for one build). The precompiled header saves ~1 s of parsing per
-    simulation build; g++ falls back to the plain header if it cannot use it."""
-    driver = DRIVER_SOURCE.read_text() + DRIVER_HEADER.read_text()
-    d = cache_dir("rtl") / f"vlrt_{_key(verilator_version(), _cxx(), CXX_FLAGS, driver)}"
+def runtime_objects(driver: Path = DRIVER_SOURCE, header: Path = DRIVER_HEADER) -> tuple:
+    """(object files of the Verilator runtime and of the testbench `driver`, folder of a precompiled
+    verilated.h), built once per (Verilator, compiler, flags) into the cache, under a lock (threads
+    and processes that need it at the same time wait for one build). The runtime is shared by every
+    driver; a driver's object is named by the hash of its source and `header`. The precompiled header
+    saves ~1 s of parsing per simulation build; g++ falls back to the plain header if it cannot use it.
+
+    Example::
+
+        objs, pch_dir = runtime_objects(DRIVER_DIR / "allo_static_driver.cpp", DRIVER_DIR / "allo_static.h")
+    """
+    d = cache_dir("rtl") / f"vlrt_{_key(verilator_version(), _cxx(), CXX_FLAGS)}"
     inc = verilator_root() / "include"
-    sources = [inc / src for src in _RUNTIME] + [DRIVER_SOURCE]
-    objs = [d / (src.stem + ".o") for src in sources]
-    pch, header = d / "allo_vl.h.gch", d / "allo_vl.h"
+    drv_key = _key(driver.read_text(), header.read_text())
+    jobs = [(inc / src, d / (Path(src).stem + ".o")) for src in _RUNTIME] + [(driver, d / f"{driver.stem}_{drv_key}.o")]
+    objs = [obj for _, obj in jobs]
+    pch, pch_header = d / "allo_vl.h.gch", d / "allo_vl.h"
     if all(o.exists() for o in objs) and pch.exists():
         return objs, d
     d.mkdir(parents=True, exist_ok=True)
     with build_lock(d):
-        if not header.exists():
-            tmp = private_tmp(header)
+        if not pch_header.exists():
+            tmp = private_tmp(pch_header)
             tmp.write_text('#include "verilated.h"\n')
-            os.replace(tmp, header)
-        jobs = [(src, obj, ["-I", str(DRIVER_DIR), "-c"]) for src, obj in zip(sources, objs)]
-        jobs.append((header, pch, ["-x", "c++-header"]))
+            os.replace(tmp, pch_header)
+        jobs = [(src, obj, ["-I", str(header.parent), "-c"]) for src, obj in jobs]
+        jobs.append((pch_header, pch, ["-x", "c++-header"]))
         todo = [(src, out, private_tmp(out), mode) for src, out, mode in jobs if not out.exists()]
         cmds = [[_cxx(), *CXX_FLAGS, *_includes(), *mode, str(src), "-o", str(tmp)] for src, _, tmp, mode in todo]
         try:
@@ -88,22 +94,24 @@ def runtime_objects() -> tuple:
 
 
 @reports_progress("building the Verilator simulator of {top!r} (once per design; cached)")
-def build_simulator(verilog: str, glue: str, top: str) -> Path:
+def build_simulator(verilog: str, glue: str, top: str, driver: Path = DRIVER_SOURCE,
+                    header: Path = DRIVER_HEADER) -> Path:
     """The simulation executable of `verilog` with its port table `glue` (built once per content
-    hash, under a lock: concurrent callers wait for one build; the driver and runtime come from
-    `runtime_objects`)."""
-    runtime, pch_dir = runtime_objects()
-    key = _key(verilog, glue, top, pch_dir.name, VERILATOR_FLAGS)
+    hash, under a lock: concurrent callers wait for one build; the testbench `driver` (whose glue
+    includes `header`) and the runtime come from `runtime_objects`). The default driver is the
+    handshake one; the static backend passes allo_static_driver.cpp."""
+    runtime, pch_dir = runtime_objects(driver, header)
+    key = _key(verilog, glue, top, pch_dir.name, VERILATOR_FLAGS, *(o.name for o in runtime))
     exe = cache_dir("rtl") / f"sim_{top}_{key}"
     if exe.exists():
         return exe
     with build_lock(exe):
         if not exe.exists():
-            _build_simulator(verilog, glue, top, exe, runtime, pch_dir)
+            _build_simulator(verilog, glue, top, exe, runtime, pch_dir, header.parent)
     return exe
 
 
-def _build_simulator(verilog, glue, top, exe, runtime, pch_dir):
+def _build_simulator(verilog, glue, top, exe, runtime, pch_dir, driver_dir):
     with tempfile.TemporaryDirectory(prefix="allo_rtl_build_") as work:
         w = Path(work)
         (w / "design.sv").write_text(verilog)
@@ -121,7 +129,7 @@ def _build_simulator(verilog, glue, top, exe, runtime, pch_dir):
         for name, files in units.items():
             (w / name).write_text("".join(f'#include "{f}"\n' for f in files))
             cmds.append([_cxx(), *CXX_FLAGS, "-I", str(pch_dir), "-include", "allo_vl.h", *_includes(), "-I", "obj",
-                         "-I", str(DRIVER_DIR), "-c", name, "-o", name[:-4] + ".o"])
+                         "-I", str(driver_dir), "-c", name, "-o", name[:-4] + ".o"])
         for r in run_children(cmds, f"C++ compiler for the Verilator simulation of {top!r}", cwd=work, timeout=1800):
             if r.returncode != 0:
                 raise BackendError(f"g++ failed to compile the Verilator simulation of {top!r}:\n{r.stderr[-4000:]}")
@@ -168,12 +176,14 @@ def run_simulator(exe: Path, iface: Interface, images: dict, scalars: dict, max_
     return cycles, mems, results
 
 
-def copy_build_inputs(verilog: str, glue: str, top: str, dest: Path):
-    """Write the design, its glue, allo's driver and a build.sh that builds them like allo does."""
+def copy_build_inputs(verilog: str, glue: str, top: str, dest: Path, driver: Path = DRIVER_SOURCE,
+                      header: Path = DRIVER_HEADER):
+    """Write the design, its glue, allo's testbench `driver` (+ `header`) and a build.sh that builds
+    them like allo does."""
     (dest / f"{top}.sv").write_text(verilog)
     (dest / "glue.cpp").write_text(glue)
-    (dest / DRIVER_SOURCE.name).write_text(DRIVER_SOURCE.read_text())
-    (dest / DRIVER_HEADER.name).write_text(DRIVER_HEADER.read_text())
+    (dest / driver.name).write_text(driver.read_text())
+    (dest / header.name).write_text(header.read_text())
     root = verilator_root()
     inc = root / "include"
     script = f"""#!/bin/sh
@@ -185,7 +195,7 @@ cd "$(dirname "$0")"
 export VERILATOR_ROOT={root}
 $VERILATOR_ROOT/bin/verilator {' '.join(VERILATOR_FLAGS)} --top-module {top} --prefix V{top} -Mdir obj {top}.sv
 for f in obj/*.cpp; do printf '#include "%s"\\n' "$f"; done > model.cpp
-{_cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj -I. model.cpp glue.cpp {DRIVER_SOURCE.name} \\
+{_cxx()} {' '.join(CXX_FLAGS)} -I{inc} -I{inc}/vltstd -Iobj -I. model.cpp glue.cpp {driver.name} \\
   {inc}/verilated.cpp {inc}/verilated_threads.cpp -o sim -pthread -latomic
 """
     (dest / "build.sh").write_text(script)
