@@ -2,8 +2,9 @@
 
 Build time dominates the RTL flow, so the build avoids Verilator's generated Makefile:
 - Verilator only translates the SystemVerilog to C++ (`--cc`, well under a second);
-- the Verilator runtime (verilated.cpp, verilated_threads.cpp), allo's testbench driver and a
-  precompiled verilated.h are compiled once per cache directory, Verilator version and compiler;
+- the Verilator runtime (verilated.cpp, verilated_threads.cpp), allo's testbench drivers (handshake:
+  driver/allo_rtl_driver.cpp; static: driver/allo_static_driver.cpp) and a precompiled verilated.h
+  are compiled once per cache directory, Verilator version and compiler;
 - per design only the generated model and a small port table (glue) compile, at -O0 (optimising
   the large generated code costs more than it saves on short runs), as two translation units
   (cycle code; cold init code) side by side.

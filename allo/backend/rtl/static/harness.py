@@ -326,7 +326,13 @@ def build_static_simulator(verilog: str, iface: StaticInterface) -> Path:
 
 
 def copy_static_build_inputs(verilog: str, iface: StaticInterface, dest: Path):
-    """Write `<top>.sv`, glue.cpp, the static driver, build.sh and README.md (`iface.readme()`) into `dest`."""
+    """Write `<top>.sv`, glue.cpp, the static driver, build.sh and README.md (`iface.readme()`) into
+    `dest` (a folder that exists); `sh dest/build.sh` then builds `dest/sim`.
+
+    Example::
+
+        copy_static_build_inputs(verilog, iface, Path("prj"))
+    """
     copy_build_inputs(verilog, static_glue_cpp(iface), iface.top, dest, STATIC_DRIVER_SOURCE, STATIC_DRIVER_HEADER)
     (dest / "README.md").write_text(iface.readme())
 
