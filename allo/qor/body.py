@@ -272,7 +272,7 @@ class Interpreter:
             return
         self.res.accesses.append((mem, addr, "w", key))
         self.stores.append((mem, addr, v[1]))
-        self.regs[(mem.uid, key)] = (t + 1, v[1])
+        self.regs[(mem.uid, key)] = (v[0], v[1])  # forwarded to later loads of this iteration (a wire)
         self.max_t = max(self.max_t, t)
 
     def call(self, s, env, pred):
@@ -333,9 +333,8 @@ class Interpreter:
             if (mem.uid, "*") in self.regs:
                 return self.regs[(mem.uid, "*")]
             return (addr_t, {token: 0} if mem.uid in self.written else None)
-        if token in self.regs:  # stored earlier in this iteration
-            t, srcs = self.regs[token]
-            return (t + mem.read_latency(self.t), srcs)
+        if token in self.regs:  # stored earlier in this iteration: the stored value is forwarded
+            return self.regs[token]
         if self._invariant(mem, addr):  # hoisted out of the loop (LICM): a register here
             return (addr_t, None)
         lat = mem.read_latency(self.t)

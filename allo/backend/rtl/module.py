@@ -29,6 +29,7 @@ from .harness import glue_cpp
 from .lower import lower_for_circt
 from .ports import Interface
 from .prepare import prepare_for_hw
+from .static.module import StaticRTLModule
 from .sim import build_simulator, copy_build_inputs, run_simulator
 from .synth import synthesize
 from .tools import run_circt
@@ -183,9 +184,13 @@ def _hex_lines(data: np.ndarray, memories) -> str:
     return "".join(f"{int(v):0{bits // 4}x}\n" for v in flat)
 
 
-def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES, **unknown) -> RTLModule:
-    """Lower an allo IR module to SystemVerilog (see RTLModule). `max_cycles` bounds each
-    simulation (a design that does not finish raises a BackendError).
+def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES, scheduling: str = "static", clock_ns=3.33,
+              **unknown):
+    """Lower an allo IR module to SystemVerilog. `scheduling="static"` (the default): the
+    statically scheduled circuit that implements the schedule (allo.backend.rtl.static);
+    `scheduling="dynamic"`: CIRCT's handshake circuit (RTLModule). `max_cycles` bounds each
+    simulation (a design that does not finish raises a BackendError); `clock_ns` (static) picks the
+    operator latencies from allo.qor's tables.
 
     Example::
 
@@ -193,10 +198,18 @@ def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES, **unknown) ->
         out = m(A, B); print(m.cycles)
     """
     if unknown:
-        raise BackendError(f"build(target='rtl'): unknown option(s) {sorted(unknown)}; the RTL build takes max_cycles=")
+        raise BackendError(f"build(target='rtl'): unknown option(s) {sorted(unknown)}; the RTL build takes "
+                           "max_cycles=, scheduling= and clock_ns=")
     if isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1:
         raise BackendError(f"build(target='rtl'): max_cycles must be a positive integer, got {max_cycles!r}")
+    if scheduling not in ("static", "dynamic"):
+        raise BackendError(f"build(target='rtl'): scheduling must be 'static' (a statically scheduled circuit, the "
+                           f"default) or 'dynamic' (CIRCT handshake), got {scheduling!r}")
+    if isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float)) or not clock_ns > 0:
+        raise BackendError(f"build(target='rtl'): clock_ns must be a positive number, got {clock_ns!r}")
     try:
+        if scheduling == "static":
+            return StaticRTLModule(mod, max_cycles=max_cycles, clock_ns=float(clock_ns))
         return RTLModule(mod, max_cycles=max_cycles)
     except AlloError:
         raise

@@ -1,0 +1,318 @@
+"""The control structure of a static design, decided with the estimator's own rules (allo.qor):
+which loops are pipelines (a `pipeline` schedule, or an innermost loop of >= 64 iterations),
+which perfect nests are flattened into them, which loops are unrolled lanes, and which loops and
+branches stay in the function's FSM. Leaves are *units*: a pipelined loop (nest), a sequential
+innermost loop, or a block of straight-line code, each with the dataflow graph of one iteration
+and its schedule.
+
+Example::
+
+    d = Design(prepare_static(ir_module), clock_ns=3.33)
+    d.root           # [Unit | Loop | IfC | WhileC, ...]
+    d.units[0].sched.ii
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from ....errors import BackendError, located
+from ....ir import nodes as N
+from ....ir import visit as V
+from ....ir.attrs import DATAFLOW, STREAM, UNROLL
+from ....ir.types import Index
+from ....qor.affine import Aff, index_aff
+from ....qor.estimate import Estimator
+from ....qor.tables import tables_for
+from .dfg import GraphBuilder, UnitGraph, promote_accumulators
+from .memories import Memory
+from .schedule import schedule_unit
+
+index_t = Index()
+
+
+@dataclass(eq=False)
+class Unit:
+    uid: int
+    name: str
+    loops: list  # the flattened nest, outer to inner (empty: straight-line code)
+    body: list
+    pipelined: bool
+    ii: int = 1
+    unroll: int = 1
+    fsm_vars: list = field(default_factory=list)
+    ranges: dict = field(default_factory=dict)
+    trips: list = field(default_factory=list)
+    graph: UnitGraph = None
+    sched: object = None
+    loc: object = None
+
+    @property
+    def signals(self):
+        return [f"u{self.uid}_v{j}" for j in range(len(self.loops))]
+
+
+@dataclass(eq=False)
+class Loop:
+    var: N.IterVar
+    lb: object
+    ub: object
+    step: int
+    body: list
+    name: str
+    signal: str
+    trip: int = None
+    loc: object = None
+
+
+@dataclass(eq=False)
+class IfC:
+    cond: object
+    then: list
+    orelse: list
+    loc: object = None
+
+
+@dataclass(eq=False)
+class WhileC:
+    cond: object
+    body: list
+    loc: object = None
+
+
+def sv_ident(name: str) -> str:
+    s = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    return s if s and (s[0].isalpha() or s[0] == "_") else "v_" + s
+
+
+class Design:
+    """See module doc."""
+
+    def __init__(self, hw, clock_ns: float = 3.33):
+        self.hw = hw
+        self.func = hw.func
+        self.clock_ns = float(clock_ns)
+        self.tables = tables_for(self.clock_ns)
+        self.est = Estimator(N.Module([hw.func], hw.func.name), clock_ns=self.clock_ns)
+        self.mems, self.mem_bufs = {}, {}
+        self.regs, self.reg_of = {}, {}
+        self.inputs = {}
+        self.units = []
+        self.fsm_loops = {}  # id(var) -> Loop
+        self.names = set()
+        for p in self.func.params:
+            if p.shape:
+                self.memory(p, is_arg=True)
+            elif p.kind == "scalar_arg":
+                self.inputs[id(p)] = self.fresh(p.name)
+        self.root = self.block(self.func.body, {}, [])
+        for u in self.units:
+            self.build_unit(u)
+
+    # ------------------------------------------------------------------ names and storage
+    def fresh(self, base: str) -> str:
+        base = sv_ident(base)
+        name, k = base, 1
+        while name in self.names or name in _RESERVED:
+            name, k = f"{base}_{k}", k + 1
+        self.names.add(name)
+        return name
+
+    def memory(self, buf, is_arg: bool = False) -> Memory:
+        m = self.mems.get(id(buf))
+        if m is None:
+            m = Memory.of(buf, is_arg or buf.kind == "arg")
+            m.name = self.fresh(buf.name)
+            self.mems[id(buf)] = m
+            self.mem_bufs[id(buf)] = buf
+        return m
+
+    def register(self, buf) -> str:
+        if id(buf) not in self.reg_of:
+            name = self.fresh("r_" + buf.name)
+            self.reg_of[id(buf)] = name
+            self.regs[name] = buf.dtype
+        return self.reg_of[id(buf)]
+
+    def reg_type(self, name):
+        return self.regs[name]
+
+    def element(self, buf, pos, loc) -> str:
+        for p, n in zip(pos, buf.shape):
+            if not 0 <= p < n:
+                raise located(BackendError, f"static RTL: index {tuple(pos)} is outside {buf.name!r} "
+                                            f"{tuple(buf.shape)}", loc)
+        key = (id(buf), tuple(pos))
+        if key not in self.reg_of:
+            name = self.fresh(f"r_{buf.name}_" + "_".join(map(str, pos)))
+            self.reg_of[key] = name
+            self.regs[name] = buf.dtype
+        return self.reg_of[key]
+
+    def elements(self, buf):
+        idx = [()]
+        for n in buf.shape:
+            idx = [i + (k,) for i in idx for k in range(n)]
+        return list(enumerate(idx))
+
+    def input_node(self, gb, buf):
+        name = self.inputs[id(buf)]
+        key = ("input", name)
+        if key not in gb.consts:
+            gb.consts[key] = gb.add("input", [], reg=name, type=buf.dtype)
+        return gb.consts[key]
+
+    # ------------------------------------------------------------------ control structure
+    def block(self, body, ranges, fsm_vars) -> list:
+        out, segment = [], []
+
+        def flush():
+            if segment:
+                out.append(self.new_unit("seg", [], list(segment), False, 1, 1, fsm_vars, ranges, segment[0].loc))
+                segment.clear()
+
+        for s in body:
+            if isinstance(s, N.Return):
+                continue
+            if isinstance(s, N.For):
+                flush()
+                out.append(self.loop(s, ranges, fsm_vars))
+            elif isinstance(s, N.If) and _has_loop([s]):
+                flush()
+                out.append(IfC(s.cond, self.block(s.then, ranges, fsm_vars), self.block(s.orelse, ranges, fsm_vars),
+                               s.loc))
+            elif isinstance(s, N.While):
+                flush()
+                out.append(WhileC(s.cond, self.block(s.body, ranges, fsm_vars), s.loc))
+            elif isinstance(s, N.CallStmt):
+                raise located(BackendError, f"internal error: call to {s.callee!r} left after inlining", s.loc)
+            elif isinstance(s, N.Alloc) and s.buf.shape:
+                flush()
+                self.memory(s.buf)
+            else:
+                segment.append(s)
+        flush()
+        return out
+
+    def loop(self, s, ranges, fsm_vars):
+        est = self.est
+        n, rng = est.trip(s, ranges)
+        inner = dict(ranges)
+        inner[id(s.var)] = rng
+        if s.attrs.get(DATAFLOW):
+            pass  # regions run their processes one after another here (see docs/rtl.md)
+        piped, target, _ = est.is_pipelined(s, ranges)
+        if piped:
+            return self.new_unit(s.name, [s], s.body, True, target, s.attrs.get(UNROLL), fsm_vars, ranges, s.loc)
+        chain = est._flatten_chain(s, inner)
+        if chain is not None:
+            _, t, _ = est.is_pipelined(chain[-1], est._chain_ranges(chain[:-1], ranges))
+            return self.new_unit("_".join(lp.name for lp in chain), chain, chain[-1].body, True, t,
+                                 chain[-1].attrs.get(UNROLL), fsm_vars, ranges, s.loc)
+        if not _has_loop(s.body):  # an innermost loop: its iterations one after another
+            return self.new_unit(s.name, [s], s.body, False, 1, s.attrs.get(UNROLL), fsm_vars, ranges, s.loc)
+        lp = Loop(s.var, s.lb, s.ub, max(1, s.step), [], s.name, self.fresh("l_" + s.name), n, s.loc)
+        self.fsm_loops[id(s.var)] = lp
+        lp.body = self.block(s.body, inner, fsm_vars + [s.var])
+        return lp
+
+    def new_unit(self, name, loops, body, pipelined, ii, unroll, fsm_vars, ranges, loc) -> Unit:
+        u = Unit(len(self.units), self.fresh(name), list(loops), list(body), pipelined, int(ii or 1),
+                 1, list(fsm_vars), dict(ranges), loc=loc)
+        rng = dict(ranges)
+        for lp in loops:
+            n, r = self.est.trip(lp, rng)
+            u.trips.append(1 if n is None else n)
+            rng[id(lp.var)] = r
+        u.ranges = rng
+        if loops:
+            t = u.trips[-1]
+            u.unroll = t if unroll == 0 else max(1, int(unroll or 1))
+            u.unroll = max(1, min(u.unroll, t or 1))
+        self.units.append(u)
+        return u
+
+    # ------------------------------------------------------------------ unit graphs
+    def build_unit(self, u: Unit):
+        gb = GraphBuilder(self, u.ranges)
+        env, aenv = {}, {}
+        for v in u.fsm_vars:
+            env[id(v)] = gb.add("var", [], reg=self.fsm_loops[id(v)].signal, type=index_t, expr=0)
+        loop_vars = []
+        for j, lp in enumerate(u.loops[:-1]):
+            env[id(lp.var)] = gb.add("var", [], reg=u.signals[j], type=index_t, expr=0)
+        lanes = [None]
+        if u.loops:
+            p = u.loops[-1]
+            uu = u.unroll
+            iters = math.ceil(u.trips[-1] / uu) if u.trips[-1] else 0
+            lb = index_aff(p.lb, {}) or Aff()
+            loop_vars = [(id(p.var), iters)] + [(id(lp.var), t) for lp, t in zip(reversed(u.loops[:-1]),
+                                                                                reversed(u.trips[:-1]))]
+            ub_node = None
+            lanes = []
+            for k in range(uu):
+                vn = gb.add("var", [], reg=u.signals[-1], type=index_t, expr=k * p.step)
+                pred = None
+                if u.trips[-1] % uu or not _const_bounds(p):
+                    if ub_node is None:
+                        ub_node = gb.ev(p.ub, env, aenv, None)
+                    pred = gb.logic("lt", [vn, ub_node]) if k else None
+                lanes.append((vn, lb.add(Aff({id(p.var): p.step * uu}, p.step * k)), pred))
+        for lane in lanes:
+            env2, aenv2, pred = dict(env), dict(aenv), None
+            if lane is not None:
+                vn, aff, pred = lane
+                env2[id(u.loops[-1].var)], aenv2[id(u.loops[-1].var)] = vn, aff
+            gb.block(u.body, env2, aenv2, pred)
+        nodes = gb.nodes
+        if u.pipelined and u.loops:
+            nodes = promote_accumulators(nodes, id(u.loops[-1].var), loop_vars[0][1] if loop_vars else 1)
+        for k, n in enumerate(nodes):
+            n.uid = k
+        u.graph = UnitGraph(nodes, loop_vars, len(lanes))
+        u.sched = schedule_unit(u.graph, u.ii if u.pipelined else None, u.pipelined, u.name)
+
+    def fsm_graph(self, exprs, fsm_vars):
+        """Nodes evaluating FSM-level expressions (loop bounds, branch conditions, results)."""
+        gb = GraphBuilder(self, {})
+        env = {}
+        for v in fsm_vars:
+            env[id(v)] = gb.add("var", [], reg=self.fsm_loops[id(v)].signal, type=index_t, expr=0)
+        outs = []
+        for e in exprs:
+            for x in V.walk_expr(e):
+                if isinstance(x, N.Load) and x.buf.shape:
+                    raise located(BackendError, "static RTL: a loop bound or branch condition around loops reads "
+                                                f"array {x.buf.name!r}; copy the value into a scalar first",
+                                  getattr(x, "loc", None))
+            outs.append(gb.ev(e, env, {}, None))
+        return gb, outs
+
+
+def _const_bounds(lp) -> bool:
+    lb, ub = index_aff(lp.lb, {}), index_aff(lp.ub, {})
+    return lb is not None and ub is not None and lb.known and ub.known
+
+
+def _has_loop(body) -> bool:
+    return any(isinstance(s, (N.For, N.While)) for s in V.walk_stmts(body))
+
+
+_RESERVED = {"clock", "reset", "ap_start", "ap_done", "ap_idle", "state", "module", "input", "output", "logic",
+             "wire", "reg", "begin", "end", "assign", "always", "always_ff", "always_comb", "if", "else", "case",
+             "for", "int", "bit", "byte", "function", "return", "signed", "unsigned", "default", "type", "do",
+             "while", "final", "initial", "program", "class", "string", "time", "event", "real", "shortint",
+             "longint", "integer", "or", "and", "not", "xor", "nor", "nand", "buf", "table", "task", "var",
+             "const", "enum", "struct", "union", "package", "interface", "property", "sequence", "priority",
+             "unique", "config", "cell", "library", "design", "instance", "edge", "posedge", "negedge", "force",
+             "release", "fork", "join", "wait", "repeat", "forever", "generate", "genvar", "parameter",
+             "localparam", "specify", "supply0", "supply1", "tri", "wand", "wor", "small", "medium", "large",
+             "strong0", "strong1", "weak0", "weak1", "pull0", "pull1", "highz0", "highz1", "automatic", "static",
+             "void", "shortreal", "chandle", "import", "export", "extern", "virtual", "rand", "randc", "new",
+             "super", "this", "null", "inside", "dist", "with", "matches", "tagged", "bind", "alias", "context",
+             "cover", "assert", "assume", "restrict", "expect", "checker", "global", "let", "soft", "until",
+             "accept_on", "reject_on", "nexttime", "eventually", "implies", "strong", "weak", "unwire", "uwire"}
+
+__all__ = ["Design", "Unit", "Loop", "IfC", "WhileC", "sv_ident"]

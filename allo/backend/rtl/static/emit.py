@@ -1,0 +1,473 @@
+"""SystemVerilog of a static design (allo.backend.rtl.static.design): one module with
+Vitis-style ap_ctrl_hs control (ap_start / ap_done / ap_idle), ap_memory ports per bank of every
+array argument (`A_address0, A_ce0, A_we0, A_d0, A_q0`; banks `A_b<k>_...`), scalar inputs,
+results `ap_return_<r>`, on-chip RAMs for local arrays, an FSM for the control structure and one
+datapath per unit: an iteration issue counter, a valid bit per stage and free-running delay
+registers that carry each value from the cycle it is ready to the cycles it is used.
+
+Example::
+
+    text, ports = emit_design(design)
+"""
+from __future__ import annotations
+
+from ....ir import nodes as N
+from .exprs import ExprEmitter, sv_width
+from .memories import Memory
+
+
+def _w(t) -> int:
+    return sv_width(t)
+
+
+def _lit(bits, value) -> str:
+    return f"{bits}'d{int(value) & ((1 << bits) - 1)}"
+
+
+class Emitter:
+    def __init__(self, design):
+        self.d = design
+        self.ex = ExprEmitter()
+        self.decl, self.body, self.ff = [], [], []  # declarations, assigns, always_ff statements
+        self.ports = []  # (direction, width, name)
+        self.accesses = {}  # (mem name, bank, port) -> [(unit, node)]
+        self.counters = []
+        self.regwrites = {}  # register -> [always_ff statements, in unit order]
+        self.nfsm = 0
+
+    # ------------------------------------------------------------------ values
+    def wire(self, name, bits, expr):
+        self.decl.append(f"  logic [{bits - 1}:0] {name};")
+        self.body.append(f"  assign {name} = {expr};")
+        return name
+
+    def reg(self, name, bits):
+        self.decl.append(f"  logic [{bits - 1}:0] {name};")
+        return name
+
+    def base(self, u, n) -> str:
+        return f"u{u.uid}_n{n.uid}"
+
+    def val(self, u, n, t) -> str:
+        """Node n's value at cycle t of its iteration."""
+        k = n.kind
+        if k == "const":
+            return self.ex.emit(N.Const(n.expr, n.type), [])
+        if k == "input":
+            return n.reg
+        if k == "var" and not n.reg.startswith("u"):
+            return n.reg
+        delay = t - n.ready
+        if delay < 0:
+            raise AssertionError(f"internal error: value {n.kind}#{n.uid} used at {t} before it is ready ({n.ready})")
+        self.need[n.uid] = max(self.need.get(n.uid, 0), delay)
+        return self.base(u, n) if delay == 0 else f"{self.base(u, n)}_d{delay}"
+
+    # ------------------------------------------------------------------ units
+    def unit(self, u):
+        g, s = u.graph, u.sched
+        self.need = {}
+        k = u.uid
+        D = max(1, s.depth)
+        ii = s.ii if u.pipelined else D + 1
+        p = f"u{k}"
+        self.decl.append(f"  logic {p}_start, {p}_active, {p}_run, {p}_issue, {p}_done, {p}_ok, {p}_last;")
+        vs = [f"{p}_issue"] + [f"{p}_vs{t}" for t in range(1, D)]
+        for t in range(1, D):
+            self.decl.append(f"  logic {vs[t]};")
+            self.ff.append(f"    if (reset) {vs[t]} <= 1'b0; else {vs[t]} <= {vs[t - 1]};")
+        self.vs = vs
+        busy = " | ".join(vs[1:]) or "1'b0"
+        self.body.append(f"  assign {p}_done = {p}_active & ~{p}_run & ~({busy});")
+        self.ff.append(f"    if (reset) {p}_active <= 1'b0; else if ({p}_start) {p}_active <= 1'b1; "
+                       f"else if ({p}_done) {p}_active <= 1'b0;")
+        self._counters(u, p, ii)
+        for n in g.nodes:
+            self.node(u, n)
+        for uid, m in sorted(self.need.items()):
+            n = g.nodes[uid]
+            w = _w(n.type) if n.kind not in ("logic",) else 1
+            prev = self.base(u, n)
+            for j in range(1, m + 1):
+                r = self.reg(f"{self.base(u, n)}_d{j}", w)
+                self.ff.append(f"    {r} <= {prev};")
+                prev = r
+        self.counters += [f"allo_cnt_{u.name}", f"allo_iss_{u.name}"]
+        self.body.append(f"  assign allo_cnt_{u.name} = {p}_start | {p}_active;")
+        self.body.append(f"  assign allo_iss_{u.name} = {p}_issue;")
+
+    def _counters(self, u, p, ii):
+        """Loop counters of the unit's (flattened) nest: an iteration is issued every `ii` cycles."""
+        loops = u.loops
+        if not loops:
+            self.body.append(f"  assign {p}_ok = 1'b1;\n  assign {p}_last = 1'b1;")
+        else:
+            gb, outs = self.d.fsm_graph([x for lp in loops for x in (lp.lb, lp.ub)], u.fsm_vars)
+            vals = self.fsm_nodes(f"{p}_b", gb, outs)
+            lbs, ubs = vals[0::2], vals[1::2]
+            steps = [max(1, lp.step) for lp in loops]
+            steps[-1] *= u.unroll
+            oks, carry = [], "1'b1"
+            for j in reversed(range(len(loops))):
+                v, c = u.signals[j], f"{p}_c{j}"
+                self.reg(c, 64)
+                self.wire(v, 64, f"{p}_start ? {lbs[j]} : {c}")
+                self.wire(f"{p}_nx{j}", 64, f"{v} + 64'd{steps[j]}")
+                self.wire(f"{p}_w{j}", 1, f"!($signed({p}_nx{j}) < $signed({ubs[j]}))")
+                self.wire(f"{p}_cy{j}", 1, carry)
+                new = f"{p}_nx{j}" if j == 0 else f"({p}_w{j} ? {lbs[j]} : {p}_nx{j})"
+                self.ff.append(f"    if ({p}_issue && {p}_cy{j}) {c} <= {new}; else if ({p}_issue) {c} <= {v};")
+                carry = f"{p}_cy{j} & {p}_w{j}"
+                oks.append(f"($signed({lbs[j]}) < $signed({ubs[j]}))")
+            self.body.append(f"  assign {p}_ok = {' & '.join(oks)};\n  assign {p}_last = {carry};")
+        if ii > 1:
+            bits = max(1, (ii - 1).bit_length())
+            self.reg(f"{p}_ph", bits)
+            self.ff.append(f"    if ({p}_start) {p}_ph <= {_lit(bits, 1 % ii)}; else if ({p}_ph == {_lit(bits, ii - 1)}) "
+                           f"{p}_ph <= {_lit(bits, 0)}; else {p}_ph <= {p}_ph + {_lit(bits, 1)};")
+            phase = f" & ({p}_ph == {_lit(bits, 0)})"
+        else:
+            phase = ""
+        self.body.append(f"  assign {p}_issue = {p}_start ? {p}_ok : ({p}_run{phase});")
+        self.ff.append(f"    if (reset) {p}_run <= 1'b0; else if ({p}_issue) {p}_run <= ~{p}_last; "
+                       f"else if ({p}_start) {p}_run <= 1'b0;")
+
+    def node(self, u, n):
+        k, nm = n.kind, self.base(u, n)
+        if k in ("const", "input") or (k == "var" and not n.reg.startswith("u")):
+            return
+        if k == "var":
+            self.wire(nm, 64, f"{n.reg} + 64'd{n.expr}" if n.expr else n.reg)
+        elif k == "op":
+            args = [self.val(u, a, n.t) for a in n.args]
+            w = _w(n.type)
+            raw = self.wire(f"{nm}_raw", w, self.ex.emit(n.expr, args))
+            c = n.cost.chain
+            prev = raw
+            for j in range(1, c + 1):
+                r = self.reg(f"{nm}_p{j}", w)
+                self.ff.append(f"    {r} <= {prev};")
+                prev = r
+            self.wire(nm, w, prev)
+        elif k == "logic":
+            self.wire(nm, 1, self.logic(n.expr, [self.val(u, a, n.t) for a in n.args], n.args))
+        elif k == "mux":
+            a = [self.val(u, x, n.t) for x in n.args]
+            self.wire(nm, _w(n.type), f"{a[0]} ? {a[1]} : {a[2]}")
+        elif k == "rread":
+            self.wire(nm, _w(n.type), n.reg)
+        elif k == "rwrite":
+            v = n.args[0]
+            if n.early:
+                c = v.cost.chain
+                src = f"{self.base(u, v)}_p{c - 1}" if c > 1 else f"{self.base(u, v)}_raw"
+            else:
+                src = self.val(u, v, n.t)
+            cond = self.vs[n.t]
+            self.regwrites.setdefault(n.reg, []).append(f"if ({cond}) {n.reg} <= {src};")
+        elif k == "load":
+            self.access(u, n, None)
+            w = _w(n.type)
+            self.reg(nm, w)
+            q = self.qsel(u, n)
+            self.ff.append(f"    {nm} <= {q};")
+        elif k == "store":
+            self.access(u, n, self.val(u, n.args[0], n.t))
+        elif k == "bypass":
+            self.bypass(u, n)
+        else:
+            raise AssertionError(f"internal error: node kind {k}")
+
+    def logic(self, op, a, nodes) -> str:
+        if op == "and":
+            return "(" + " & ".join(a) + ")"
+        if op == "not":
+            return f"(~{a[0]})"
+        x = [f"64'($signed({s}))" if _w(n.type) < 64 else s for s, n in zip(a, nodes)]
+        cmp = {"lt": "<", "ge": ">=", "eq": "=="}[op]
+        return f"($signed({x[0]}) {cmp} $signed({x[1]}))"
+
+    # ------------------------------------------------------------------ memory accesses
+    def address(self, u, n, t) -> tuple:
+        """(bank-local address, bank number expression or None) of access n at cycle t."""
+        mem = n.mem
+        cs = [self.val(u, c, t) for c in n.coords]
+        cs = [f"64'($signed({s}))" if _w(c.type) < 64 else s for s, c in zip(cs, n.coords)]
+        off, bank = [], []
+        for d, c in zip(mem.dims, cs):
+            kind = None if d.kind is None else d.kind.value
+            if kind is None:
+                off.append(c)
+            elif kind == "cyclic":
+                off.append(f"({c} / 64'd{d.banks})")
+                bank.append(f"({c} % 64'd{d.banks})")
+            elif kind == "block":
+                off.append(f"({c} % 64'd{d.words})")
+                bank.append(f"({c} / 64'd{d.words})")
+            else:
+                off.append("64'd0")
+                bank.append(c)
+        lin, stride = [], 1
+        for d, o in reversed(list(zip(mem.dims, off))):
+            if d.words > 1:
+                lin.append(o if stride == 1 else f"{o} * 64'd{stride}")
+            stride *= d.words
+        addr = " + ".join(reversed(lin)) or "64'd0"
+        bexpr = None
+        if n.bank is None and mem.banks > 1:
+            terms, bstride = [], 1
+            parts = [(d, b) for d, b in zip([d for d in mem.dims if d.kind is not None], bank)]
+            for d, b in reversed(parts):
+                terms.append(b if bstride == 1 else f"{b} * 64'd{bstride}")
+                bstride *= d.banks
+            bexpr = " + ".join(reversed(terms))
+        return addr, bexpr
+
+    def access(self, u, n, data):
+        nm = self.base(u, n)
+        addr, bexpr = self.address(u, n, n.t)
+        aw = n.mem.addr_bits
+        self.wire(f"{nm}_a", aw, f"{aw}'({addr})")
+        ce = self.vs[n.t]
+        if n.kind == "store" and n.pred is not None:
+            ce = f"{ce} & {self.val(u, n.pred, n.t)}"
+        if bexpr is not None:
+            self.wire(f"{nm}_bk", 32, f"32'({bexpr})")
+        self.wire(f"{nm}_ce", 1, ce)
+        if data is not None:
+            self.wire(f"{nm}_d", n.mem.bits, data)
+        banks = [n.bank] if n.bank is not None else list(range(n.mem.banks))
+        for b in banks:
+            self.accesses.setdefault((n.mem.name, b, n.port), []).append((u, n, bexpr is not None))
+
+    def qsel(self, u, n) -> str:
+        mem, nm = n.mem, self.base(u, n)
+        if n.bank is not None or mem.banks == 1:
+            return f"{self.prefix(mem, n.bank or 0)}_q{n.port}"
+        self.reg(f"{nm}_bs", 32)
+        self.ff.append(f"    {nm}_bs <= {nm}_bk;")
+        out = f"{self.prefix(mem, mem.banks - 1)}_q{n.port}"
+        for b in reversed(range(mem.banks - 1)):
+            out = f"({nm}_bs == 32'd{b}) ? {self.prefix(mem, b)}_q{n.port} : ({out})"
+        return out
+
+    def bypass(self, u, n):
+        """The promoted accumulator: the value the previous iteration stored, when it stored this element."""
+        s, ld, nm = n.store, n.args[0], self.base(u, n)
+        w = _w(n.type)
+        acc, adr, hv = self.reg(f"{nm}_acc", w), self.reg(f"{nm}_adr", 64), self.reg(f"{nm}_hv", 1)
+        here, _ = self.address(u, n, n.t)
+        there, _ = self.address(u, s, s.t)
+        sb = "" if s.bank is None else ""
+        self.ff.append(f"    if (reset || u{u.uid}_start) {hv} <= 1'b0; else if ({self.vs[s.t]}) begin {acc} <= "
+                       f"{self.val(u, s.args[0], s.t)}; {adr} <= {there}; {hv} <= 1'b1; end{sb}")
+        self.wire(nm, w, f"({hv} && {adr} == ({here})) ? {acc} : {self.val(u, ld, n.t)}")
+
+    def prefix(self, mem: Memory, bank: int) -> str:
+        return mem.name if mem.banks == 1 else f"{mem.name}_b{bank}"
+
+    # ------------------------------------------------------------------ FSM-level expressions
+    def fsm_nodes(self, prefix, gb, outs) -> list:
+        """Combinational wires for FSM-level expressions (values constant while a unit runs)."""
+        names = {}
+
+        def v(n):
+            if n.kind == "const":
+                return self.ex.emit(N.Const(n.expr, n.type), [])
+            if n.kind in ("input", "var", "rread"):
+                return n.reg if not (n.kind == "var" and n.expr) else f"({n.reg} + 64'd{n.expr})"
+            return names[n.uid]
+
+        for n in gb.nodes:
+            nm = f"{prefix}{n.uid}"
+            if n.kind == "op":
+                names[n.uid] = self.wire(nm, _w(n.type), self.ex.emit(n.expr, [v(a) for a in n.args]))
+            elif n.kind == "logic":
+                names[n.uid] = self.wire(nm, 1, self.logic(n.expr, [v(a) for a in n.args], n.args))
+            elif n.kind == "mux":
+                a = [v(x) for x in n.args]
+                names[n.uid] = self.wire(nm, _w(n.type), f"{a[0]} ? {a[1]} : {a[2]}")
+            elif n.kind not in ("const", "input", "var", "rread"):
+                raise AssertionError(f"internal error: {n.kind} at FSM level")
+        out = []
+        for n in outs:
+            x = v(n)
+            out.append(f"64'($signed({x}))" if _w(n.type) < 64 else x)
+        return out
+
+    def fsm_value(self, e, fsm_vars):
+        gb, outs = self.d.fsm_graph([e], fsm_vars)
+        self.nfsm += 1
+        return self.fsm_nodes(f"f{self.nfsm}_n", gb, outs)[0]
+
+    # ------------------------------------------------------------------ the FSM
+    def fsm(self):
+        self.states = []  # [(state id, [statements])]
+        done = self.new_state()
+        entry = self.seq(self.d.root, done, [])
+        self.states[done][1].append("state <= S_IDLE;")
+        return entry, done
+
+    def new_state(self) -> int:
+        self.states.append((len(self.states), []))
+        return len(self.states) - 1
+
+    def seq(self, items, succ, fsm_vars) -> int:
+        entry = succ
+        for it in reversed(items):
+            entry = self.item(it, entry, fsm_vars)
+        return entry
+
+    def item(self, it, succ, fsm_vars) -> int:
+        from .design import IfC, Loop, Unit, WhileC
+        if isinstance(it, Unit):
+            s = self.new_state()
+            p = f"u{it.uid}"
+            self.starts.append(f"  assign {p}_start = (state == {self.sid(s)}) & ~{p}_active;")
+            self.states[s][1].append(f"if ({p}_done) state <= {self.sid(succ)};")
+            return s
+        if isinstance(it, Loop):
+            init, latch = self.new_state(), self.new_state()
+            body = self.seq(it.body, latch, fsm_vars + [it.var])
+            lb, ub = self.fsm_value(it.lb, fsm_vars), self.fsm_value(it.ub, fsm_vars)
+            sig = it.signal
+            self.reg(sig, 64)
+            self.states[init][1].append(f"{sig} <= {lb}; state <= ($signed({lb}) < $signed({ub})) ? "
+                                        f"{self.sid(body)} : {self.sid(succ)};")
+            nxt = f"({sig} + 64'd{it.step})"
+            self.states[latch][1].append(f"{sig} <= {nxt}; state <= ($signed({nxt}) < $signed({ub})) ? "
+                                         f"{self.sid(body)} : {self.sid(succ)};")
+            return init
+        if isinstance(it, IfC):
+            s = self.new_state()
+            c = self.fsm_value(it.cond, fsm_vars)
+            t = self.seq(it.then, succ, fsm_vars)
+            e = self.seq(it.orelse, succ, fsm_vars)
+            self.states[s][1].append(f"state <= ({c} != 64'd0) ? {self.sid(t)} : {self.sid(e)};")
+            return s
+        if isinstance(it, WhileC):
+            s = self.new_state()
+            c = self.fsm_value(it.cond, fsm_vars)
+            b = self.seq(it.body, s, fsm_vars)
+            self.states[s][1].append(f"state <= ({c} != 64'd0) ? {self.sid(b)} : {self.sid(succ)};")
+            return s
+        raise AssertionError(f"internal error: control item {it!r}")
+
+    def sid(self, s) -> str:
+        return f"S{s}"
+
+    # ------------------------------------------------------------------ memories and ports
+    def memories(self):
+        """Port wiring of every bank: arguments become module ports, locals on-chip RAMs."""
+        for key in sorted(self.accesses, key=lambda k: (k[0], k[1], k[2])):
+            mem_name, b, j = key
+            mem = self.mem_by_name[mem_name]
+            pre = f"{self.prefix(mem, b)}"
+            acc = self.accesses[key]
+            aw, w = mem.addr_bits, mem.bits
+            ces, wes, addrs, datas = [], [], [], []
+            for u, n, dyn in acc:
+                nm = self.base(u, n)
+                ce = f"{nm}_ce" + (f" & ({nm}_bk == 32'd{b})" if dyn else "")
+                ces.append(f"({ce})")
+                addrs.append(f"(({ce}) ? {nm}_a : {aw}'d0)")
+                if n.kind == "store":
+                    wes.append(f"({ce})")
+                    datas.append(f"(({ce}) ? {nm}_d : {w}'d0)")
+            reads = any(n.kind == "load" for _, n, _ in acc)
+            writes = bool(wes)
+            self.port_use.setdefault((mem_name, b), {})[j] = (reads, writes)
+            sigs = [(f"{pre}_address{j}", aw, " | ".join(addrs)), (f"{pre}_ce{j}", 1, " | ".join(ces))]
+            if writes:
+                sigs += [(f"{pre}_we{j}", 1, " | ".join(wes)), (f"{pre}_d{j}", w, " | ".join(datas))]
+            for name, bits, expr in sigs:
+                if mem.is_arg:
+                    self.ports.append(("output", bits, name))
+                    self.body.append(f"  assign {name} = {expr};")
+                else:
+                    self.wire(name, bits, expr)
+            if reads:
+                if mem.is_arg:
+                    self.ports.append(("input", w, f"{pre}_q{j}"))
+                else:
+                    self.reg(f"{pre}_q{j}", w)
+        for (mem_name, b), ports in sorted(self.port_use.items()):
+            mem = self.mem_by_name[mem_name]
+            if mem.is_arg:
+                continue
+            pre = self.prefix(mem, b)
+            self.decl.append(f"  logic [{mem.bits - 1}:0] {pre}_ram [0:{mem.bank_words - 1}];")
+            lines = []
+            for j, (reads, writes) in sorted(ports.items()):
+                if reads:
+                    lines.append(f"    if ({pre}_ce{j}" + (f" && !{pre}_we{j}" if writes else "") +
+                                 f") {pre}_q{j} <= {pre}_ram[{pre}_address{j}];")
+                if writes:
+                    lines.append(f"    if ({pre}_ce{j} && {pre}_we{j}) {pre}_ram[{pre}_address{j}] <= {pre}_d{j};")
+            self.rams.append("  always_ff @(posedge clock) begin\n" + "\n".join(lines) + "\n  end")
+
+    # ------------------------------------------------------------------ the module
+    def module(self) -> str:
+        d = self.d
+        self.mem_by_name = {m.name: m for m in d.mems.values()}
+        self.port_use, self.rams, self.starts = {}, [], []
+        for u in d.units:
+            self.unit(u)
+        entry, done = self.fsm()
+        self.memories()
+        for p in d.func.params:
+            if not p.shape and p.kind == "scalar_arg":
+                self.ports.append(("input", _w(p.dtype), d.inputs[id(p)]))
+        ret = d.func.body[-1] if d.func.body and isinstance(d.func.body[-1], N.Return) else None
+        self.results = []
+        for r, e in enumerate(ret.values if ret else []):
+            v = self.fsm_value(e, [])
+            w = _w(e.type)
+            self.ports.append(("output", w, f"ap_return_{r}"))
+            self.body.append(f"  assign ap_return_{r} = {w}'({v});")
+            self.results.append((r, w, e.type))
+        for c in self.counters:
+            self.ports.append(("output", 1, c))
+        nstates = len(self.states) + 1
+        sb = max(1, nstates.bit_length())
+        lines = [f"// Generated by allo: statically scheduled circuit of {d.func.name!r}", f"module {d.func.name}("]
+        plist = ["  input logic clock", "  input logic reset", "  input logic ap_start", "  output logic ap_done",
+                 "  output logic ap_idle"]
+        plist += [f"  {io} logic [{b - 1}:0] {n}" for io, b, n in self.ports]
+        lines.append(",\n".join(plist) + "\n);")
+        lines.append(self.ex.functions())
+        lines.append(f"  localparam logic [{sb - 1}:0] S_IDLE = {sb}'d{len(self.states)};")
+        for s, _ in self.states:
+            lines.append(f"  localparam logic [{sb - 1}:0] {self.sid(s)} = {sb}'d{s};")
+        lines.append(f"  logic [{sb - 1}:0] state;")
+        lines += self.decl
+        for r in sorted(d.regs):
+            lines.append(f"  logic [{_w(d.regs[r]) - 1}:0] {r};")
+        lines += self.body + self.starts
+        lines.append(f"  assign ap_done = (state == {self.sid(done)});")
+        lines.append("  assign ap_idle = (state == S_IDLE);")
+        lines.append("  always_ff @(posedge clock) begin")
+        lines += self.ff
+        for r, ws in self.regwrites.items():
+            lines.append(f"    if (reset) {r} <= '0; else begin " + " ".join(ws) + " end")
+        lines.append("    if (reset) state <= S_IDLE;")
+        lines.append("    else case (state)")
+        lines.append(f"      S_IDLE: if (ap_start) state <= {self.sid(entry)};")
+        for s, stmts in self.states:
+            lines.append(f"      {self.sid(s)}: begin " + " ".join(stmts) + " end")
+        lines.append("      default: state <= S_IDLE;")
+        lines.append("    endcase")
+        lines.append("  end")
+        lines += self.rams
+        lines.append("endmodule\n")
+        return "\n".join(lines)
+
+
+def emit_design(design) -> Emitter:
+    """Print the design; the Emitter keeps `ports`, `port_use`, `results` and `counters`."""
+    e = Emitter(design)
+    e.text = e.module()
+    return e
+
+
+__all__ = ["Emitter", "emit_design"]
