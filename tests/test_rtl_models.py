@@ -56,7 +56,8 @@ def test_integer_model_to_rtl_matches_llvm_and_torch(model, x):
     assert isinstance(rtl.cycles, int) and rtl.cycles > 0
     assert "module forward(" in rtl.verilog
     # the weights are constants of the design: served as memories, not passed by the caller
-    assert any(mem.hidden for mem in rtl.interface.memories)
+    hidden = {rtl.hw.func.params[pos].name for pos, _ in rtl.hw.hidden}
+    assert hidden and hidden <= {m.name.rsplit("_b", 1)[0] for m in rtl.interface.memories} | set(rtl.memories)
 
 
 def test_float_model_to_rtl_names_the_float_op():

@@ -171,6 +171,10 @@ class StaticRTLModule:
         try:
             d.mkdir(parents=True, exist_ok=True)
             copy_static_build_inputs(self.verilog, self.interface, d)
+            for pos, data in self.hw.hidden:  # constant memories (weights): their contents as hex words
+                m = self.design.mems[id(self.hw.func.params[pos])]
+                words = _raw_words(data, m.bits).reshape(-1)
+                (d / f"{m.name}.hex").write_text("".join(f"{int(v):0{(m.bits + 3) // 4}x}\n" for v in words))
         except OSError as e:
             raise BackendError(f"cannot write the RTL design to {d}: {e}") from None
         return d.resolve()

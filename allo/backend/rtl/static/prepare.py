@@ -14,7 +14,7 @@ from ....errors import BackendError
 from ....ir import nodes as N
 from ....ir import visit as V
 from ....ir.attrs import PARTITION, PIPELINE_II
-from ....ir.types import Index
+from ....ir.types import ArrayType, Index
 from ..prepare import HWTop, _globals_to_args, _Inliner, _loop_nest, _to_destination_passing, check_no_floats
 
 index_t = Index()
@@ -40,7 +40,59 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
             p.attrs[PARTITION] = list(parts[p.name])
     _globals_to_args(hw)
     hw.func.body = _FillInits().stmts(hw.func.body)
+    hw.func.body = _ArrayConds().stmts(hw.func.body)
+    _results_in_registers(hw.func)
     return hw
+
+
+def _reads_array(e) -> bool:
+    return any(isinstance(x, N.Load) and x.buf.shape for x in V.walk_expr(e))
+
+
+def _temp(name, e, loc):
+    buf = N.Buffer(name, ArrayType(e.type, ()), "local", loc=loc)
+    return buf, [N.Alloc(buf, None, loc), N.Store(buf, [], e, loc)]
+
+
+class _ArrayConds(V.Rewriter):
+    """Conditions of branches and while loops around loops that read arrays are computed into a
+    scalar first (the FSM tests registers; memories are read by the datapath)."""
+
+    def rewrite_If(self, s):
+        if _reads_array(s.cond) and _has_loop(s.then + s.orelse):
+            buf, pre = _temp("cond", s.cond, s.loc)
+            s.cond = N.Load(buf, [], buf.dtype, s.loc)
+            return pre + [s]
+        return s
+
+    def rewrite_While(self, s):
+        if _reads_array(s.cond):
+            buf, pre = _temp("wcond", s.cond, s.loc)
+            again = [N.Store(buf, [], V.copy_expr(s.cond), s.loc)]
+            s.cond = N.Load(buf, [], buf.dtype, s.loc)
+            s.body = s.body + again
+            return pre + [s]
+        return s
+
+
+def _has_loop(body) -> bool:
+    return any(isinstance(x, (N.For, N.While)) for x in V.walk_stmts(body))
+
+
+def _results_in_registers(func):
+    """Scalar results that read arrays are computed by the datapath into registers."""
+    ret = func.body[-1] if func.body and isinstance(func.body[-1], N.Return) else None
+    if ret is None:
+        return
+    pre, vals = [], []
+    for r, v in enumerate(ret.values):
+        if isinstance(v, N.Expr) and _reads_array(v):
+            buf, stmts = _temp(f"result{r}", v, ret.loc)
+            pre += stmts
+            v = N.Load(buf, [], buf.dtype, ret.loc)
+        vals.append(v)
+    ret.values = vals
+    func.body[-1:] = pre + [ret]
 
 
 def _returned_partitions(top: N.Func) -> dict:
