@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from ....errors import BackendError, located
 from ....ir import nodes as N
 from ....ir import visit as V
-from ....ir.attrs import DATAFLOW, STREAM, UNROLL
+from ....ir.attrs import DATAFLOW, PIPELINE_II, STREAM, UNROLL
 from ....ir.types import Index
 from ....qor.affine import Aff, index_aff
 from ....qor.estimate import Estimator
@@ -218,6 +218,11 @@ class Design:
         return lp
 
     def new_unit(self, name, loops, body, pipelined, ii, unroll, fsm_vars, ranges, loc) -> Unit:
+        for lp in loops:
+            want = lp.attrs.get(PIPELINE_II)
+            if want is not None and (isinstance(want, bool) or not isinstance(want, int) or want < 1):
+                raise located(BackendError, f"static RTL: loop {lp.name!r} asks for II {want!r}; a pipeline "
+                                            "needs an initiation interval of at least 1", lp.loc)
         u = Unit(len(self.units), self.fresh(name), list(loops), list(body), pipelined, int(ii or 1),
                  1, list(fsm_vars), dict(ranges), loc=loc)
         rng = dict(ranges)

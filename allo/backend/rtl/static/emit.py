@@ -159,8 +159,7 @@ class Emitter:
         elif k == "rwrite":
             v = n.args[0]
             if n.early:
-                c = v.cost.chain
-                src = f"{self.base(u, v)}_p{c - 1}" if c > 1 else f"{self.base(u, v)}_raw"
+                src = self.early(u, v, n.t)
             else:
                 src = self.val(u, v, n.t)
             cond = self.vs[n.t]
@@ -177,6 +176,23 @@ class Emitter:
             self.bypass(u, n)
         else:
             raise AssertionError(f"internal error: node kind {k}")
+
+    def early(self, u, n, t) -> str:
+        """Node n's value formed at cycle t = ready - 1 from its operators' last stages (see
+        schedule.early_ok): lets a register recurrence close one cycle sooner, as Vitis does."""
+        if n.ready <= t:
+            return self.val(u, n, t)
+        if n.kind == "load":
+            return self.qsel(u, n)
+        if n.kind == "op" and n.cost.chain >= 1:
+            c = n.cost.chain
+            return f"{self.base(u, n)}_p{c - 1}" if c > 1 else f"{self.base(u, n)}_raw"
+        args = [self.early(u, a, t) for a in n.args]
+        if n.kind == "op":
+            return self.ex.emit(n.expr, args)
+        if n.kind == "logic":
+            return self.logic(n.expr, args, n.args)
+        return f"({args[0]} ? {args[1]} : {args[2]})"
 
     def logic(self, op, a, nodes) -> str:
         if op == "and":

@@ -80,8 +80,9 @@ def _asap(nodes, ii):
             last = max(last, n.t)
         elif k == "rwrite":
             v = n.args[0]
-            if v.kind == "op" and v.cost.chain >= 1 and v.ready - 1 >= v.t:
-                start = v.ready - 1  # capture the operator's last stage directly (no extra register)
+            if start == v.ready and v.ready >= 1 and (n.pred is None or n.pred.ready < v.ready) \
+                    and early_ok(v, v.ready - 1):
+                start = v.ready - 1  # computed from the operators' last stages: no extra register
                 n.early = True
             n.t = n.ready = start
             last = max(last, n.t)
@@ -92,7 +93,34 @@ def _asap(nodes, ii):
     for n in nodes:  # a register is read when its first user needs it (then carried)
         if n.kind in ("rread", "bypass"):
             n.t = n.ready = min((u.t for u in n.users), default=0)
+    for n in nodes:
+        if n.kind == "rwrite" and n.early:
+            _pull_reads(n.args[0], n.t)
     return last + 1
+
+
+def _pull_reads(n, t):
+    """Registers read inside an early-formed value are read at cycle t."""
+    if n.kind in ("rread", "bypass"):
+        if n.ready > t:
+            n.t = n.ready = t
+        return
+    if n.ready == t + 1 and (n.kind in ("logic", "mux") or (n.kind == "op" and n.cost.chain == 0)):
+        for a in n.args:
+            _pull_reads(a, t)
+
+
+def early_ok(n, t) -> bool:
+    """Can node n's value be formed at cycle t (one cycle before `ready` at most)?"""
+    if n.ready <= t:
+        return True
+    if n.ready > t + 1:
+        return False
+    if n.kind == "load" or (n.kind == "op" and n.cost.chain >= 1):
+        return True  # the RAM's output / the operator's last pipeline stage
+    if n.kind in ("op", "logic", "mux"):
+        return all(early_ok(a, t) for a in n.args)
+    return False
 
 
 def _may_alias(a, b) -> bool:
