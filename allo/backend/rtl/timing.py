@@ -102,8 +102,8 @@ def _ports(cell, direction):
 def _all_arcs(cell, delay_of, inputs=None, outputs=None):
     """Every input bit to every output bit, delay_of(input port) each."""
     t = CellTiming()
-    outs = [b for p in (outputs or _ports(cell, "output")) for b in _bits(cell, p)]
-    for p in inputs or _ports(cell, "input"):
+    outs = [b for p in (_ports(cell, "output") if outputs is None else outputs) for b in _bits(cell, p)]
+    for p in _ports(cell, "input") if inputs is None else inputs:
         d = delay_of(p)
         t.arcs += [(i, o, d) for i in _bits(cell, p) for o in outs]
     return t
