@@ -101,10 +101,26 @@ def test_carry_chain_has_no_routing_between_carry4s():
 def test_dsp_registers_decide_whether_it_is_a_level_or_an_end_point():
     comb = T.longest_path(_net({"r0": _ff(3, 4), "m": _dsp(4, 5), "r1": _ff(5, 6)}), "t", "xc7")
     assert comb.cells == {"DSP48E1": 1}
-    assert comb.delay_ns == pytest.approx(T.FF_CLK_TO_Q + 2 * T.NET_NS + T.DSP_COMB["A"], abs=1e-3)
+    assert comb.delay_ns == pytest.approx(T.FF_CLK_TO_Q + 2 * T.NET_NS + T.DSP_COMB["A"][0], abs=1e-3)
     piped = T.longest_path(_net({"r0": _ff(3, 4), "m": _dsp(4, 5, PREG=1), "r1": _ff(5, 6)}), "t", "xc7")
     assert piped.levels == 0  # the DSP's P register ends the path into it and starts the next
     assert piped.delay_ns < comb.delay_ns
+
+
+def test_dsp_cascade_wires_carry_no_routing():
+    """r0 -> A of m1 -> ACOUT -> ACIN of m2 -> PCOUT -> PCIN of m3 -> P -> r1 (a wide multiply as
+    Yosys splits it): routed only into m1 and out of m3."""
+    def dsp(conns):
+        dirs = {p: "output" if p in ("P", "PCOUT", "ACOUT") else "input" for p in conns}
+        params = {k: format(0, "032b") for k in ("AREG", "BREG", "CREG", "MREG", "PREG")}
+        return {"type": "DSP48E1", "parameters": {**params, "USE_MULT": "MULTIPLY"}, "port_directions": dirs,
+                "connections": {p: [b] for p, b in conns.items()}}
+
+    cells = {"r0": _ff(3, 4), "m1": dsp({"A": 4, "ACOUT": 5}), "m2": dsp({"ACIN": 5, "PCOUT": 6}),
+             "m3": dsp({"PCIN": 6, "P": 7}), "r1": _ff(7, 8)}
+    path = T.longest_path(_net(cells), "t", "xc7")
+    want = T.FF_CLK_TO_Q + 2 * T.NET_NS + T.DSP_COMB["A"][1] + T.DSP_COMB["PCIN"][0]
+    assert path.delay_ns == pytest.approx(want, abs=1e-3) and path.cells == {"DSP48E1": 3}
 
 
 def test_a_combinational_loop_has_no_longest_path():

@@ -41,10 +41,10 @@ MUXF = {"MUXF7": {"I0": 0.217, "I1": 0.223, "S": 0.296}, "MUXF8": {"I0": 0.104, 
 CARRY_CI_CO = (0.271, 0.157, 0.228, 0.114)
 CARRY_CI_O = (0.222, 0.334, 0.239, 0.313)
 CARRY_ENTRY = 0.642
-# DSP48E1 (multiplier in use, no pre-adder): combinational A/B/C -> P, register clock-to-P, and the
-# setup of an input that feeds a register; the values of cells_sim.v's DSP48E1 timing functions.
-DSP_COMB = {"A": 2.823, "B": 2.690, "C": 1.325, "PCIN": 1.325}
-DSP_COMB_NOMULT = {"A": 1.523, "B": 1.509, "C": 1.325, "PCIN": 1.325}
+# DSP48E1 (no pre-adder): combinational input group -> (P, PCOUT) with / without the multiplier in
+# use, the values of cells_sim.v's DSP48E1 timing functions; ACIN/BCIN (cascade) count as A/B.
+DSP_COMB = {"A": (2.823, 2.970), "B": (2.690, 2.838), "C": (1.325, 1.474), "PCIN": (1.107, 1.255)}
+DSP_COMB_NOMULT = {"A": (1.523, 1.671), "B": (1.509, 1.658), "C": (1.325, 1.474), "PCIN": (1.107, 1.255)}
 DSP_OTHER_SETUP = 0.5  # control pins (OPMODE, CE, RST, ...) when driven by logic: our assumption
 BRAM_CLK_TO_DO = (2.454, 0.882)  # without / with the output register (BRAM_L.sdf)
 BRAM_SETUP = 0.566  # ADDR (WE 0.532)
@@ -137,29 +137,49 @@ def _ff(cell):
     return t
 
 
+_DSP_GROUP = {"A": "A", "ACIN": "A", "B": "B", "BCIN": "B", "C": "C", "CARRYIN": "C", "CARRYCASCIN": "C",
+              "PCIN": "PCIN"}
+
+
 def _dsp(cell):
-    """A DSP48E1 input is combinational to P while no register sits between them (the conditions
-    of cells_sim.v); otherwise it ends a path at its register and P starts one."""
+    """A DSP48E1 input group is combinational to P while no register sits between them (the
+    conditions of cells_sim.v); otherwise it ends a path at its register and P starts one.
+    ACOUT/BCOUT pass A/B on (a cascade wire) unless AREG/BREG register them."""
     reg = {r: _param(cell, r, 0) != 0 for r in ("AREG", "BREG", "CREG", "MREG", "PREG")}
     mult = _param(cell, "USE_MULT", "MULTIPLY") != "NONE"
-    comb_to_p = {"A": not (reg["AREG"] or reg["MREG"] or reg["PREG"]),
-                 "B": not (reg["BREG"] or reg["MREG"] or reg["PREG"]),
-                 "C": not (reg["CREG"] or reg["PREG"]), "PCIN": not reg["PREG"]}
+    comb = {"A": not (reg["AREG"] or reg["MREG"] or reg["PREG"]), "B": not (reg["BREG"] or reg["MREG"] or reg["PREG"]),
+            "C": not (reg["CREG"] or reg["PREG"]), "PCIN": not reg["PREG"]}
     required = {"A": 0.254 if reg["AREG"] else 1.416 if reg["MREG"] and mult else 2.739 if mult else 1.441,
                 "B": 0.324 if reg["BREG"] else 1.285 if reg["MREG"] else 2.608 if mult else 1.428,
                 "C": 0.168 if reg["CREG"] else 1.244, "PCIN": 1.025}
-    comb = DSP_COMB if mult else DSP_COMB_NOMULT
-    outs = ["P", "PCOUT"]
-    t = _all_arcs(cell, comb.__getitem__, inputs=[p for p in comb if comb_to_p[p]], outputs=outs)
-    for p in _ports(cell, "input"):
-        if p in _CLOCKS or (p in comb_to_p and comb_to_p[p]):
-            continue
-        t.ends.update({b: required.get(p, DSP_OTHER_SETUP) for b in _bits(cell, p)})
+    delays = DSP_COMB if mult else DSP_COMB_NOMULT
     launch = (0.329 if reg["PREG"] else 1.687 if reg["CREG"] or reg["MREG"] else
               2.952 if reg["AREG"] else 2.813 if reg["BREG"] else None)
-    for p in _ports(cell, "output"):
-        if p not in outs or launch is not None:
-            t.starts.update({b: launch or FF_CLK_TO_Q for b in _bits(cell, p)})
+    t = CellTiming()
+    passes = {"ACOUT": ("A", reg["AREG"]), "BCOUT": ("B", reg["BREG"])}
+    results = [p for p in _ports(cell, "output") if p not in passes]
+    for p in _ports(cell, "input"):
+        group = _DSP_GROUP.get(p)
+        if p in _CLOCKS:
+            continue
+        if group is None or not comb[group]:
+            t.ends.update({b: required.get(group, DSP_OTHER_SETUP) for b in _bits(cell, p)})
+            if group is None:
+                continue
+        ins = _bits(cell, p)
+        if comb[group]:
+            for q in results:
+                d = delays[group][q == "PCOUT"]
+                t.arcs += [(i, o, d) for i in ins for o in _bits(cell, q)]
+        for q, (g, registered) in passes.items():
+            if g == group and not registered:
+                t.arcs += [(i, o, 0.0) for i in ins for o in _bits(cell, q)]
+    for q in results:
+        if launch is not None:
+            t.starts.update({b: launch for b in _bits(cell, q)})
+    for q, (_, registered) in passes.items():
+        if registered:
+            t.starts.update({b: FF_CLK_TO_Q for b in _bits(cell, q)})
     return t
 
 
