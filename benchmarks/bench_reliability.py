@@ -11,6 +11,8 @@ an interruptible (Ctrl-C-able) LLVM call.
 3. `python benchmarks/bench_reliability.py loops`: the cost per iteration of the guards of loops with
    run-time bounds (the abort flag polled at the back edge, the entry checks of affine accesses) on
    tight loops, against builds of the same kernels without them.
+4. `python benchmarks/bench_reliability.py embedding`: the cost of the id check of the library's
+   `nn.embedding` (always bounds-checked) against the same instance built without it.
 """
 import gc
 import json
@@ -164,7 +166,37 @@ def loop_costs() -> list:
     return rows
 
 
+def embedding_costs() -> list:
+    """Time per call of nn.embedding (default LLVM build, ids checked) vs. the instance without the check."""
+    from allo.ir.attrs import BOUNDS_CHECK
+    from allo.library import nn
+
+    rows = []
+    rng = np.random.default_rng(0)
+    for vocab, dim, length in ((30522, 768, 128), (1000, 64, 512), (1000, 8, 4096)):
+        table = rng.standard_normal((vocab, dim)).astype(np.float32)
+        ids = rng.integers(0, vocab, length).astype(np.int64)
+        checked = allo.customize(nn.embedding, instantiate=[float32, vocab, dim, length]).build()
+        s = allo.customize(nn.embedding, instantiate=[float32, vocab, dim, length])
+        s.ir.func(s.top_func_name).attrs.pop(BOUNDS_CHECK)
+        bare = s.build()
+        np.testing.assert_array_equal(checked(ids, table), bare(ids, table))
+        best = {}
+        for _ in range(5):  # interleaved rounds: the machine is shared
+            for name, mod in (("checked", checked), ("unchecked", bare)):
+                t = min(_timed(mod, (ids, table)) for _ in range(20))
+                best[name] = min(best.get(name, t), t)
+        rows.append({"V, D, L": [vocab, dim, length], "checked_us": round(best["checked"] * 1e6, 1),
+                     "unchecked_us": round(best["unchecked"] * 1e6, 1),
+                     "cost_ns_per_id": round((best["checked"] - best["unchecked"]) / length * 1e9, 2)})
+    return rows
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "embedding":
+        for row in embedding_costs():
+            print(json.dumps(row))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "loops":
         for row in loop_costs():
             print(json.dumps(row))

@@ -84,8 +84,11 @@ def random_value(t, shape, rng):
     elif isinstance(t, (Fixed, UFixed)):
         signed = isinstance(t, Fixed)
         lo, hi = (-(1 << (t.bits - 1)), 1 << (t.bits - 1)) if signed else (0, 1 << t.bits)
-        raw = np.array([rng.integers(lo, hi, dtype=np.int64) if t.bits < 64 else int(rng.integers(-2**62, 2**62))
-                        for _ in range(n)], dtype=np.float64)
+        # a third of the values at the ends of the range (a UFixed(64) raw >= 2**63 went through int64)
+        edges = [lo, hi - 1, 0, 1 << (t.bits - 1) if not signed else -1]
+        raws = [int(rng.choice(edges)) if rng.random() < 0.3 else lo + int(rng.random() * (hi - lo)) for _ in range(n)]
+        top = np.nextafter(float(hi), 0) if hi > 2**53 else float(hi - 1)  # the largest integer float < hi
+        raw = np.array([min(float(x), top) for x in raws], dtype=np.float64)
         v = raw / 2.0 ** t.frac
     else:
         signed = isinstance(t, Int)
@@ -123,7 +126,7 @@ class Generator:
             bits = self.r.choice(WIDTHS)
             return Int(bits) if self.r.random() < 0.6 or bits == 1 else UInt(bits)
         if r < 0.85 or not allow_float:
-            bits = self.r.choice([2, 4, 8, 12, 16, 24, 32])
+            bits = self.r.choice([2, 4, 8, 12, 16, 24, 32, 48, 53, 63, 64])
             frac = self.r.randint(0, bits)
             return Fixed(bits, frac) if self.r.random() < 0.6 else UFixed(bits, frac)
         return Float(32)
@@ -246,6 +249,11 @@ class Generator:
             ind = "        "
             e1, _ = self.expr(env, 2)
             lines += head + [f"{ind}t: {self.tname(t)} = {e1}"]
+            if kind(t) == "int" and r.random() < 0.9:  # a bit-field store (1-bit slices stored v != 0)
+                lo = r.randrange(t.bits)
+                hi = lo + 1 if r.random() < 0.5 else r.randint(lo + 1, t.bits)
+                e2, _ = self.expr([(n, k) for n, k in env if k == "int"] or [("1", "int")], 2, "int")
+                lines += [f"{ind}t[{lo}:{hi}] = {e2}"]
             env2 = env + [("t", kind(t))]
             lines += [f"{ind}C[{idx}] = {self.body_expr(env2, out_t)}"]
             loops = ["i", "j"] if two_d else ["i"]
@@ -345,9 +353,11 @@ def _random_call(s, prog, r):
         return "unroll", (lp, r.choice([0, 2, 3]))
     if choice < 0.85:
         return "pipeline", (lp, r.randint(1, 3))
-    if choice < 0.93:
+    if choice < 0.88:
         return "partition", (r.choice(["A", "B", "C"]), r.choice(["complete", "cyclic", "block"]), r.randint(0, 1),
                              r.randint(1, 4))
+    if choice < 0.94:  # memory primitives, also after parallel (a shared reuse buffer ran in parallel)
+        return r.choice([("reuse_at", (r.choice(["A", "B"]), lp)), ("buffer_at", ("C", lp))])
     return "parallel", (lp,)
 
 
@@ -377,7 +387,7 @@ def same_bits(a, b) -> bool:
     return bool(np.array_equal(as_int(a), as_int(b)))
 
 
-def check(prog: Program, seed: int, directory: str, csim: bool = True) -> str:
+def check(prog: Program, seed: int, directory: str, csim: bool = True, rtl: bool = False) -> str:
     """Build and run one program on every backend; returns "ok", "rejected" (the compiler refused
     the random kernel with an AlloError) or raises AssertionError describing a mismatch."""
     from allo.interp import run
@@ -406,6 +416,13 @@ def check(prog: Program, seed: int, directory: str, csim: bool = True) -> str:
     if csim:
         hls = s.build(target="vhls", mode="csim", timeout=120)(*[_copy(a) for a in args])
         assert same_bits(hls, got), f"csim != interpreter for {where}:\ncsim {hls}\ninterp {got}"
+    if rtl:
+        try:
+            hw = s.build(target="rtl")
+        except allo.AlloError:  # outside the RTL flow's subset (floats, fixed point, ...)
+            return "rtl-unsupported"
+        out = hw(*[_copy(a) for a in args])
+        assert same_bits(out, got), f"RTL != interpreter for {where}:\nRTL {out}\ninterp {got}"
     return "ok"
 
 

@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 import allo
 
 from .fuzz_kernels import check, generate, random_schedule
+from .rtl_util import needs_rtl
 
 EXAMPLES = int(os.environ.get("ALLO_FUZZ_EXAMPLES", "16"))
 CSIM_EXAMPLES = int(os.environ.get("ALLO_FUZZ_CSIM_EXAMPLES", "3"))
+RTL_EXAMPLES = int(os.environ.get("ALLO_FUZZ_RTL_EXAMPLES", "1"))  # Verilator builds take seconds each
 SEED = os.environ.get("ALLO_FUZZ_SEED")
 HAVE_CXX = subprocess.run(["which", os.environ.get("CXX", "g++")], capture_output=True).returncode == 0
 
@@ -58,6 +60,18 @@ def test_llvm_csim_and_interpreter_agree(seed, workdir):
     assert check(prog, _offset(seed) + 7, workdir, csim=True) in ("ok", "rejected")
 
 
+@needs_rtl
+@_settings(RTL_EXAMPLES)
+@given(seed=st.integers(0, 2**20 - 1))
+def test_rtl_agrees_on_a_sampled_integer_kernel(seed, workdir):
+    """A sampled subset through the RTL flow (integer kernels: what it builds)."""
+    for k in range(50):  # the first integer-only program from this seed
+        prog = generate(_offset(seed) + 29 + k)
+        if prog.exact and "Fixed" not in prog.source:
+            break
+    assert check(prog, _offset(seed) + 29 + k, workdir, csim=False, rtl=True) in ("ok", "rejected", "rtl-unsupported")
+
+
 @_settings(max(EXAMPLES, 10))
 @given(seed=st.integers(0, 2**20 - 1))
 def test_random_schedule_calls_apply_or_refuse_atomically(seed, workdir):
@@ -74,8 +88,9 @@ def test_the_generator_covers_the_language():
     """The default budget still sees every type family and construct."""
     sources = "\n".join(generate(seed).source for seed in range(60))
     for feature in ("Int(", "UInt(", "Fixed(", "UFixed(", "float32", " if ", "else:", "min(", "max(", "allo.grid",
-                    "+=", "h_fz", " << ", " // ", " % ", "t: ", "40000", "]["):
+                    "+=", "h_fz", " << ", " // ", " % ", "t: ", "40000", "][", "Fixed(64", "UFixed(64"):
         assert feature in sources, feature
+    assert __import__("re").search(r"t\[(\d+):\d+\] = ", sources), "no bit-field store"
     widths = {int(w) for w in __import__("re").findall(r"Int\((\d+)\)", sources)}
     assert min(widths) == 1 and max(widths) == 64
 

@@ -114,3 +114,35 @@ def test_a_wide_fixed_value_converts_to_float_through_f64():
     A = np.array([-3035378300000000000, 5, 2**62 - 1], np.int64)
     got = agree(wide_fixed_to_float, A, 0.25)
     np.testing.assert_array_equal(got, np.float32([float(A[0]), 0.015625, 0.015625]))
+
+
+def one_bit_slice_stores(A: int32[8], V: int32[8]) -> int32[8]:
+    C: int32[8] = 0
+    for i in range(8):
+        x: int32 = A[i]
+        x[3:4] = V[i]
+        x[0:1] = 2
+        x[5:6] = i
+        x[7:9] = V[i]
+        x[31:32] = V[i] > 2
+        C[i] = x
+    return C
+
+
+def _set_bits(x, lo, hi, v):
+    mask = ((1 << (hi - lo)) - 1) << lo
+    return (x & ~mask) | ((v << lo) & mask)
+
+
+@needs_cxx
+def test_a_one_bit_slice_store_keeps_the_low_bit_of_the_value():
+    """`x[lo:lo+1] = v` stored `v != 0` (a cast to UInt(1) is a truth test) instead of v's low bit."""
+    A = np.arange(8, dtype=np.int32) * 37
+    V = np.array([0, 1, 2, 3, 4, 5, -1, -2], dtype=np.int32)
+    want = []
+    for i, (a, v) in enumerate(zip(A.tolist(), V.tolist())):
+        for lo, hi, b in ((3, 4, v), (0, 1, 2), (5, 6, i), (7, 9, v), (31, 32, int(v > 2))):
+            a = _set_bits(a, lo, hi, b)
+        want.append(a)
+    want = np.array(want, dtype=np.int64).astype(np.uint32).view(np.int32)
+    np.testing.assert_array_equal(agree(one_bit_slice_stores, A, V), want)

@@ -63,3 +63,28 @@ def test_embedding_int32_table():
     plain, sched = run_both(nn.embedding, [int32, 6, 3, 4], (ids, table))
     np.testing.assert_array_equal(plain, table[ids])
     np.testing.assert_array_equal(sched, plain)
+
+
+def test_embedding_checks_its_ids_in_the_default_build():
+    """An id of 10**12 segfaulted the default build and -1 / 10 read stray memory: the library kernel
+    is always bounds-checked (plain, scheduled with threads, and called from another kernel)."""
+    import pytest
+
+    import allo
+    from allo.ir.types import int64
+
+    table = np.arange(40, dtype=np.float32).reshape(10, 4)
+    good = np.array([0, 9, 3], np.int64)
+
+    def user(ids: int64[3], table: float32[10, 4]) -> float32[3, 4]:
+        return nn.embedding[float32, 10, 4, 3](ids, table)
+
+    plain = allo.customize(nn.embedding, instantiate=[float32, 10, 4, 3]).build()
+    sched = allo.customize(nn.embedding, instantiate=[float32, 10, 4, 3])
+    nn.embedding.schedule_fn(sched)
+    mods = [plain, sched.build(threads=2), allo.customize(user).build(), nn.embedding[float32, 10, 4, 3]]
+    for mod in mods:
+        np.testing.assert_array_equal(mod(good, table), table[good])
+        for bad in (-1, 10, 10**12, -(2**63)):
+            with pytest.raises(allo.BoundsError, match=f"index {bad} is out of bounds for dimension 0 of 'table'"):
+                mod(np.array([0, bad, 3], np.int64), table)

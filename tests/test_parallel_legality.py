@@ -77,3 +77,65 @@ def test_partition_refuses_scalars():
     with pytest.raises(allo.AlloError, match="partition: argument 'target'.*scalar"):
         s.partition(s.alpha, allo.Partition.Complete)
     assert not s.steps
+
+
+def blur(A: int32[10, 10]) -> int32[8, 8]:
+    B: int32[8, 8] = 0
+    for y, x in allo.grid(8, 8):
+        v: int32 = 0
+        for r, c in allo.reduction(3, 3):
+            v += A[y + r, x + c]
+        B[y, x] = v
+    return B
+
+
+def row_scan(A: int32[8, 8]) -> int32[8, 8]:
+    B: int32[8, 8] = 0
+    for i in range(8):
+        for j in range(1, 8):
+            B[i, j] = B[i, j - 1] + A[i, j]
+    return B
+
+
+AFTER_PARALLEL = {  # a rewrite after s.parallel that would share state between the iterations
+    "reuse_at": (blur, "y", lambda s: s.reuse_at(s.A, "y"), "A_reuse_y"),      # one line buffer for all rows
+    "reuse_at_inner": (blur, "y", lambda s: s.reuse_at(s.A, "x"), "A_reuse_x"),
+    "buffer_at": (blur, "y", lambda s: s.buffer_at(s.B, "x"), "B_buf"),          # one scalar, outside 'y'
+    "fuse": (row_scan, "i", lambda s: s.fuse("i", "j"), "B"),                    # the scan's j would run in parallel
+}
+LOOP_AFTER = {"fuse": "i_j_fused"}
+
+
+@pytest.mark.parametrize("case", sorted(AFTER_PARALLEL))
+def test_a_rewrite_after_parallel_that_shares_state_is_refused_like_the_other_order(case):
+    """reuse_at after parallel was accepted and ran with one shared reuse buffer (wrong results with
+    threads=2); the other order was refused. Both orders are refused now, naming loop and primitive."""
+    kernel, loop, rewrite, shared = AFTER_PARALLEL[case]
+    primitive = case.split("_inner")[0]
+    first = allo.customize(kernel)
+    rewrite(first)
+    after = LOOP_AFTER.get(primitive, loop)
+    with pytest.raises(allo.AlloError, match=f"parallel: argument 'axis': loop '{after}'.*{shared}"):
+        first.parallel(after)
+    s = allo.customize(kernel)
+    s.parallel(loop)
+    before = (str(s.module), list(s.steps))
+    with pytest.raises(allo.ScheduleError, match=f"{primitive}: loop '{after}' is marked parallel.*{shared}"):
+        rewrite(s)
+    assert (str(s.module), list(s.steps)) == before
+
+
+def test_rewrites_after_parallel_that_keep_iterations_apart_still_run_in_parallel():
+    A = np.random.default_rng(0).integers(-50, 50, (10, 10)).astype(np.int32)
+    want = sum(A[r:r + 8, c:c + 8] for r in range(3) for c in range(3))
+    for rewrite in (lambda s: s.buffer_at(s.B, "y"), lambda s: s.split("y", 3), lambda s: s.reshape(s.B, (4, 16))):
+        s = allo.customize(blur)
+        s.parallel("y")
+        rewrite(s)
+        mod = s.build(threads=2)
+        for _ in range(3):
+            np.testing.assert_array_equal(mod(A).reshape(8, 8), want)
+    s = allo.customize(row_scan)
+    s.parallel("i")
+    s.reorder("j", "i")       # the parallel rows become the inner loop: still independent
+    np.testing.assert_array_equal(s.build(threads=2)(A[:8, :8]), np.cumsum(A[:8, :8] * (np.arange(8) > 0), axis=1))

@@ -197,12 +197,14 @@ def test_int5_arbitrary_width():
     out = build_llvm(mod)(a, b)
     assert out.dtype == np.int8
     np.testing.assert_array_equal(out, wrap_int(a.astype(np.int64) + b, 5, True))
-    # unsigned odd width: uint3 multiply wraps mod 8; inputs outside the width are truncated on load
+    # unsigned odd width: uint3 multiply wraps mod 8; inputs outside the width are refused
     u3 = UInt(3)
     mod = elementwise("u3", [u3, u3], u3, lambda a, b: B("mul", a, b, u3))
-    a = rng.integers(0, 256, (4, 8)).astype(np.uint8)
+    a = rng.integers(0, 8, (4, 8)).astype(np.uint8)
     b = rng.integers(0, 8, (4, 8)).astype(np.uint8)
-    np.testing.assert_array_equal(build_llvm(mod)(a, b), ((a % 8).astype(np.int64) * b) % 8)
+    np.testing.assert_array_equal(build_llvm(mod)(a, b), (a.astype(np.int64) * b) % 8)
+    with pytest.raises(AlloTypeError, match=r"uint8 values in \[8, 8\] do not fit uint3 \(range \[0, 7\]\)"):
+        build_llvm(mod)(np.full((4, 8), 8, np.uint8), b)
     # int5 -> int32 sign extension, uint8 -> int32 zero extension
     mod = elementwise("ext", [i5, uint8], int32,
                       lambda a, b: B("add", N.Cast(a, int32), N.Cast(b, int32), int32))
@@ -767,8 +769,12 @@ def test_random_expressions_match_interpreter(seed):
     g = np.random.default_rng(seed)
     args = []
     for t in FUZZ_TYPES:
-        if isinstance(t, (Fixed, UFixed)) or t in (float32, float64, float16):
-            args.append(np.asarray(g.uniform(-10, 10, shape), np.float64 if isinstance(t, (Fixed, UFixed)) else t.np_dtype))
+        if isinstance(t, (Fixed, UFixed)):  # inside the type: an argument outside it is refused
+            lo = -(1 << (t.bits - 1)) if isinstance(t, Fixed) else 0
+            hi = (1 << (t.bits - (1 if isinstance(t, Fixed) else 0))) - 1
+            args.append(g.uniform(max(-10.0, lo / 2 ** t.frac), min(10.0, hi / 2 ** t.frac), shape))
+        elif t in (float32, float64, float16):
+            args.append(np.asarray(g.uniform(-10, 10, shape), t.np_dtype))
         elif t == bool_t:
             args.append(g.random(shape) < 0.5)
         else:

@@ -5,6 +5,8 @@ truncation/wrap (emulated exactly with Python integers, per allo/ir/fixed.py's r
 Kernels are templates instantiated with the drawn dtype and shape, so every example compiles a
 fresh instance.
 """
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -234,12 +236,16 @@ def test_fixed_point_elementwise_matches_integer_emulation(t, shape, op, seed):
 
 @SETTINGS
 @given(t=fixed_types, shape=shapes, seed=seeds)
-def test_fixed_point_inputs_are_quantised_by_floor_and_reductions_wrap(t, shape, seed):
+def test_fixed_point_inputs_are_floored_refused_outside_and_reductions_wrap(t, shape, seed):
     rng = np.random.default_rng(seed)
     lo, hi = int_range(t)
-    # arbitrary (non-representable) floats inside twice the type's range: quantised on the way in
-    x = rng.uniform(2 * lo, 2 * hi + 1, size=shape) / 2.0 ** t.frac
+    # arbitrary (non-representable) floats inside the type's range: quantised (floored) on the way in
+    x = np.clip(rng.uniform(lo, hi + 1, size=shape), lo, np.nextafter(float(hi + 1), 0)) / 2.0 ** t.frac
     raws = ints_of(to_raw(x, t))
+    outside = x.copy()
+    outside.flat[rng.integers(0, x.size)] = (hi + 1 if rng.random() < 0.5 else lo - 1) / 2.0 ** t.frac
+    with pytest.raises(allo.AlloTypeError, match=f"outside {re.escape(repr(t))}"):
+        row_sum[t, shape[0], shape[1]](outside)  # an argument outside its type is refused, never wrapped
     assert all(lo <= r <= hi for r in raws)
     rows = np.array(raws, dtype=object).reshape(shape)
     want_rows = [wrap(sum(int(v) for v in r), t.bits, _signed(t)) for r in rows]

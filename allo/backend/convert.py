@@ -4,15 +4,22 @@ Upstream Allo converts inputs to the kernel's types; allo does the same when it 
 array of small values into an int32 or Int(5) argument, 0/1 ints into bool) and for float64 into
 float32 (rounding to the nearest float32, as numpy does). A conversion that would change a value
 (out of range, a fraction into an integer) stays an AlloTypeError, so results are never silently
-wrong.
+wrong. Every argument follows one rule: a value outside the parameter's type is an AlloTypeError
+naming the argument, the value and the type's range, never a wrap-around: integer scalars,
+integer arrays (also of the container dtype of an odd width: an int8 array for `Int(5)`), and
+fixed-point scalars and arrays (the value is floored to the fraction bits first; NaN and +-inf
+are refused).
 
 Example::
 
     A = np.arange(8)                      # int64
     mod(A)                                # kernel takes int32[8]: AlloWarning, then runs
     mod(np.full(8, 2**40))                # AlloTypeError: values out of the range of int32
+    check_scalar_fixed(200.0, Fixed(8, 0), "k: argument 0 ('s')")   # AlloTypeError: range [-128, 127]
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -27,6 +34,69 @@ def value_range(t) -> tuple[int, int]:
     if isinstance(t, Int):
         return -(1 << (t.bits - 1)), (1 << (t.bits - 1)) - 1
     return 0, (1 << t.bits) - 1
+
+
+def fixed_range(t) -> tuple:
+    """(lowest, highest) raw integer of a fixed-point type, e.g. Fixed(8, 2) -> (-128, 127)
+    (values -32 .. 31.75)."""
+    return value_range(Int(t.bits) if t.signed else UInt(t.bits))
+
+
+def _fixed_text(t) -> str:
+    lo, hi = fixed_range(t)
+    text = f"range [{lo / 2 ** t.frac:.17g}, {hi / 2 ** t.frac:.17g}]"
+    return f"{text} in steps of 2**-{t.frac}" if t.frac else text
+
+
+def check_scalar_fixed(x, t, where: str) -> int:
+    """The raw integer of scalar `x` for fixed type `t`: floor(x * 2**frac), exact; an
+    AlloTypeError for NaN, +-inf and values outside the type."""
+    v = float(x) if not isinstance(x, (int, np.integer)) or isinstance(x, (bool, np.bool_)) else int(x)
+    if isinstance(v, float) and not math.isfinite(v):
+        raise AlloTypeError(f"{where}: {v!r} is not a value of {t!r} ({_fixed_text(t)})")
+    raw = math.floor(v * 2 ** t.frac) if isinstance(v, int) else math.floor(math.ldexp(v, t.frac))
+    lo, hi = fixed_range(t)
+    if not lo <= raw <= hi:
+        raise AlloTypeError(f"{where}: {x!r} is outside {t!r} ({_fixed_text(t)})")
+    return raw
+
+
+def check_fixed_values(x: np.ndarray, t, where: str) -> None:
+    """Raise AlloTypeError unless every element of `x` (floored to t's fraction bits) lies in
+    fixed type `t`; NaN and +-inf are refused."""
+    if not x.size:
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = np.floor(np.asarray(x, dtype=np.float64) * 2.0 ** t.frac)
+    lo, hi = fixed_range(t)
+    # lo and hi + 1 are powers of two (or 0): exact as float64, so the comparisons are exact
+    bad = ~((scaled >= float(lo)) & (scaled < float(hi + 1)))
+    if bad.any():
+        first = x.reshape(-1)[int(np.argmax(bad.reshape(-1)))]
+        raise AlloTypeError(f"{where}: element {first!r} is outside {t!r} ({_fixed_text(t)}); "
+                            f"{int(bad.sum())} of {x.size} elements are")
+
+
+def check_int_values(x: np.ndarray, t, where: str) -> None:
+    """Raise AlloTypeError unless the integers of `x` (already of t's container dtype) lie in
+    integer type `t` (only an odd width, `Int(5)` in int8, can hold values outside it)."""
+    if not isinstance(t, (Int, UInt)) or isinstance(t, Index) or t.bits == 1 or not x.size:
+        return
+    if t.bits == np.dtype(t.np_dtype).itemsize * 8:
+        return
+    lo, hi = value_range(t)
+    if int(x.min()) < lo or int(x.max()) > hi:
+        raise AlloTypeError(f"{where}: {x.dtype} values in [{int(x.min())}, {int(x.max())}] do not fit {t!r} "
+                            f"(range [{lo}, {hi}])")
+
+
+def check_scalar_int(x, t, where: str) -> int:
+    """The Python int of an integer scalar argument; an AlloTypeError outside t's range."""
+    v = int(x)
+    lo, hi = value_range(t)
+    if not lo <= v <= hi:
+        raise AlloTypeError(f"{where}: {x!r} is outside {t!r} (range [{lo}, {hi}])")
+    return v
 
 
 def check_convertible(x: np.ndarray, t, where: str):

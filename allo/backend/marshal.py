@@ -27,7 +27,8 @@ from ..ir import nodes as N
 from ..ir.effects import params_maybe_written
 from ..ir.fixed import from_raw, to_raw
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
-from .convert import check_convertible, convert_input
+from .convert import (check_convertible, check_fixed_values, check_int_values, check_scalar_fixed, check_scalar_int,
+                      convert_input)
 
 
 @functools.lru_cache(maxsize=None)
@@ -115,8 +116,11 @@ class ArraySpec:
         if self.fixed:
             if x.dtype.kind not in "fiu":
                 raise AlloTypeError(f"{self.where}: expected {self.expected()}, got dtype {x.dtype}")
+            check_fixed_values(x, self.t, self.where)
         elif x.dtype != self.np_dtype:
             check_convertible(x, self.t, self.where)  # converted in prepare (with a warning)
+        else:
+            check_int_values(x, self.t, self.where)
         if self.written:
             check_writable(x, self.where)
 
@@ -157,17 +161,13 @@ class _ScalarSpec:
                 return int(np.array(v, np.float16).view(np.int16))
             return v
         if isinstance(t, (Fixed, UFixed)):
-            v = float(x)
-            if not math.isfinite(v):
-                raise AlloTypeError(f"{self.where}: expected a finite value for {t!r}, got {_describe(x)}")
-            return _signed_container(math.floor(v * 2.0 ** t.frac), container_bits(t.bits))
+            return _signed_container(check_scalar_fixed(x, t, self.where), container_bits(t.bits))
         if isinstance(t, UInt) and t.bits == 1:
             return int(bool(x))
         if isinstance(x, (float, np.floating)):
             if not math.isfinite(float(x)) or float(x) != int(x):
                 raise AlloTypeError(f"{self.where}: expected an integer of type {t!r}, got {_describe(x)}")
-        # the entry wrapper truncates the container to the declared width (wrap-around)
-        return _signed_container(int(x), 64 if isinstance(t, Index) else container_bits(t.bits))
+        return _signed_container(check_scalar_int(x, t, self.where), 64 if isinstance(t, Index) else container_bits(t.bits))
 
 
 def _signed_container(v: int, bits: int) -> int:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
-from ..ir.attrs import DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCTION, TEMP, USER_BANDS
+from ..ir.attrs import BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCTION, TEMP, USER_BANDS
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
@@ -221,6 +221,8 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             attrs[DEFAULTS] = self.defaults
         if self.user_bands:
             attrs[USER_BANDS] = sorted(self.user_bands)
+        if self.kernel.bounds_check:
+            attrs[BOUNDS_CHECK] = True
         func = Func(self.name, params, list(self.result_types), self.block, attrs, self.loc(tree))
         return func
 

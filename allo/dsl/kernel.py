@@ -34,10 +34,15 @@ def _split_template(template) -> tuple:
 
 
 class KernelDef:
-    """A kernel: a typed Python function, optionally a template over `template` names."""
+    """A kernel: a typed Python function, optionally a template over `template` names.
+    `bounds_check=True`: its indices are checked at run time in every build (see
+    `allo.transforms.guards.require_bounds_check`), e.g. a lookup whose indices come from the caller."""
 
-    def __init__(self, fn, template=None):
+    bounds_check = False
+
+    def __init__(self, fn, template=None, bounds_check=False):
         self.fn = fn
+        self.bounds_check = bool(bounds_check)
         self.name = fn.__name__
         self.template_params = _split_template(template)
         type_params = getattr(fn, "__type_params__", ())  # PEP 695 `def k[T, M](...)` on 3.12+

@@ -138,8 +138,8 @@ DEFAULTS = _declare(
     "_defaults", dict, ("Func",), "default values of scalar parameters {name: value}", ("dsl",), ("dsl", "llvm"),
     NEVER)
 BOUNDS_CHECK = _declare(
-    "_bounds_check", bool, ("Func",), "check indices at run time whatever the build's `bounds_check`",
-    ("transforms",), ("transforms", "hls"), NEVER)
+    "_bounds_check", bool, ("Func",), "check indices at run time whatever the build's `bounds_check` "
+    "(`@allo.kernel(bounds_check=True)`)", ("dsl", "transforms"), ("transforms", "hls"), NEVER)
 USER_BANDS = _declare(
     "_user_bands", list, ("Func",), "band names given with `name=`; HLS loop labels keep them", ("dsl",), ("hls",),
     NEVER)

@@ -101,5 +101,18 @@ def slice_set(x, lo, hi, step, v, loc=None) -> Expr:
     v = emit.to_expr(v, UInt(hi - lo), loc)
     if not isinstance(v.type, (Int, UInt, Index)):
         raise AlloTypeError(f"x[{lo}:{hi}] = v needs an integer v, got {v.type!r}")
-    v = emit.cast(v, UInt(hi - lo), loc)
-    return MathCall(MathFn.BIT_SETSLICE, [x, Const(lo, index, loc), Const(hi, index, loc), v], x.type, loc)
+    return MathCall(MathFn.BIT_SETSLICE, [x, Const(lo, index, loc), Const(hi, index, loc), _low_bits(v, hi - lo, loc)],
+                    x.type, loc)
+
+
+def _low_bits(v: Expr, k: int, loc) -> Expr:
+    """The low k bits of integer v as a UInt(k). A cast to UInt(1) is a truth test (v != 0), so
+    one bit is taken by slicing instead."""
+    if isinstance(v, Const):
+        return Const(int(v.value) & ((1 << k) - 1), UInt(k), loc)
+    if isinstance(v.type, Index):
+        v = emit.cast(v, int64, loc)
+    if k == 1 and v.type != UInt(1):
+        return MathCall(MathFn.BIT_SLICE, [v, Const(0, index, loc), Const(1, index, loc)], UInt(1), loc)
+    return emit.cast(v, UInt(k), loc)
+

@@ -40,14 +40,29 @@ def wrap_int(values, bits: int, signed: bool) -> np.ndarray:
 
 
 def to_raw(x, t) -> np.ndarray:
-    """Float values -> raw scaled integers of fixed type `t` (floor, then wrap), in the container dtype."""
-    signed = t.signed
+    """Float values -> raw scaled integers of fixed type `t` (floor, then wrap), in the container dtype.
+    Exact at every width up to 64 bits (a UFixed(64, f) raw of 2**63 or more stays exact); NaN and
+    +-inf give 0, as allo's float -> integer rule. (Kernel arguments are range-checked before, see
+    allo.backend.convert.check_fixed_values.)"""
     scaled = np.floor(np.asarray(x, dtype=np.float64) * (2.0 ** t.frac))
-    # Values beyond int64 cannot wrap exactly; clip them first (they are far outside any W<=64 range anyway).
-    scaled = np.clip(scaled, -(2.0 ** 63), 2.0 ** 63 - 1)
-    raw = wrap_int(scaled.astype(np.int64), t.bits, signed)
-    dt = np.dtype(f"{'int' if signed else 'uint'}{container_bits(t.bits)}")
+    raw = wrap_int(wrap64(scaled), t.bits, t.signed)
+    dt = np.dtype(f"{'int' if t.signed else 'uint'}{container_bits(t.bits)}")
     return raw.astype(dt)
+
+
+def wrap64(scaled) -> np.ndarray:
+    """Integer-valued float64 values modulo 2**64, exactly, as uint64 bits (non-finite -> 0)."""
+    scaled = np.asarray(scaled, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        r = np.fmod(np.where(np.isfinite(scaled), scaled, 0.0), 2.0 ** 64)  # fmod is exact
+    out = np.zeros(r.shape, np.uint64)
+    mid = (r >= -(2.0 ** 63)) & (r < 2.0 ** 63)
+    out[mid] = r[mid].astype(np.int64).view(np.uint64)
+    high = r >= 2.0 ** 63
+    out[high] = r[high].astype(np.uint64)
+    low = r < -(2.0 ** 63)  # 2**64 + r is a multiple of r's ulp below 2**63: exact
+    out[low] = (r[low] + 2.0 ** 64).astype(np.uint64)
+    return out
 
 
 def from_raw(raw, t) -> np.ndarray:
@@ -93,5 +108,5 @@ def int_wrap_array(x, t) -> np.ndarray:
     return wrap_int(np.asarray(x), t.bits, t.signed).astype(t.np_dtype)
 
 
-__all__ = ["container_bits", "wrap_int", "to_raw", "from_raw", "quantize", "int_wrap_array", "float_to_int",
+__all__ = ["container_bits", "wrap_int", "wrap64", "to_raw", "from_raw", "quantize", "int_wrap_array", "float_to_int",
            "float_to_fixed_raw"]

@@ -32,8 +32,8 @@ class AlloKernel(KernelDef):
     """`@allo.kernel`: a kernel that can be customized (`k.customize()`) and called with numpy
     arrays (built for LLVM once per template arguments, then run)."""
 
-    def __init__(self, fn, template=None):
-        super().__init__(fn, template)
+    def __init__(self, fn, template=None, bounds_check=False):
+        super().__init__(fn, template, bounds_check)
         self._built = {}
 
     def customize(self, instantiate=None):
@@ -49,13 +49,21 @@ class AlloKernel(KernelDef):
         return mod(*args)
 
 
-def kernel(fn=None, *, template=None):
-    """Decorator marking a kernel; `@allo.kernel(template="T, M, N")` makes a template."""
+def kernel(fn=None, *, template=None, bounds_check=False):
+    """Decorator marking a kernel; `@allo.kernel(template="T, M, N")` makes a template.
+    `bounds_check=True` checks the kernel's data-dependent indices at run time in every build, as
+    `s.build(bounds_check=True)` does (a bad index is an `allo.BoundsError`, never a stray access).
+
+    Example::
+
+        @allo.kernel(template="V, L", bounds_check=True)
+        def gather(ids: "int64[L]", table: "float32[V]") -> "float32[L]": ...
+    """
     if fn is None:
-        return lambda f: AlloKernel(f, template=template)
+        return lambda f: AlloKernel(f, template=template, bounds_check=bounds_check)
     if isinstance(fn, str):  # @allo.kernel("T, M") shorthand
-        return lambda f: AlloKernel(f, template=fn)
-    return AlloKernel(fn, template=template)
+        return lambda f: AlloKernel(f, template=fn, bounds_check=bounds_check)
+    return AlloKernel(fn, template=template, bounds_check=bounds_check)
 
 
 def customize(fn, instantiate=None, verbose=False, global_vars=None, enable_tensor=False, lower_linalg=False,

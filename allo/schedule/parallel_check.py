@@ -16,6 +16,10 @@ Example::
 """
 from __future__ import annotations
 
+import functools
+
+from ..errors import ScheduleError
+from ..ir.attrs import PARALLEL
 from ..ir import effects as E, nodes as N, visit as V
 from . import rewrite as R
 
@@ -99,3 +103,29 @@ def _disjoint_slices(var, index_lists, ranges) -> bool:
         if ok and hi - lo < abs(coeff):
             return True
     return False
+
+
+def keeps_parallel_loops(primitive: str, impl):
+    """`impl` (a primitive's rewrite of a Func, or of the module for `to`) followed by the check
+    that every loop marked parallel can still run in parallel. A rewrite after `s.parallel` can
+    create state shared by the iterations (the one reuse buffer of `reuse_at`, a fused loop whose
+    inner iterations depend on each other), which `parallel` itself would have refused.
+
+    Example::
+
+        reuse_at = keeps_parallel_loops("reuse_at", memory_transforms.reuse_at)
+        reuse_at(func, "A", "y")   # ScheduleError when loop 'y' is parallel: one shared line buffer
+    """
+    @functools.wraps(impl)
+    def rewrite(head, *args, **kwargs):
+        result = impl(head, *args, **kwargs)
+        for func in getattr(head, "funcs", None) or [head]:
+            for loop in V.walk_stmts(func.body):
+                if isinstance(loop, N.For) and loop.attrs.get(PARALLEL):
+                    reason = carried_dependence(func, loop)
+                    if reason is not None:
+                        raise ScheduleError(f"{primitive}: loop {loop.name!r} is marked parallel (s.parallel) and "
+                                            f"could no longer run in parallel after {primitive}: {reason}")
+        return result
+
+    return rewrite

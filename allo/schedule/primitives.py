@@ -23,8 +23,15 @@ from .kinds import (BAND, BUFFER, FLAG, FUNCTION, FUNCTION_OR_LOOP, KERNEL, LOOP
 from .loop_transforms import (dataflow as _dataflow, fuse as _fuse, parallel as _parallel, pipeline as _pipeline,
                               reorder as _reorder, split as _split, unroll as _unroll)
 from .memory_transforms import buffer_at as _buffer_at, partition as _partition, reuse_at as _reuse_at
+from .parallel_check import keeps_parallel_loops
 from .streams import to as _to
 from .structure_transforms import inline as _inline, reshape as _reshape, unfold as _unfold
+
+# The rewrites that move or create accesses re-check the loops already marked parallel
+# (parallel_check.py). Attributes, partition and reshape (a one-to-one relayout of one array)
+# cannot make two iterations touch the same element.
+_split, _reorder, _fuse, _unfold, _buffer_at, _reuse_at, _compute_at, _to = (keeps_parallel_loops(f.__name__, f) for f in (
+    _split, _reorder, _fuse, _unfold, _buffer_at, _reuse_at, _compute_at, _to))
 
 
 def _callers(module, func_name):

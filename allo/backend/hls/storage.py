@@ -1,7 +1,7 @@
 """numpy arguments <-> the container arrays the generated C++ reads and writes (csim, cosim).
 
-Values are checked against the parameter (shape, dtype, finite fixed-point values) and converted
-as the LLVM module converts them: integers wrap at their width, fixed point floors.
+Values are checked against the parameter (shape, dtype, values inside the type: allo.backend.convert)
+and converted as the LLVM module converts them (fixed point floors to its fraction bits).
 
 Example::
 
@@ -17,9 +17,9 @@ import numpy as np
 
 from ...errors import AlloTypeError
 from ...ir import nodes as N
-from ...ir.fixed import from_raw, to_raw, wrap_int
-from ...ir.types import Float, Int, UInt, is_fixed
-from ..convert import convert_input
+from ...ir.fixed import from_raw, to_raw
+from ...ir.types import Float, UInt, is_fixed
+from ..convert import check_fixed_values, check_int_values, check_scalar_fixed, check_scalar_int, convert_input
 from .types import storage_cpp_type
 
 
@@ -53,28 +53,29 @@ def to_storage(value, p: N.Buffer, k: int, fname: str) -> np.ndarray:
     if is_fixed(t):
         if value.dtype.kind not in "fiu":
             raise AlloTypeError(f"{what}: fixed-point {t!r} takes a float array, got dtype {value.dtype}")
+        check_fixed_values(value, t, what)
         return np.ascontiguousarray(to_raw(value, t))
     if value.dtype != t.np_dtype:
         value = convert_input(value, t, what)  # exact conversions only, with a warning
+    else:
+        check_int_values(value, t, what)
     return np.ascontiguousarray(value.astype(storage_dtype(t), copy=False))
 
 
 def scalar_storage(value, t, what) -> np.ndarray:
-    """A scalar argument as a one-element container array (the LLVM module's conversions: ints
-    wrap at their width, integral floats are accepted for ints, fixed point floors)."""
+    """A scalar argument as a one-element container array (the LLVM module's conversions: values
+    outside the type are refused, integral floats are accepted for ints, fixed point floors)."""
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value[()]
     if not isinstance(value, (numbers.Number, np.generic)) or isinstance(value, (complex, np.complexfloating)):
         raise AlloTypeError(f"{what}: expected a scalar of type {t!r}, got {type(value).__name__}")
     if is_fixed(t):
-        if not math.isfinite(float(value)):
-            raise AlloTypeError(f"{what}: expected a finite value for {t!r}, got {value!r}")
-        return to_raw(np.asarray([float(value)]), t)
+        raw = check_scalar_fixed(value, t, what)
+        return np.asarray([raw], dtype=storage_dtype(t))
     if isinstance(t, Float):
         return np.asarray([float(value)], dtype=t.np_dtype)
     if isinstance(t, UInt) and t.bits == 1:
         return np.asarray([bool(value)], dtype=np.uint8)
     if isinstance(value, (float, np.floating)) and not (math.isfinite(float(value)) and float(value).is_integer()):
         raise AlloTypeError(f"{what}: expected an integer of type {t!r}, got {value!r}")
-    return wrap_int(np.asarray([int(value) % (1 << 64)], dtype=np.uint64), t.bits, isinstance(t, Int)).astype(
-        storage_dtype(t))
+    return np.asarray([check_scalar_int(value, t, what)], dtype=storage_dtype(t))

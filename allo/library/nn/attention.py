@@ -66,12 +66,15 @@ def schedule_rope(s):
     s.pipeline("d")
 
 
-@allo.kernel(template="T, V, D, L")
+@allo.kernel(template="T, V, D, L", bounds_check=True)
 def embedding(ids: "int64[L]", table: "T[V, D]") -> "T[L, D]":
-    """Row gather `table[ids[l], :]` (torch.nn.functional.embedding)."""
+    """Row gather `table[ids[l], :]` (torch.nn.functional.embedding). The ids are checked in every
+    build (`bounds_check=True` on the kernel): an id outside 0..V-1 raises `allo.BoundsError`."""
     Z: T[L, D]
-    for l, d in allo.grid(L, D):
-        Z[l, d] = table[ids[l], d]
+    for l in range(L):
+        row: int64 = ids[l]  # read once per row: the row loop copies (and the check stays out of it)
+        for d in range(D):
+            Z[l, d] = table[row, d]
     return Z
 
 
