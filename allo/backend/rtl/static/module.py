@@ -158,9 +158,12 @@ class StaticRTLModule:
         """The QoR estimate (allo.qor) of the same schedule, to compare with `cycles` and `report()`."""
         return estimate(self.ir, clock_ns=self.clock_ns if clock_ns is None else clock_ns, part=part)
 
-    def synth(self, part: str = "generic", timeout: int = 1800):
-        """Yosys synthesis (see allo.backend.rtl.synth): LUT/FF/DSP/BRAM for "xc7"."""
-        rep = synthesize(self.verilog, self.hw.func.name, part=part, timeout=timeout)
+    def synth(self, part: str = "generic", timeout: int = 1800, clock_ns: float | None = None):
+        """Yosys synthesis (see allo.backend.rtl.synth): LUT/FF/DSP/BRAM for "xc7" with the timing
+        proxy (`logic_levels`, `suggested_clock_ns`; `meets_target` against `clock_ns`, default the
+        clock this circuit was scheduled for)."""
+        rep = synthesize(self.verilog, self.hw.func.name, part=part, timeout=timeout,
+                         clock_ns=self.clock_ns if clock_ns is None else clock_ns)
         if part == "xc7":
             self._last_synth = rep
         return rep
