@@ -100,6 +100,7 @@ class Estimator:
         self._memo = {}
         self.notes = []
         self._modes = {}
+        self.auto_parts = {}  # local array name -> partitions Vitis adds for throughput
 
     # ------------------------------------------------------------------ entry
     def report(self) -> QoRReport:
@@ -459,6 +460,7 @@ class Estimator:
         if best is None or best[0] >= port_ii([a for a in accesses if a[0].uid == mem.uid], self.tables)[0]:
             return ""
         mem.auto_parts = base + [best[1]]
+        self.auto_parts[mem.name] = list(mem.auto_parts)  # the static RTL builds the same banks
         if all(any(p[0] == Partition.Complete and p[1] == d for p in mem.all_parts) for d in range(1, len(mem.shape) + 1)):
             mem.kind = "reg"  # every dimension split: registers
         kind, d, f = best[1]

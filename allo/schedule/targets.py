@@ -61,8 +61,9 @@ TARGETS = (
            ignores=("threads",), pass_name=True),
     Target("vitis_hls", "hls", "Vitis HLS C++ with the Vitis run modes", "allo.backend.hls:build_hls", _HLS_OPTIONS,
            ignores=("threads",), pass_name=True),
-    Target("rtl", "verilog", "SystemVerilog through CIRCT, simulated with Verilator", "allo.backend.rtl:build_rtl",
-           ("max_cycles",), self_checking=True, lower_streams=True),
+    Target("rtl", "verilog", "SystemVerilog (statically scheduled, or CIRCT handshake with scheduling='dynamic'), "
+           "simulated with Verilator", "allo.backend.rtl:build_rtl", ("max_cycles", "scheduling", "clock_ns"),
+           self_checking=True),
     Target("calyx", "calyx", "Calyx IR through CIRCT", "allo.backend.rtl.calyx:build_calyx", (), self_checking=True,
            lower_streams=True),
     Target("mlir", "schedule", "the Schedule itself (`s.module` is the MLIR)", None),

@@ -30,6 +30,7 @@ from .lower import lower_for_circt
 from .ports import Interface
 from .prepare import prepare_for_hw
 from .static.module import StaticRTLModule
+from ...transforms.streams import lower_streams
 from .sim import build_simulator, copy_build_inputs, run_simulator
 from .synth import synthesize
 from .tools import run_circt
@@ -218,7 +219,7 @@ def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES, scheduling: s
     try:
         if scheduling == "static":
             return StaticRTLModule(mod, max_cycles=max_cycles, clock_ns=float(clock_ns))
-        return RTLModule(mod, max_cycles=max_cycles)
+        return RTLModule(lower_streams(mod), max_cycles=max_cycles)
     except AlloError:
         raise
     except Exception as e:

@@ -27,6 +27,7 @@ from ....qor.estimate import Estimator
 from ....qor.tables import tables_for
 from .dfg import GraphBuilder, UnitGraph, promote_accumulators
 from .memories import Memory
+from .prepare import PROCESS_MARK
 from .schedule import schedule_unit
 
 index_t = Index()
@@ -75,6 +76,16 @@ class IfC:
 
 
 @dataclass(eq=False)
+class DataflowC:
+    """A dataflow region: its processes run concurrently, each with its own FSM; a process starts
+    when the processes that write the arrays it reads (not streams) have finished."""
+
+    processes: list  # [[control items]]
+    deps: list  # per process: indices of the processes it waits for
+    names: list
+
+
+@dataclass(eq=False)
 class WhileC:
     cond: object
     body: list
@@ -95,6 +106,7 @@ class Design:
         self.clock_ns = float(clock_ns)
         self.tables = tables_for(self.clock_ns)
         self.est = Estimator(N.Module([hw.func], hw.func.name), clock_ns=self.clock_ns)
+        self.est.report()  # decides Vitis's automatic partitions of local arrays (est.auto_parts)
         self.mems, self.mem_bufs = {}, {}
         self.regs, self.reg_of = {}, {}
         self.inputs = {}
@@ -106,9 +118,14 @@ class Design:
                 self.memory(p, is_arg=True)
             elif p.kind == "scalar_arg":
                 self.inputs[id(p)] = self.fresh(p.name)
-        self.root = self.block(self.func.body, {}, [])
+        self.unit_process = {}  # unit uid -> process index (dataflow regions)
+        if getattr(hw, "dataflow", False):
+            self.root = [self.region(self.func.body)]
+        else:
+            self.root = self.block(self.func.body, {}, [])
         for u in self.units:
             self.build_unit(u)
+        self.check_streams()
 
     # ------------------------------------------------------------------ names and storage
     def fresh(self, base: str) -> str:
@@ -122,7 +139,8 @@ class Design:
     def memory(self, buf, is_arg: bool = False) -> Memory:
         m = self.mems.get(id(buf))
         if m is None:
-            m = Memory.of(buf, is_arg or buf.kind == "arg")
+            arg = is_arg or buf.kind == "arg"
+            m = Memory.of(buf, arg, () if arg else self.est.auto_parts.get(buf.name, ()))
             m.name = self.fresh(buf.name)
             self.mems[id(buf)] = m
             self.mem_bufs[id(buf)] = buf
@@ -238,6 +256,69 @@ class Design:
         self.units.append(u)
         return u
 
+    def region(self, body) -> DataflowC:
+        groups, cur = [], None
+        for s in body:
+            if isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK:
+                cur = []
+                groups.append(cur)
+            elif isinstance(s, N.Return):
+                continue
+            elif isinstance(s, N.Alloc) and s.buf.shape:
+                self.memory(s.buf)  # an array of the region, shared by its processes
+            else:
+                if cur is None:
+                    cur = []
+                    groups.append(cur)
+                cur.append(s)
+        procs, names, rw = [], [], []
+        for k, g in enumerate(groups):
+            first = len(self.units)
+            procs.append(self.block(g, {}, []))
+            for u in self.units[first:]:
+                self.unit_process[u.uid] = k
+            names.append(self.fresh(f"p{k}"))
+            rw.append(_arrays_rw(g))
+        deps = []
+        for k, (reads, writes) in enumerate(rw):
+            dk = set()
+            for j in range(k):
+                rj, wj = rw[j]
+                if (reads & wj) or (writes & (rj | wj)):
+                    dk.add(j)
+            deps.append(sorted(dk))
+        return DataflowC(procs, deps, names)
+
+    def stream_buffers(self):
+        return {id(b): b for b in self.mem_bufs.values() if self.mems[id(b)].kind == "fifo"}
+
+    def check_streams(self):
+        """FIFO depths and deadlocks, decided before any simulation (see docs/rtl.md)."""
+        users = {}
+        for u in self.units:
+            for n in u.graph.nodes:
+                if n.kind in ("fread", "fwrite"):
+                    users.setdefault(n.mem.name, {"fread": set(), "fwrite": set()})[n.kind].add(u.uid)
+        region = self.root[0] if self.root and isinstance(self.root[0], DataflowC) else None
+        for bid, buf in self.stream_buffers().items():
+            m = self.mems[bid]
+            if m.depth <= 0:
+                m.depth = m.size  # depth -1: as many elements as the array
+            u = users.get(m.name, {"fread": set(), "fwrite": set()})
+            pw = {self.unit_process.get(x) for x in u["fwrite"]}
+            pr = {self.unit_process.get(x) for x in u["fread"]}
+            concurrent = region is not None and len(pw) == 1 and len(pr) == 1 and None not in pw | pr and pw != pr
+            if not concurrent:
+                m.depth = max(m.depth, m.size)  # producer and consumer run one after the other: room for all
+                continue
+            (p,), (c,) = pw, pr
+            if p in _all_deps(region.deps, c) and m.depth < m.size:
+                raise located(BackendError, f"static RTL: stream {buf.name!r} (depth {m.depth}) would deadlock: "
+                                            f"its consumer (process {c}) waits for its producer (process {p}) to "
+                                            f"finish, which needs all {m.size} elements in the FIFO; make the "
+                                            f"stream at least {m.size} deep or let the consumer read only streams "
+                                            "from that producer", buf.loc)
+
     # ------------------------------------------------------------------ unit graphs
     def build_unit(self, u: Unit):
         gb = GraphBuilder(self, u.ranges)
@@ -296,6 +377,30 @@ class Design:
         return gb, outs
 
 
+def _arrays_rw(body) -> tuple:
+    """(names of non-stream arrays read, written) by statements."""
+    reads, writes = set(), set()
+    for s in V.walk_stmts(body):
+        for role, b in V.buffer_refs(s):
+            if not b.shape or b.attrs.get(STREAM):
+                continue
+            if role == V.LOAD:
+                reads.add(id(b))
+            elif role in (V.STORE, V.RESULT):
+                writes.add(id(b))
+    return reads, writes
+
+
+def _all_deps(deps, k) -> set:
+    out, todo = set(), list(deps[k])
+    while todo:
+        j = todo.pop()
+        if j not in out:
+            out.add(j)
+            todo += deps[j]
+    return out
+
+
 def _const_bounds(lp) -> bool:
     lb, ub = index_aff(lp.lb, {}), index_aff(lp.ub, {})
     return lb is not None and ub is not None and lb.known and ub.known
@@ -320,4 +425,4 @@ _RESERVED = {"clock", "reset", "ap_start", "ap_done", "ap_idle", "state", "modul
              "cover", "assert", "assume", "restrict", "expect", "checker", "global", "let", "soft", "until",
              "accept_on", "reject_on", "nexttime", "eventually", "implies", "strong", "weak", "unwire", "uwire"}
 
-__all__ = ["Design", "Unit", "Loop", "IfC", "WhileC", "sv_ident"]
+__all__ = ["Design", "Unit", "Loop", "IfC", "WhileC", "DataflowC", "sv_ident"]

@@ -33,6 +33,7 @@ class Emitter:
         self.accesses = {}  # (mem name, bank, port) -> [(unit, node)]
         self.counters = []
         self.regwrites = {}  # register -> [always_ff statements, in unit order]
+        self.fifo_ops = {}  # stream -> {"fread"/"fwrite": [(enable, data)]}
         self.nfsm = 0
 
     # ------------------------------------------------------------------ values
@@ -71,15 +72,17 @@ class Emitter:
         D = max(1, s.depth)
         ii = s.ii if u.pipelined else D + 1
         p = f"u{k}"
-        self.decl.append(f"  logic {p}_start, {p}_active, {p}_run, {p}_issue, {p}_done, {p}_ok, {p}_last;")
+        self.uff, self.stalls = [], []
+        self.decl.append(f"  logic {p}_start, {p}_active, {p}_run, {p}_issue, {p}_issue_raw, {p}_done, {p}_ok, "
+                         f"{p}_last, {p}_en;")
         vs = [f"{p}_issue"] + [f"{p}_vs{t}" for t in range(1, D)]
         for t in range(1, D):
             self.decl.append(f"  logic {vs[t]};")
-            self.ff.append(f"    if (reset) {vs[t]} <= 1'b0; else {vs[t]} <= {vs[t - 1]};")
+            self.uff.append(f"    if (reset) {vs[t]} <= 1'b0; else {vs[t]} <= {vs[t - 1]};")
         self.vs = vs
         busy = " | ".join(vs[1:]) or "1'b0"
         self.body.append(f"  assign {p}_done = {p}_active & ~{p}_run & ~({busy});")
-        self.ff.append(f"    if (reset) {p}_active <= 1'b0; else if ({p}_start) {p}_active <= 1'b1; "
+        self.uff.append(f"    if (reset) {p}_active <= 1'b0; else if ({p}_start) {p}_active <= 1'b1; "
                        f"else if ({p}_done) {p}_active <= 1'b0;")
         self._counters(u, p, ii)
         for n in g.nodes:
@@ -90,8 +93,13 @@ class Emitter:
             prev = self.base(u, n)
             for j in range(1, m + 1):
                 r = self.reg(f"{self.base(u, n)}_d{j}", w)
-                self.ff.append(f"    {r} <= {prev};")
+                self.uff.append(f"    {r} <= {prev};")
                 prev = r
+        self.body.append(f"  assign {p}_en = " + (" & ".join(f"~({x})" for x in self.stalls) or "1'b1") + ";")
+        self.body.append(f"  assign {p}_issue = {p}_issue_raw & {p}_en;")
+        self.ff.append(f"    if ({p}_en) begin  // {u.name}: every register of the unit holds while it stalls")
+        self.ff += ["  " + x for x in self.uff]
+        self.ff.append("    end")
         self.counters += [f"allo_cnt_{u.name}", f"allo_iss_{u.name}"]
         self.body.append(f"  assign allo_cnt_{u.name} = {p}_start | {p}_active;")
         self.body.append(f"  assign allo_iss_{u.name} = {p}_issue;")
@@ -116,20 +124,20 @@ class Emitter:
                 self.wire(f"{p}_w{j}", 1, f"!($signed({p}_nx{j}) < $signed({ubs[j]}))")
                 self.wire(f"{p}_cy{j}", 1, carry)
                 new = f"{p}_nx{j}" if j == 0 else f"({p}_w{j} ? {lbs[j]} : {p}_nx{j})"
-                self.ff.append(f"    if ({p}_issue && {p}_cy{j}) {c} <= {new}; else if ({p}_issue) {c} <= {v};")
+                self.uff.append(f"    if ({p}_issue && {p}_cy{j}) {c} <= {new}; else if ({p}_issue) {c} <= {v};")
                 carry = f"{p}_cy{j} & {p}_w{j}"
                 oks.append(f"($signed({lbs[j]}) < $signed({ubs[j]}))")
             self.body.append(f"  assign {p}_ok = {' & '.join(oks)};\n  assign {p}_last = {carry};")
         if ii > 1:
             bits = max(1, (ii - 1).bit_length())
             self.reg(f"{p}_ph", bits)
-            self.ff.append(f"    if ({p}_start) {p}_ph <= {_lit(bits, 1 % ii)}; else if ({p}_ph == {_lit(bits, ii - 1)}) "
+            self.uff.append(f"    if ({p}_start) {p}_ph <= {_lit(bits, 1 % ii)}; else if ({p}_ph == {_lit(bits, ii - 1)}) "
                            f"{p}_ph <= {_lit(bits, 0)}; else {p}_ph <= {p}_ph + {_lit(bits, 1)};")
             phase = f" & ({p}_ph == {_lit(bits, 0)})"
         else:
             phase = ""
-        self.body.append(f"  assign {p}_issue = {p}_start ? {p}_ok : ({p}_run{phase});")
-        self.ff.append(f"    if (reset) {p}_run <= 1'b0; else if ({p}_issue) {p}_run <= ~{p}_last; "
+        self.body.append(f"  assign {p}_issue_raw = {p}_start ? {p}_ok : ({p}_run{phase});")
+        self.uff.append(f"    if (reset) {p}_run <= 1'b0; else if ({p}_issue) {p}_run <= ~{p}_last; "
                        f"else if ({p}_start) {p}_run <= 1'b0;")
 
     def node(self, u, n):
@@ -146,7 +154,7 @@ class Emitter:
             prev = raw
             for j in range(1, c + 1):
                 r = self.reg(f"{nm}_p{j}", w)
-                self.ff.append(f"    {r} <= {prev};")
+                self.uff.append(f"    {r} <= {prev};")
                 prev = r
             self.wire(nm, w, prev)
         elif k == "logic":
@@ -162,18 +170,20 @@ class Emitter:
                 src = self.early(u, v, n.t)
             else:
                 src = self.val(u, v, n.t)
-            cond = self.vs[n.t]
+            cond = f"{self.vs[n.t]} & u{u.uid}_en"
             self.regwrites.setdefault(n.reg, []).append(f"if ({cond}) {n.reg} <= {src};")
         elif k == "load":
             self.access(u, n, None)
             w = _w(n.type)
             self.reg(nm, w)
             q = self.qsel(u, n)
-            self.ff.append(f"    {nm} <= {q};")
+            self.uff.append(f"    {nm} <= {q};")
         elif k == "store":
             self.access(u, n, self.val(u, n.args[0], n.t))
         elif k == "bypass":
             self.bypass(u, n)
+        elif k in ("fread", "fwrite"):
+            self.fifo_access(u, n, nm)
         else:
             raise AssertionError(f"internal error: node kind {k}")
 
@@ -244,7 +254,7 @@ class Emitter:
         addr, bexpr = self.address(u, n, n.t)
         aw = n.mem.addr_bits
         self.wire(f"{nm}_a", aw, f"{aw}'({addr})")
-        ce = self.vs[n.t]
+        ce = f"{self.vs[n.t]} & u{u.uid}_en"
         if n.kind == "store" and n.pred is not None:
             ce = f"{ce} & {self.val(u, n.pred, n.t)}"
         if bexpr is not None:
@@ -261,7 +271,7 @@ class Emitter:
         if n.bank is not None or mem.banks == 1:
             return f"{self.prefix(mem, n.bank or 0)}_q{n.port}"
         self.reg(f"{nm}_bs", 32)
-        self.ff.append(f"    {nm}_bs <= {nm}_bk;")
+        self.uff.append(f"    {nm}_bs <= {nm}_bk;")
         out = f"{self.prefix(mem, mem.banks - 1)}_q{n.port}"
         for b in reversed(range(mem.banks - 1)):
             out = f"({nm}_bs == 32'd{b}) ? {self.prefix(mem, b)}_q{n.port} : ({out})"
@@ -275,9 +285,47 @@ class Emitter:
         here, _ = self.address(u, n, n.t)
         there, _ = self.address(u, s, s.t)
         sb = "" if s.bank is None else ""
-        self.ff.append(f"    if (reset || u{u.uid}_start) {hv} <= 1'b0; else if ({self.vs[s.t]}) begin {acc} <= "
+        self.uff.append(f"    if (reset || u{u.uid}_start) {hv} <= 1'b0; else if ({self.vs[s.t]}) begin {acc} <= "
                        f"{self.val(u, s.args[0], s.t)}; {adr} <= {there}; {hv} <= 1'b1; end{sb}")
         self.wire(nm, w, f"({hv} && {adr} == ({here})) ? {acc} : {self.val(u, ld, n.t)}")
+
+    def fifo_access(self, u, n, nm):
+        """A stream read (pop; the head word, first-word-fall-through) or write (push); the unit
+        stalls while its FIFO is empty / full."""
+        f, p = n.mem.name, f"u{u.uid}"
+        raw = f"{p}_issue_raw" if n.t == 0 else self.vs[n.t]
+        pred = f" & {self.val(u, n.pred, n.t)}" if n.pred is not None else ""
+        want = self.wire(f"{nm}_want", 1, f"{raw}{pred}")
+        self.stalls.append(f"{want} & {f}_{'empty' if n.kind == 'fread' else 'full'}")
+        self.fifo_ops.setdefault(f, {"fread": [], "fwrite": []})[n.kind].append(
+            (f"{want} & {p}_en", self.val(u, n.args[0], n.t) if n.kind == "fwrite" else None))
+        if n.kind == "fread":
+            self.wire(nm, n.mem.bits, f"{f}_dout")
+
+    def fifos(self):
+        """One FIFO (circular buffer with a count) per stream of the design."""
+        for m in self.mem_by_name.values():
+            if m.kind != "fifo":
+                continue
+            f, d, w = m.name, max(1, m.depth), m.bits
+            ab = max(1, (d - 1).bit_length())
+            cb = d.bit_length() + 1
+            ops = self.fifo_ops.get(f, {"fread": [], "fwrite": []})
+            push = " | ".join(f"({c})" for c, _ in ops["fwrite"]) or "1'b0"
+            pop = " | ".join(f"({c})" for c, _ in ops["fread"]) or "1'b0"
+            din = " | ".join(f"(({c}) ? {v} : {w}'d0)" for c, v in ops["fwrite"]) or f"{w}'d0"
+            self.decl.append(f"  logic [{w - 1}:0] {f}_mem [0:{d - 1}];\n  logic [{ab - 1}:0] {f}_wp, {f}_rp;\n"
+                             f"  logic [{cb - 1}:0] {f}_count;\n  logic {f}_push, {f}_pop, {f}_empty, {f}_full;\n"
+                             f"  logic [{w - 1}:0] {f}_din, {f}_dout;")
+            self.body.append(f"  assign {f}_push = {push};\n  assign {f}_pop = {pop};\n  assign {f}_din = {din};\n"
+                             f"  assign {f}_dout = {f}_mem[{f}_rp];\n  assign {f}_empty = ({f}_count == {cb}'d0);\n"
+                             f"  assign {f}_full = ({f}_count == {cb}'d{d});")
+            wrap = (lambda x: f"({x} == {ab}'d{d - 1}) ? {ab}'d0 : {x} + {ab}'d1") if d > 1 else (lambda x: f"{ab}'d0")
+            self.rams.append(f"  always_ff @(posedge clock) begin  // stream {f}, depth {d}\n"
+                             f"    if (reset) begin {f}_wp <= '0; {f}_rp <= '0; {f}_count <= '0; end else begin\n"
+                             f"      if ({f}_push) begin {f}_mem[{f}_wp] <= {f}_din; {f}_wp <= {wrap(f + '_wp')}; end\n"
+                             f"      if ({f}_pop) {f}_rp <= {wrap(f + '_rp')};\n"
+                             f"      {f}_count <= {f}_count + {cb}'({f}_push) - {cb}'({f}_pop);\n    end\n  end")
 
     def prefix(self, mem: Memory, bank: int) -> str:
         return mem.name if mem.banks == 1 else f"{mem.name}_b{bank}"
@@ -316,61 +364,72 @@ class Emitter:
         self.nfsm += 1
         return self.fsm_nodes(f"f{self.nfsm}_n", gb, outs)[0]
 
-    # ------------------------------------------------------------------ the FSM
+    # ------------------------------------------------------------------ the FSMs
     def fsm(self):
-        self.states = []  # [(state id, [statements])]
-        done = self.new_state()
-        entry = self.seq(self.d.root, done, [])
-        self.states[done][1].append("state <= S_IDLE;")
+        """The main FSM (and one per process of a dataflow region); returns (entry, done) of main."""
+        main = FSM("")
+        self.fsms = [main]
+        done = main.new()
+        entry = self.seq(self.d.root, done, [], main)
+        main.add(done, f"{main.var} <= {main.idle};")
+        main.entry = entry
         return entry, done
 
-    def new_state(self) -> int:
-        self.states.append((len(self.states), []))
-        return len(self.states) - 1
-
-    def seq(self, items, succ, fsm_vars) -> int:
+    def seq(self, items, succ, fsm_vars, m) -> int:
         entry = succ
         for it in reversed(items):
-            entry = self.item(it, entry, fsm_vars)
+            entry = self.item(it, entry, fsm_vars, m)
         return entry
 
-    def item(self, it, succ, fsm_vars) -> int:
-        from .design import IfC, Loop, Unit, WhileC
+    def item(self, it, succ, fsm_vars, m) -> int:
+        from .design import DataflowC, IfC, Loop, Unit, WhileC
+        v = m.var
         if isinstance(it, Unit):
-            s = self.new_state()
+            s = m.new()
             p = f"u{it.uid}"
-            self.starts.append(f"  assign {p}_start = (state == {self.sid(s)}) & ~{p}_active;")
-            self.states[s][1].append(f"if ({p}_done) state <= {self.sid(succ)};")
+            self.starts.append(f"  assign {p}_start = ({v} == {m.sid(s)}) & ~{p}_active;")
+            m.add(s, f"if ({p}_done) {v} <= {m.sid(succ)};")
             return s
         if isinstance(it, Loop):
-            init, latch = self.new_state(), self.new_state()
-            body = self.seq(it.body, latch, fsm_vars + [it.var])
+            init, latch = m.new(), m.new()
+            body = self.seq(it.body, latch, fsm_vars + [it.var], m)
             lb, ub = self.fsm_value(it.lb, fsm_vars), self.fsm_value(it.ub, fsm_vars)
             sig = it.signal
             self.reg(sig, 64)
-            self.states[init][1].append(f"{sig} <= {lb}; state <= ($signed({lb}) < $signed({ub})) ? "
-                                        f"{self.sid(body)} : {self.sid(succ)};")
+            m.add(init, f"{sig} <= {lb}; {v} <= ($signed({lb}) < $signed({ub})) ? {m.sid(body)} : {m.sid(succ)};")
             nxt = f"({sig} + 64'd{it.step})"
-            self.states[latch][1].append(f"{sig} <= {nxt}; state <= ($signed({nxt}) < $signed({ub})) ? "
-                                         f"{self.sid(body)} : {self.sid(succ)};")
+            m.add(latch, f"{sig} <= {nxt}; {v} <= ($signed({nxt}) < $signed({ub})) ? {m.sid(body)} : {m.sid(succ)};")
             return init
         if isinstance(it, IfC):
-            s = self.new_state()
+            s = m.new()
             c = self.fsm_value(it.cond, fsm_vars)
-            t = self.seq(it.then, succ, fsm_vars)
-            e = self.seq(it.orelse, succ, fsm_vars)
-            self.states[s][1].append(f"state <= ({c} != 64'd0) ? {self.sid(t)} : {self.sid(e)};")
+            t, e = self.seq(it.then, succ, fsm_vars, m), self.seq(it.orelse, succ, fsm_vars, m)
+            m.add(s, f"{v} <= ({c} != 64'd0) ? {m.sid(t)} : {m.sid(e)};")
             return s
         if isinstance(it, WhileC):
-            s = self.new_state()
+            s = m.new()
             c = self.fsm_value(it.cond, fsm_vars)
-            b = self.seq(it.body, s, fsm_vars)
-            self.states[s][1].append(f"state <= ({c} != 64'd0) ? {self.sid(b)} : {self.sid(succ)};")
+            b = self.seq(it.body, s, fsm_vars, m)
+            m.add(s, f"{v} <= ({c} != 64'd0) ? {m.sid(b)} : {m.sid(succ)};")
+            return s
+        if isinstance(it, DataflowC):
+            s = m.new()
+            procs = []
+            for k, (items, name) in enumerate(zip(it.processes, it.names)):
+                pm = FSM(name)
+                self.fsms.append(pm)
+                pdone = pm.new()
+                pm.entry = self.seq(items, pdone, fsm_vars, pm)
+                pm.done = pdone
+                procs.append(pm)
+            for k, pm in enumerate(procs):
+                deps = "".join(f" & ({procs[j].var} == {procs[j].sid(procs[j].done)})" for j in it.deps[k])
+                pm.idle_stmt = f"if (({v} == {m.sid(s)}){deps}) {pm.var} <= {pm.sid(pm.entry)};"
+                pm.add(pm.done, f"if ({v} != {m.sid(s)}) {pm.var} <= {pm.idle};")
+            alldone = " & ".join(f"({pm.var} == {pm.sid(pm.done)})" for pm in procs) or "1'b1"
+            m.add(s, f"if ({alldone}) {v} <= {m.sid(succ)};")
             return s
         raise AssertionError(f"internal error: control item {it!r}")
-
-    def sid(self, s) -> str:
-        return f"S{s}"
 
     # ------------------------------------------------------------------ memories and ports
     def memories(self):
@@ -431,6 +490,7 @@ class Emitter:
             self.unit(u)
         entry, done = self.fsm()
         self.memories()
+        self.fifos()
         for p in d.func.params:
             if not p.shape and p.kind == "scalar_arg":
                 self.ports.append(("input", _w(p.dtype), d.inputs[id(p)]))
@@ -444,39 +504,66 @@ class Emitter:
             self.results.append((r, w, e.type))
         for c in self.counters:
             self.ports.append(("output", 1, c))
-        nstates = len(self.states) + 1
-        sb = max(1, nstates.bit_length())
         lines = [f"// Generated by allo: statically scheduled circuit of {d.func.name!r}", f"module {d.func.name}("]
         plist = ["  input logic clock", "  input logic reset", "  input logic ap_start", "  output logic ap_done",
                  "  output logic ap_idle"]
         plist += [f"  {io} logic [{b - 1}:0] {n}" for io, b, n in self.ports]
         lines.append(",\n".join(plist) + "\n);")
         lines.append(self.ex.functions())
-        lines.append(f"  localparam logic [{sb - 1}:0] S_IDLE = {sb}'d{len(self.states)};")
-        for s, _ in self.states:
-            lines.append(f"  localparam logic [{sb - 1}:0] {self.sid(s)} = {sb}'d{s};")
-        lines.append(f"  logic [{sb - 1}:0] state;")
+        for m in self.fsms:
+            lines += m.declarations()
         lines += self.decl
         for r in sorted(d.regs):
             lines.append(f"  logic [{_w(d.regs[r]) - 1}:0] {r};")
         lines += self.body + self.starts
-        lines.append(f"  assign ap_done = (state == {self.sid(done)});")
-        lines.append("  assign ap_idle = (state == S_IDLE);")
+        main = self.fsms[0]
+        lines.append(f"  assign ap_done = ({main.var} == {main.sid(done)});")
+        lines.append(f"  assign ap_idle = ({main.var} == {main.idle});")
         lines.append("  always_ff @(posedge clock) begin")
         lines += self.ff
         for r, ws in self.regwrites.items():
             lines.append(f"    if (reset) {r} <= '0; else begin " + " ".join(ws) + " end")
-        lines.append("    if (reset) state <= S_IDLE;")
-        lines.append("    else case (state)")
-        lines.append(f"      S_IDLE: if (ap_start) state <= {self.sid(entry)};")
-        for s, stmts in self.states:
-            lines.append(f"      {self.sid(s)}: begin " + " ".join(stmts) + " end")
-        lines.append("      default: state <= S_IDLE;")
-        lines.append("    endcase")
+        main.idle_stmt = f"if (ap_start) {main.var} <= {main.sid(entry)};"
+        for m in self.fsms:
+            lines += m.case()
         lines.append("  end")
         lines += self.rams
         lines.append("endmodule\n")
         return "\n".join(lines)
+
+
+class FSM:
+    """One state machine: the function's (`state`) or a dataflow process's (`state_<name>`)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.var = f"state_{name}" if name else "state"
+        self.idle = f"{self.var.upper()}_IDLE"
+        self.states = []
+        self.idle_stmt = ""
+        self.entry = self.done = None
+
+    def new(self) -> int:
+        self.states.append([])
+        return len(self.states) - 1
+
+    def add(self, s: int, stmt: str):
+        self.states[s].append(stmt)
+
+    def sid(self, s) -> str:
+        return f"{self.var.upper()}_S{s}"
+
+    def declarations(self) -> list:
+        sb = max(1, (len(self.states) + 1).bit_length())
+        out = [f"  localparam logic [{sb - 1}:0] {self.idle} = {sb}'d{len(self.states)};"]
+        out += [f"  localparam logic [{sb - 1}:0] {self.sid(s)} = {sb}'d{s};" for s in range(len(self.states))]
+        return out + [f"  logic [{sb - 1}:0] {self.var};"]
+
+    def case(self) -> list:
+        out = [f"    if (reset) {self.var} <= {self.idle};", f"    else case ({self.var})",
+               f"      {self.idle}: begin {self.idle_stmt} end"]
+        out += [f"      {self.sid(s)}: begin " + " ".join(st) + " end" for s, st in enumerate(self.states)]
+        return out + [f"      default: {self.var} <= {self.idle};", "    endcase"]
 
 
 def emit_design(design) -> Emitter:

@@ -90,7 +90,7 @@ class Memory:
     port_use: dict = field(default_factory=dict)  # bank -> set of (port, "r"|"w")
 
     @staticmethod
-    def of(buf, is_arg: bool) -> "Memory":
+    def of(buf, is_arg: bool, extra=()) -> "Memory":
         shape = tuple(int(d) for d in buf.shape)
         t = buf.dtype
         bits = 64 if isinstance(t, Index) else int(t.bits)
@@ -98,7 +98,11 @@ class Memory:
         if buf.attrs.get(STREAM) and not is_arg:
             return Memory(buf.name, shape, bits, signed, "fifo", [_split(n, None) for n in shape],
                           depth=int(buf.attrs[STREAM]))
-        dims = [_split(n, p) for n, p in zip(shape, dim_parts(buf))]
+        parts = dim_parts(buf)
+        for kind, d, factor in extra:  # partitions the estimator adds (Vitis's throughput-driven ones)
+            if 1 <= d <= len(parts) and parts[d - 1] is None:
+                parts[d - 1] = (Partition(kind), int(factor or 0))
+        dims = [_split(n, p) for n, p in zip(shape, parts)]
         full = all(d.kind == Partition.Complete for d in dims)
         kind = "reg" if (full and not is_arg) else "mem"
         return Memory(buf.name, shape, bits, signed, kind, dims, is_arg)

@@ -13,11 +13,12 @@ from __future__ import annotations
 from ....errors import BackendError
 from ....ir import nodes as N
 from ....ir import visit as V
-from ....ir.attrs import PARTITION, PIPELINE_II
-from ....ir.types import ArrayType, Index
+from ....ir.attrs import DATAFLOW, PARTITION, PIPELINE_II
+from ....ir.types import ArrayType, Index, UInt
 from ..prepare import HWTop, _globals_to_args, _Inliner, _loop_nest, _to_destination_passing, check_no_floats
 
 index_t = Index()
+PROCESS_MARK = "allo_process_boundary"  # a declaration that starts each process of a dataflow region
 
 
 def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
@@ -32,8 +33,18 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
         check_no_floats(mod, top, "static RTL")
     parts = _returned_partitions(top)
     top.body = _FillInits().stmts(top.body)
-    top.body = _Inliner(mod, 0).stmts(top.body)
+    dataflow = bool(top.attrs.get(DATAFLOW))
+    if dataflow:  # each top-level statement is a process of the region: mark where each one starts
+        body = []
+        for st in top.body:
+            if not isinstance(st, (N.Return, N.Alloc)):
+                body.append(N.Alloc(N.Buffer(PROCESS_MARK, ArrayType(UInt(1), ()), "local"), None, st.loc))
+            body += _Inliner(mod, 0).stmts([st])
+        top.body = body
+    else:
+        top.body = _Inliner(mod, 0).stmts(top.body)
     hw = _to_destination_passing(top, original)
+    hw.dataflow = dataflow
     for pos in hw.outputs:  # the returned local's partitions belong to the output interface now
         p = hw.func.params[pos]
         if p.name in parts and PARTITION not in p.attrs:
@@ -121,4 +132,4 @@ class _FillInits(V.Rewriter):
         return s
 
 
-__all__ = ["prepare_static"]
+__all__ = ["prepare_static", "PROCESS_MARK"]

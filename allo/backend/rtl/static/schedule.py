@@ -45,6 +45,9 @@ def schedule_unit(graph, ii: int, pipelined: bool, name: str = "") -> UnitSchedu
     while True:
         try:
             depth = _asap(graph.nodes, cur if pipelined else None)
+            hints = _late_loads(graph.nodes)
+            if hints:  # loads that close a memory recurrence go as late as their users allow
+                depth = _asap(graph.nodes, cur if pipelined else None, hints)
             if pipelined:
                 _check_recurrences(graph, cur)
             return UnitSchedule(cur, depth, reason if cur > want else "")
@@ -54,7 +57,19 @@ def schedule_unit(graph, ii: int, pipelined: bool, name: str = "") -> UnitSchedu
             cur, reason = max(cur + 1, need.ii), need.reason
 
 
-def _asap(nodes, ii):
+def _late_loads(nodes) -> dict:
+    stored = {n.mem.name for n in nodes if n.kind == "store"}
+    hints = {}
+    for n in nodes:
+        if n.kind == "load" and n.mem.name in stored and n.users:
+            late = min(u.t for u in n.users) - LOAD_READY
+            if late > n.t:
+                hints[n.uid] = late
+    return hints
+
+
+def _asap(nodes, ii, hints=None):
+    hints = hints or {}
     table = {}  # (memory, bank, slot) -> ports used
     order = {}  # memory name -> [(node, "r"|"w")] in program order
     last = 0
@@ -69,7 +84,7 @@ def _asap(nodes, ii):
         elif k in ("logic", "mux", "bypass"):
             n.t = n.ready = start
         elif k in ("load", "store"):
-            start = max(start, _after(order.get(n.mem.name, []), n))
+            start = max(start, _after(order.get(n.mem.name, []), n), hints.get(n.uid, 0))
             n.t = _reserve(table, n, start, ii)
             n.ready = n.t + LOAD_READY if k == "load" else n.t
             order.setdefault(n.mem.name, []).append(n)
