@@ -299,3 +299,80 @@ def test_report_needs_a_call_and_qor_is_the_estimate():
     assert rep.source == "rtl" and rep.latency_cycles == mod.cycles
     assert mod.qor().latency_cycles == allo.report(s).latency_cycles
     assert "l_i" in str(rep)
+
+
+# ----------------------------------------------------------------------------- dataflow and streams
+def produce(A: int32[64], T: int32[64]):
+    for i in range(64):
+        T[i] = A[i] * 3 + 1
+
+
+def consume(T: int32[64], B: int32[64], C: int32[64]):
+    for i in range(64):
+        C[i] = T[i] * B[i] - 2
+
+
+def pipe2(A: int32[64], B: int32[64]) -> int32[64]:
+    T: int32[64]
+    C: int32[64]
+    produce(A, T)
+    consume(T, B, C)
+    return C
+
+
+@pytest.mark.parametrize("depth", [2, 64])
+def test_streamed_stages_run_concurrently_through_a_fifo_of_the_given_depth(depth):
+    s = allo.customize(pipe2)
+    s.to(s.T, "consume", depth=depth)
+    mod, got, want = run_both(s, [_ints(64), _ints(64)])
+    assert_bit_exact(got, want, f"pipe2 depth {depth}")
+    assert mod.memories["T"].kind == "fifo" and mod.memories["T"].depth == depth
+    assert re.search(r"stream T, depth %d" % depth, mod.verilog)
+    est = allo.report(s).latency_cycles
+    assert abs(mod.cycles - est) <= 0.1 * est, (mod.cycles, est)
+    seq = allo.customize(pipe2).build(target="rtl")
+    seq(_ints(64), _ints(64))
+    assert mod.cycles < 0.7 * seq.cycles  # the two stages overlap
+
+
+def test_dataflow_over_arrays_waits_for_the_producer():
+    s = allo.customize(pipe2)
+    s.dataflow("pipe2")
+    mod, got, want = run_both(s, [_ints(64), _ints(64)])
+    assert_bit_exact(got, want, "pipe2 dataflow")
+    est = allo.report(s).latency_cycles
+    assert abs(mod.cycles - est) <= 0.1 * est, (mod.cycles, est)
+
+
+def produce2(A: int32[64], T: int32[64], U: int32[64]):
+    for i in range(64):
+        T[i] = A[i] + 1
+    for i in range(64):
+        U[i] = A[i] * 2
+
+
+def consume2(T: int32[64], U: int32[64], C: int32[64]):
+    for i in range(64):
+        C[i] = T[i] + U[63 - i]
+
+
+def waits(A: int32[64]) -> int32[64]:
+    T: int32[64]
+    U: int32[64]
+    C: int32[64]
+    produce2(A, T, U)
+    consume2(T, U, C)
+    return C
+
+
+def test_a_fifo_that_would_deadlock_is_an_error_before_simulation():
+    s = allo.customize(waits)
+    s.to(s.T, "consume2", depth=4)
+    with pytest.raises(allo.BackendError) as e:
+        s.build(target="rtl")
+    msg = str(e.value)
+    assert "stream 'T' (depth 4) would deadlock" in msg and "64" in msg and "test_rtl_static.py:" in msg
+    s = allo.customize(waits)
+    s.to(s.T, "consume2", depth=64)  # deep enough: runs
+    mod, got, want = run_both(s, [_ints(64)])
+    assert_bit_exact(got, want, "waits depth 64")
