@@ -15,6 +15,7 @@ from ....ir import nodes as N
 from ....ir import visit as V
 from ....ir.attrs import PARTITION, PIPELINE_II
 from ....ir.types import Index
+from ....qor.affine import partitions
 from ..prepare import HWTop, _globals_to_args, _Inliner, _loop_nest, _to_destination_passing, check_no_floats
 
 index_t = Index()
@@ -31,6 +32,7 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
     if not floats:
         check_no_floats(mod, top, "static RTL")
     parts = _returned_partitions(top)
+    _lift_partitions(mod, top, set())
     top.body = _FillInits().stmts(top.body)
     top.body = _Inliner(mod, 0).stmts(top.body)
     hw = _to_destination_passing(top, original)
@@ -50,6 +52,29 @@ def _returned_partitions(top: N.Func) -> dict:
         if isinstance(v, N.Buffer) and v.attrs.get(PARTITION):
             out[v.name] = v.attrs[PARTITION]
     return out
+
+
+def _lift_partitions(mod: N.Module, func: N.Func, seen: set):
+    """A callee's partition of an array parameter applies to the caller's array passed to it (the
+    estimator binds the callee's view, Vitis propagates the pragma); after inlining only the
+    caller's array is left, so it takes the partitions of the dimensions it does not split itself."""
+    for s in V.walk_stmts(func.body):
+        if not isinstance(s, N.CallStmt):
+            continue
+        try:
+            callee = mod.func(s.callee)
+        except KeyError:
+            continue  # the inliner reports it
+        if callee.name not in seen:
+            seen.add(callee.name)
+            _lift_partitions(mod, callee, seen)
+        for p, a in zip(callee.params, s.args):
+            if not (isinstance(a, N.Buffer) and p.shape and tuple(a.shape) == tuple(p.shape)):
+                continue
+            own = {d for _, d, _ in partitions(a)}
+            extra = [pt for pt in partitions(p) if pt[1] not in own]
+            if extra:
+                a.attrs[PARTITION] = list(a.attrs.get(PARTITION) or []) + extra
 
 
 class _FillInits(V.Rewriter):
