@@ -13,7 +13,9 @@ from __future__ import annotations
 from ....errors import BackendError
 from ....ir import nodes as N
 from ....ir import visit as V
-from ....ir.attrs import PARTITION, PIPELINE_II
+import itertools
+
+from ....ir.attrs import PARTITION, PIPELINE_II, Partition
 from ....ir.types import Index
 from ....qor.affine import partitions
 from ..prepare import HWTop, _globals_to_args, _Inliner, _loop_nest, _to_destination_passing, check_no_floats
@@ -78,12 +80,19 @@ def _lift_partitions(mod: N.Module, func: N.Func, seen: set):
 
 
 class _FillInits(V.Rewriter):
-    """`x: int32[4, 8] = 0` -> an allocation and a fill loop nest (pipelined when Vitis would)."""
+    """`x: int32[4, 8] = 0` -> an allocation and a fill loop nest (pipelined when Vitis would); an
+    array of registers (complete partitions on every dimension) is filled in one step, all its
+    registers at once (the estimator counts one cycle), e.g. reuse_at's line and window buffers."""
 
     def rewrite_Alloc(self, s):
         if s.buf.shape and isinstance(s.init, N.Expr):
             ivs = [N.IterVar(f"f{k}") for k in range(len(s.buf.shape))]
             value = s.init if s.init.type == s.buf.dtype else N.Cast(s.init, s.buf.dtype, s.loc)
+            split = {d for kind, d, _ in partitions(s.buf) if Partition(kind) == Partition.Complete}
+            if split >= set(range(1, len(s.buf.shape) + 1)) and isinstance(s.init, N.Const):
+                return [N.Alloc(s.buf, None, s.loc)] + [
+                    N.Store(s.buf, [N.Const(k, index_t) for k in pos], value, s.loc)
+                    for pos in itertools.product(*(range(int(n)) for n in s.buf.shape))]
             nest = _loop_nest(ivs, s.buf.shape, N.Store(s.buf, list(ivs), value, s.loc), f"fill_{s.buf.name}", s.loc)
             if s.buf.type.size >= 64 or s.buf.shape[-1] >= 64:
                 inner = nest
