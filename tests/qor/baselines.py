@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 import allo
-from allo.ir.types import float32
+from allo.ir.types import float32, int32
 from tests.qor.dtypes import constant, int_form, trunc_div, zero_one
 
 TARGET, BUNDLE = "vitis_hls", None  # None: the default shared m_axi bundle `gmem`, as in the published baselines
@@ -249,6 +249,22 @@ def trmm(M, N, T=float32):
 
 FACTORIES = {"2mm": k2mm, "atax": atax, "correlation": correlation, "gemm": gemm, "jacobi-2d": jacobi_2d,
              "symm": symm, "syr2k": syr2k, "trmm": trmm}
+
+
+# Sizes of the integer forms for cycle-accurate simulation: every innermost loop keeps >= 64
+# iterations, so Vitis's automatic pipelining (the estimator's rule) still applies as at the
+# published sizes; the other dimensions are small.
+INT_SMALL = {"2mm": dict(P=4, R=64, Q=64, S=4), "atax": dict(M=8, N=64), "correlation": dict(M=8, N=64),
+             "gemm": dict(P=4, R=64, Q=4), "jacobi-2d": dict(TSTEPS=1, N=66), "symm": dict(M=65, N=4),
+             "syr2k": dict(M=4, N=64), "trmm": dict(M=64, N=4)}
+
+
+def int_args(name, sizes, params, rng) -> list:
+    """Arguments of the integer form: small integers, and the scalars its float constants stand for
+    (alpha = 1.5 -> 3, beta = 1.2 -> 2, float_n = N)."""
+    scalars = {"alpha": constant(int32, 1.5), "beta": constant(int32, 1.2), "float_n": sizes.get("N")}
+    return [rng.integers(-8, 9, size=p.shape).astype(np.int32) if p.shape else np.int32(scalars[p.name])
+            for p in params]
 
 
 def build(name, sizes):

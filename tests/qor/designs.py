@@ -601,3 +601,9 @@ DESIGNS = {"2mm": k2mm, "atax": atax, "correlation": correlation, "gemm": gemm, 
 SMALL = {"2mm": {"P": 6, "R": 5, "Q": 7, "S": 4}, "atax": {"M": 78, "N": 82}, "correlation": {"M": 6, "N": 8},
          "gemm": {"P": 5, "R": 6, "Q": 7}, "jacobi-2d": {"TSTEPS": 2, "N": 8}, "symm": {"M": 5, "N": 60},
          "syr2k": {"M": 5, "N": 7}, "trmm": {"M": 6, "N": 40}}
+
+# Sizes of the integer forms for cycle-accurate simulation (seconds each): the published unroll factors
+# keep 2+ iterations of their loops (atax 78/82 for 39/41, symm 60 for 30, trmm 40 for 20).
+INT_SMALL = {"2mm": {"P": 8, "R": 8, "Q": 8, "S": 8}, "atax": {"M": 78, "N": 82}, "correlation": {"M": 8, "N": 8},
+             "gemm": {"P": 8, "R": 8, "Q": 8}, "jacobi-2d": {"TSTEPS": 2, "N": 10}, "symm": {"M": 8, "N": 60},
+             "syr2k": {"M": 8, "N": 8}, "trmm": {"M": 8, "N": 40}}
