@@ -59,7 +59,7 @@ class LoopRow:
 @dataclass
 class QoRReport:
     """Latency/II/resources of a design (see module docstring). `source` is "estimate" (allo's
-    model) or "vitis" (parsed from csynth.xml)."""
+    model), "vitis" (parsed from csynth.xml) or "rtl" (a simulated static RTL circuit)."""
 
     top: str
     latency_cycles: int
@@ -129,7 +129,8 @@ def _num(v):
 
 def format_report(r: QoRReport) -> str:
     """The report as text: a summary line, a Vitis-style loop table and the resources."""
-    head = (f"== QoR {'estimate' if r.source == 'estimate' else 'from Vitis HLS'} of {r.top!r} "
+    what = {"estimate": "estimate", "rtl": "from RTL simulation"}.get(r.source, "from Vitis HLS")
+    head = (f"== QoR {what} of {r.top!r} "
             f"({r.target}, part {r.part}, clock {r.clock_ns} ns)")
     lines = [head,
              f"Latency: {r.latency_cycles} cycles = {r.latency_ms:.6g} ms;  interval (II): {r.ii}"]

@@ -13,8 +13,11 @@ from __future__ import annotations
 from ....errors import BackendError
 from ....ir import nodes as N
 from ....ir import visit as V
-from ....ir.attrs import DATAFLOW, PARTITION, PIPELINE_II
+import itertools
+
+from ....ir.attrs import DATAFLOW, PARTITION, PIPELINE_II, Partition
 from ....ir.types import ArrayType, Index, UInt
+from ....qor.affine import partitions
 from ..prepare import HWTop, _globals_to_args, _Inliner, _loop_nest, _to_destination_passing, check_no_floats
 
 index_t = Index()
@@ -32,6 +35,7 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
     if not floats:
         check_no_floats(mod, top, "static RTL")
     parts = _returned_partitions(top)
+    _lift_partitions(mod, top, set())
     top.body = _FillInits().stmts(top.body)
     dataflow = bool(top.attrs.get(DATAFLOW))
     if dataflow:  # each top-level statement is a process of the region: mark where each one starts
@@ -115,13 +119,43 @@ def _returned_partitions(top: N.Func) -> dict:
     return out
 
 
+def _lift_partitions(mod: N.Module, func: N.Func, seen: set):
+    """A callee's partition of an array parameter applies to the caller's array passed to it (the
+    estimator binds the callee's view, Vitis propagates the pragma); after inlining only the
+    caller's array is left, so it takes the partitions of the dimensions it does not split itself."""
+    for s in V.walk_stmts(func.body):
+        if not isinstance(s, N.CallStmt):
+            continue
+        try:
+            callee = mod.func(s.callee)
+        except KeyError:
+            continue  # the inliner reports it
+        if callee.name not in seen:
+            seen.add(callee.name)
+            _lift_partitions(mod, callee, seen)
+        for p, a in zip(callee.params, s.args):
+            if not (isinstance(a, N.Buffer) and p.shape and tuple(a.shape) == tuple(p.shape)):
+                continue
+            own = {d for _, d, _ in partitions(a)}
+            extra = [pt for pt in partitions(p) if pt[1] not in own]
+            if extra:
+                a.attrs[PARTITION] = list(a.attrs.get(PARTITION) or []) + extra
+
+
 class _FillInits(V.Rewriter):
-    """`x: int32[4, 8] = 0` -> an allocation and a fill loop nest (pipelined when Vitis would)."""
+    """`x: int32[4, 8] = 0` -> an allocation and a fill loop nest (pipelined when Vitis would); an
+    array of registers (complete partitions on every dimension) is filled in one step, all its
+    registers at once (the estimator counts one cycle), e.g. reuse_at's line and window buffers."""
 
     def rewrite_Alloc(self, s):
         if s.buf.shape and isinstance(s.init, N.Expr):
             ivs = [N.IterVar(f"f{k}") for k in range(len(s.buf.shape))]
             value = s.init if s.init.type == s.buf.dtype else N.Cast(s.init, s.buf.dtype, s.loc)
+            split = {d for kind, d, _ in partitions(s.buf) if Partition(kind) == Partition.Complete}
+            if split >= set(range(1, len(s.buf.shape) + 1)) and isinstance(s.init, N.Const):
+                return [N.Alloc(s.buf, None, s.loc)] + [
+                    N.Store(s.buf, [N.Const(k, index_t) for k in pos], value, s.loc)
+                    for pos in itertools.product(*(range(int(n)) for n in s.buf.shape))]
             nest = _loop_nest(ivs, s.buf.shape, N.Store(s.buf, list(ivs), value, s.loc), f"fill_{s.buf.name}", s.loc)
             if s.buf.type.size >= 64 or s.buf.shape[-1] >= 64:
                 inner = nest
