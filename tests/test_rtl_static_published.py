@@ -41,9 +41,7 @@ def _params(checks):
         marks = []
         if case not in DEFAULT and not FULL:
             marks.append(pytest.mark.skip(reason="slow RTL design; set ALLO_RTL_FULL=1"))
-        if case in STREAMS:
-            marks.append(pytest.mark.xfail(strict=True, reason="static RTL: FIFOs (s.to) are not emitted yet"))
-        elif case in checks:
+        if case in checks:
             marks.append(pytest.mark.xfail(strict=True, reason=checks[case]))
         out.append(pytest.param(case, marks=marks, id=_id(case)))
     return out

@@ -4,6 +4,11 @@ modulo the II, the order of possibly aliasing accesses kept, and the loop-carrie
 of a pipeline checked; a pipeline whose dependences or ports do not fit its II is rescheduled at
 a larger II, with the reason.
 
+A read on a loop-carried path (a load of memory a later store of the unit writes, a register read
+before the unit writes it) is first placed ASAP; when that breaks the II it is delayed, as far as
+its users allow, to where the value of the earlier iteration exists (the estimator counts the
+recurrence from the read's value to the store, i.e. reads placed as late as they can be).
+
 Timing rules (allo.qor.body): an operator with latency L starts when its operands are ready and
 its result is ready L + 1 cycles later (L = 0: chained in the same cycle); a load issued at cycle
 t (address on the port) is ready at t + 2 (the RAM's output register, then the datapath's); a
@@ -38,38 +43,38 @@ class _NeedII(Exception):
         self.ii, self.reason = ii, reason
 
 
+class _Delay(Exception):
+    """Read `node` no earlier than cycle `t` and schedule again at the same II."""
+
+    def __init__(self, node, t):
+        self.node, self.t = node, t
+
+
 def schedule_unit(graph, ii: int, pipelined: bool, name: str = "") -> UnitSchedule:
     """Schedule `graph` (see module doc); `ii` is the requested II (pipelines) or None."""
     want = max(1, int(ii or 1))
     cur, reason = want, ""
     while True:
+        floor = {}  # id(read node) -> earliest cycle
         try:
-            depth = _asap(graph.nodes, cur if pipelined else None)
-            hints = _late_loads(graph.nodes)
-            if hints:  # loads that close a memory recurrence go as late as their users allow
-                depth = _asap(graph.nodes, cur if pipelined else None, hints)
-            if pipelined:
-                _check_recurrences(graph, cur)
-            return UnitSchedule(cur, depth, reason if cur > want else "")
+            for _ in range(4 * len(graph.nodes) + 4):
+                try:
+                    depth = _asap(graph.nodes, cur if pipelined else None, floor)
+                    if pipelined:
+                        _check_recurrences(graph, cur)
+                    return UnitSchedule(cur, depth, reason if cur > want else "")
+                except _Delay as dl:
+                    if dl.t <= floor.get(id(dl.node), 0):
+                        raise _NeedII(cur + 1, reason or "loop-carried reads") from None
+                    floor[id(dl.node)] = dl.t
+            raise _NeedII(cur + 1, reason or "loop-carried reads")
         except _NeedII as need:
             if need.ii > MAX_II:
                 raise BackendError(f"static RTL: loop {name!r} needs an II above {MAX_II} ({need.reason})") from None
             cur, reason = max(cur + 1, need.ii), need.reason
 
 
-def _late_loads(nodes) -> dict:
-    stored = {n.mem.name for n in nodes if n.kind == "store"}
-    hints = {}
-    for n in nodes:
-        if n.kind == "load" and n.mem.name in stored and n.users:
-            late = min(u.t for u in n.users) - LOAD_READY
-            if late > n.t:
-                hints[n.uid] = late
-    return hints
-
-
-def _asap(nodes, ii, hints=None):
-    hints = hints or {}
+def _asap(nodes, ii, floor=None):
     table = {}  # (memory, bank, slot) -> ports used
     order = {}  # memory name -> [(node, "r"|"w")] in program order
     last = 0
@@ -77,14 +82,17 @@ def _asap(nodes, ii, hints=None):
         start = max([a.ready for a in n.args] + [c.ready for c in (n.coords or [])]
                     + ([n.pred.ready] if n.pred is not None else []) + [0])
         k = n.kind
-        if k in ("const", "var", "input", "rread"):
+        low = (floor or {}).get(id(n), 0)
+        if k == "rread":
+            n.t = n.ready = low
+        elif k in ("const", "var", "input"):
             n.t = n.ready = 0
         elif k in ("op",):
             n.t, n.ready = start, start + n.cost.chain
         elif k in ("logic", "mux", "bypass"):
             n.t = n.ready = start
         elif k in ("load", "store"):
-            start = max(start, _after(order.get(n.mem.name, []), n), hints.get(n.uid, 0))
+            start = max(start, low, _after(order.get(n.mem.name, []), n))
             n.t = _reserve(table, n, start, ii)
             n.ready = n.t + LOAD_READY if k == "load" else n.t
             order.setdefault(n.mem.name, []).append(n)
@@ -95,6 +103,7 @@ def _asap(nodes, ii, hints=None):
             last = max(last, n.t)
         elif k == "rwrite":
             v = n.args[0]
+            n.early = False
             if start == v.ready and v.ready >= 1 and (n.pred is None or n.pred.ready < v.ready) \
                     and early_ok(v, v.ready - 1):
                 start = v.ready - 1  # computed from the operators' last stages: no extra register
@@ -107,7 +116,7 @@ def _asap(nodes, ii, hints=None):
             last = max(last, n.t + n.cost.latency)
     for n in nodes:  # a register is read when its first user needs it (then carried)
         if n.kind in ("rread", "bypass"):
-            n.t = n.ready = min((u.t for u in n.users), default=0)
+            n.t = n.ready = min((u.t for u in n.users), default=(floor or {}).get(id(n), 0))
     for n in nodes:
         if n.kind == "rwrite" and n.early:
             _pull_reads(n.args[0], n.t)
@@ -187,9 +196,12 @@ def _reserve(table, n, start, ii) -> int:
 def _check_recurrences(graph, ii):
     nodes = graph.nodes
     writes, reads = {}, {}
+    last_write = {}
     for n in nodes:
         if n.kind == "rwrite":
             writes[n.reg] = max(writes.get(n.reg, 0), n.t)
+            if n.t >= writes[n.reg]:
+                last_write[n.reg] = n
         elif n.kind == "rread":
             reads[n.reg] = n
     for n in nodes:
@@ -204,7 +216,10 @@ def _check_recurrences(graph, ii):
     for reg, tw in writes.items():
         r = reads.get(reg)
         if r is not None and tw - r.t + 1 > ii:
-            raise _NeedII(tw - r.t + 1, f"loop-carried dependence on {reg!r}: {tw - r.t + 1} cycles")
+            path = _path(nodes, r, last_write[reg])
+            if path is None or path + 1 <= ii:  # read the old value later: the write stays where it is
+                raise _Delay(r, tw - ii + 1)
+            raise _NeedII(path + 1, f"loop-carried dependence on {reg!r}: {path + 1} cycles")
     stores = [n for n in nodes if n.kind == "store"]
     loads = [n for n in nodes if n.kind == "load"]
     lv = graph.loop_vars
@@ -214,9 +229,12 @@ def _check_recurrences(graph, ii):
                 continue
             d = _distance(s.aff, ld.aff, lv)
             if d is not None and ld.t + d * ii < s.t + 1:  # a later iteration reads what this one stores
-                need = math.ceil((s.t + 1 - ld.t) / d)
+                path = _path(nodes, ld, s)
+                if path is None or path + 1 <= d * ii:  # issue the load later: the store stays where it is
+                    raise _Delay(ld, s.t + 1 - d * ii)
+                need = math.ceil((path + 1) / d)
                 raise _NeedII(need, f"loop-carried dependence through memory {s.mem.name!r}: "
-                                    f"{s.t + 1 - ld.t} cycles" + (f" over {d} iterations" if d > 1 else ""))
+                                    f"{path + 1} cycles" + (f" over {d} iterations" if d > 1 else ""))
             d = _distance(ld.aff, s.aff, lv)
             if d is not None and s.t + d * ii < ld.t:  # a later iteration overwrites what this one reads
                 raise _NeedII(math.ceil((ld.t - s.t) / d), f"memory {s.mem.name!r}: a read after a later store")
@@ -227,6 +245,25 @@ def _check_recurrences(graph, ii):
             d = _distance(a.aff, b.aff, lv)
             if d is not None and b.t + d * ii <= a.t:
                 raise _NeedII(math.ceil((a.t + 1 - b.t) / d), f"stores to {a.mem.name!r} out of order")
+
+
+def _path(nodes, a, b):
+    """Cycles from read `a` (its issue) to operation `b` along the dependences between them, as
+    scheduled (operator and load latencies, early register captures); None if b does not depend on a."""
+    rel = {id(a): a.ready - a.t}  # id -> cycle (relative to a's issue) the node's value is ready
+    found = None
+    for n in nodes[nodes.index(a) + 1:]:
+        ins = [rel[id(x)] for x in n.args + (n.coords or []) + ([n.pred] if n.pred is not None else [])
+               if id(x) in rel]
+        if not ins:
+            continue
+        t = max(ins)
+        if n.kind == "rwrite" and n.early:
+            t -= 1
+        rel[id(n)] = t + (n.ready - n.t)
+        if n is b:
+            found = t
+    return found
 
 
 def _distance(store, load, loop_vars):
