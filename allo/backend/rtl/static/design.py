@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from ....errors import BackendError, located
 from ....ir import nodes as N
 from ....ir import visit as V
-from ....ir.attrs import DATAFLOW, STREAM, UNROLL
+from ....ir.attrs import DATAFLOW, PIPELINE_II, STREAM, UNROLL
 from ....ir.types import Index
 from ....qor.affine import Aff, index_aff
 from ....qor.estimate import Estimator
 from ....qor.tables import tables_for
 from .dfg import GraphBuilder, UnitGraph, promote_accumulators
+from .fastbind import bind_fast_recurrences
 from .memories import Memory
 from .schedule import schedule_unit
 
@@ -269,6 +270,8 @@ class Design:
         nodes = gb.nodes
         if u.pipelined and u.loops:
             nodes = promote_accumulators(nodes, id(u.loops[-1].var), loop_vars[0][1] if loop_vars else 1)
+            if PIPELINE_II in u.loops[-1].attrs:  # an explicit pipeline: the estimator's recurrence binding
+                bind_fast_recurrences(nodes)
         for k, n in enumerate(nodes):
             n.uid = k
         u.graph = UnitGraph(nodes, loop_vars, len(lanes))
