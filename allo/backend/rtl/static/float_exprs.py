@@ -36,6 +36,15 @@ def f32_bits(value) -> int:
     return int(np.array(value, dtype=np.float32).view(np.uint32))
 
 
+def float_bits(value, t) -> int:
+    """The bit pattern of a constant of float type `t` (bfloat16: the top half of its float32)."""
+    import numpy as np
+    if t.brain:  # float32 rounded to nearest even at 16 bits
+        u = f32_bits(value)
+        return (u >> 16) | 0x40 if (u >> 23) & 0xff == 0xff and u & 0x7fffff else (u + 0x7fff + ((u >> 16) & 1)) >> 16
+    return int(np.array(value, dtype=f"f{t.bits // 8}").view(f"u{t.bits // 8}"))
+
+
 def _is_f32(t) -> bool:
     return isinstance(t, Float) and t.bits == 32 and not t.brain
 
@@ -76,13 +85,13 @@ class FloatPrinter:
 
     # ------------------------------------------------------------------ entry
     def emit(self, e, args) -> str:
-        kids = [getattr(k, "type", None) for k in _children(e)]
-        self.check(e, getattr(e, "type", None), *kids)
         self.node = e
         if isinstance(e, N.Const):
             if not isinstance(e.type, Float):
                 return self.em.literal(e.value, e.type)
-            return lit(f32_bits(e.value), 32)
+            return lit(float_bits(e.value, e.type), e.type.bits)
+        kids = [getattr(k, "type", None) for k in _children(e)]
+        self.check(e, getattr(e, "type", None), *kids)
         if isinstance(e, N.Cast):
             return self.cast(args[0], e.value.type, e.type)
         if isinstance(e, N.BinOp):
@@ -192,4 +201,22 @@ def _iso(x: str) -> str:
     return iso(x)
 
 
-__all__ = ["FloatPrinter", "f32_bits", "PRED"]
+
+
+
+def check_float_types(func):
+    """BackendError (with the kernel line) for the first operation on a float type without hardware
+    units (float16, bfloat16, float64) in `func`; loads, stores and constants of them are bits."""
+    from ....ir import visit as V
+    bad = lambda t: isinstance(t, Float) and not _is_f32(t)  # noqa: E731
+    for s in V.walk_stmts(func.body):
+        for e in V.stmt_exprs(s):
+            for x in V.walk_expr(e):
+                if isinstance(x, (N.Const, N.Load)):
+                    continue  # moving the bits of any float needs no unit
+                if any(bad(t) for t in [getattr(x, "type", None)] + [getattr(k, "type", None) for k in _children(x)]):
+                    raise located(BackendError, f"static RTL: floating-point {_what(x)} is not supported: the "
+                                  "hardware float units are float32 only", getattr(x, "loc", None) or s.loc)
+
+
+__all__ = ["FloatPrinter", "f32_bits", "PRED", "check_float_types"]

@@ -15,7 +15,9 @@ from ....ir import nodes as N
 from ....ir import visit as V
 from ....ir.attrs import PARTITION, PIPELINE_II
 from ....ir.types import Index
-from ..prepare import HWTop, _globals_to_args, _Inliner, _loop_nest, _to_destination_passing, check_no_floats
+from ..prepare import (HWTop, _globals_to_args, _Inliner, _loop_nest, _reachable, _to_destination_passing,
+                       check_no_floats)
+from .float_exprs import check_float_types
 
 index_t = Index()
 
@@ -30,6 +32,9 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
     original = top.clone()
     if not floats:
         check_no_floats(mod, top, "static RTL")
+    else:
+        for f in _reachable(mod, top):
+            check_float_types(f)
     parts = _returned_partitions(top)
     top.body = _FillInits().stmts(top.body)
     top.body = _Inliner(mod, 0).stmts(top.body)
