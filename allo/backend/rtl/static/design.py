@@ -26,6 +26,7 @@ from ....qor.affine import Aff, index_aff
 from ....qor.estimate import Estimator
 from ....qor.tables import tables_for
 from .dfg import GraphBuilder, UnitGraph, promote_accumulators
+from .fastbind import bind_fast_recurrences
 from .memories import Memory
 from .prepare import PROCESS_MARK
 from .schedule import schedule_unit
@@ -355,6 +356,8 @@ class Design:
         nodes = gb.nodes
         if u.pipelined and u.loops:
             nodes = promote_accumulators(nodes, id(u.loops[-1].var), loop_vars[0][1] if loop_vars else 1)
+            if PIPELINE_II in u.loops[-1].attrs:  # an explicit pipeline: the estimator's recurrence binding
+                bind_fast_recurrences(nodes)
         for k, n in enumerate(nodes):
             n.uid = k
         u.graph = UnitGraph(nodes, loop_vars, len(lanes))

@@ -8,8 +8,8 @@ a self-determined expression of exactly the result's width (a `{...}` concatenat
 call or a sized literal), so it can be embedded anywhere. The semantics are those of
 allo.render (arith.py, casts.py, bitops.py): non-trapping division (x / 0 == 0, MIN / -1 wraps),
 numpy floor division and modulo, shifts by >= the width give 0 or the sign, fixed point floors
-and wraps. Floating point is not printed here: every node that produces or reads a float goes
-to the `float_op` hook.
+and wraps. Floating point is printed by float_exprs.py: every node that produces or reads a
+float goes to the `float_op` hook, which calls the float32 units of allo.backend.rtl.static.float.
 
 Example::
 
@@ -29,6 +29,8 @@ from ....ir.ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from ....ir.types import Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_fixed, is_signed
 from ....ir.visit import child_exprs  # the operand order of allo.qor.body.children
 from ....render.scalars import fixed_raw
+from .float import FloatUnits
+from .float_exprs import FloatPrinter
 from .svfuncs import SVFunctions, lit
 
 INT64 = Int(64)
@@ -131,22 +133,6 @@ def _touches_float(e) -> bool:
     return any(_float(t) for t in types)
 
 
-def _describe(e) -> str:
-    if isinstance(e, N.BinOp):
-        return f"operator {e.op!r} on {e.lhs.type!r}"
-    if isinstance(e, N.UnaryOp):
-        return f"unary {e.op!r} on {e.operand.type!r}"
-    if isinstance(e, N.Cast):
-        return f"cast {e.value.type!r} -> {e.type!r}"
-    if isinstance(e, N.MathCall):
-        return f"{e.fn}() on {', '.join(repr(a.type) for a in e.args)}"
-    if isinstance(e, N.Select):
-        return f"select of {e.type!r}"
-    if isinstance(e, N.Const):
-        return f"constant {e.value!r} of {e.type!r}"
-    return type(e).__name__
-
-
 class ExprEmitter:
     """Prints IR expression nodes as SV expressions (see the module docstring) and collects the
     helper functions they call. One emitter per SV module: `functions()` goes inside it.
@@ -160,6 +146,7 @@ class ExprEmitter:
 
     def __init__(self):
         self.lib = SVFunctions()
+        self.funits = FloatUnits()  # float32 units (allo.backend.rtl.static.float) used so far
 
     # ------------------------------------------------------------------ public API
     def emit(self, e, args) -> str:
@@ -178,13 +165,12 @@ class ExprEmitter:
         return handler(self, e, args)
 
     def functions(self) -> str:
-        """SV definitions of the helper functions used by the expressions printed so far."""
-        return self.lib.text()
+        """SV definitions of the helper functions and float units used by the expressions printed so far."""
+        return self.funits.text() + self.lib.text()
 
     def float_op(self, e, args) -> str:
-        """Hook for nodes that compute on floating point; the float units override it."""
-        raise located(BackendError, f"floating-point {_describe(e)} is not supported by the static RTL yet "
-                      "(integer and fixed-point kernels only)", getattr(e, "loc", None))
+        """Nodes that compute on floating point: calls of the float32 units (float_exprs.py)."""
+        return FloatPrinter(self).emit(e, args)
 
     def error(self, e, message: str) -> BackendError:
         return located(BackendError, f"{message} (static RTL)", getattr(e, "loc", None))

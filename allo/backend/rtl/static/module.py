@@ -16,7 +16,7 @@ import numpy as np
 
 from ....errors import BackendError
 from ....ir import nodes as N
-from ....ir.types import is_signed
+from ....ir.types import Float, is_signed
 from ....qor import estimate
 from ....qor.report import LoopRow, QoRReport
 from ...marshal import ArraySpec, CallPlan
@@ -43,7 +43,7 @@ class StaticRTLModule:
         self.top_func_name = mod.top
         self.max_cycles = int(max_cycles)
         self.clock_ns = float(clock_ns)
-        self.hw = prepare_static(mod)
+        self.hw = prepare_static(mod, floats=True)
         self.design = Design(self.hw, clock_ns=self.clock_ns)
         self.emitter = emit_design(self.design)
         self.verilog = self.emitter.text
@@ -96,7 +96,7 @@ class StaticRTLModule:
                 if spec.written:
                     written.append((pos, raw, wb))
             else:
-                scalars[pos] = int(spec.convert(a))
+                scalars[pos] = _scalar_word(spec.convert(a), spec.t)
         for pos, spec in zip(hw.outputs, [s for s in plan.outs if s.array]):
             arrays[pos] = np.zeros(spec.shape, dtype=spec.dtype)
         for pos, data in hw.hidden:
@@ -126,7 +126,7 @@ class StaticRTLModule:
             if spec.array:
                 outs.append(np.array(arrays[next(arrays_out)], dtype=spec.dtype))
             else:
-                outs.append(np.array(next(scalar_iter)).astype(spec.dtype))
+                outs.append(_result_value(next(scalar_iter), spec.dtype))
         return plan.unpack(outs)
 
     # ------------------------------------------------------------------ reports
@@ -190,8 +190,11 @@ class StaticRTLModule:
 
 
 def _raw_words(a: np.ndarray, bits: int) -> np.ndarray:
-    """Two's-complement words of `bits` bits (as Python-int-safe uint64) of integer storage `a`."""
+    """Two's-complement words of `bits` bits (as Python-int-safe uint64) of integer storage `a`;
+    floats as their IEEE bit patterns."""
     a = np.asarray(a)
+    if a.dtype.kind == "f":
+        return a.view(f"u{a.dtype.itemsize}").astype(np.uint64)
     if a.dtype == np.bool_:
         a = a.astype(np.uint8)
     mask = (1 << bits) - 1
@@ -214,6 +217,8 @@ def _from_bytes(data: bytes, bits: int, n: int) -> np.ndarray:
 
 def _from_raw_words(words, bits, signed, dtype) -> np.ndarray:
     w = np.asarray(words).astype(np.uint64) & np.uint64((1 << bits) - 1)
+    if np.dtype(dtype).kind == "f":
+        return w.astype(f"u{np.dtype(dtype).itemsize}").view(dtype)
     if signed and bits < 64:
         v = w.astype(np.int64)
         v = np.where(v >= (1 << (bits - 1)), v - (1 << bits), v)
@@ -221,6 +226,21 @@ def _from_raw_words(words, bits, signed, dtype) -> np.ndarray:
     if signed:
         return w.view(np.int64).astype(dtype)
     return w.astype(dtype)
+
+
+def _scalar_word(v, t) -> int:
+    """The port word of a converted scalar argument (floats: their IEEE bits)."""
+    if isinstance(t, Float):
+        return int(v) if t.bits == 16 else int(np.array(v, dtype=f"f{t.bits // 8}").view(f"u{t.bits // 8}"))
+    return int(v)
+
+
+def _result_value(raw: int, dtype):
+    """A scalar result of the simulator (an int, sign-extended) as numpy `dtype` (floats from their bits)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return np.array(int(raw) & ((1 << (8 * dt.itemsize)) - 1), dtype=f"u{dt.itemsize}").view(dt)
+    return np.array(raw).astype(dt)
 
 
 __all__ = ["StaticRTLModule", "DEFAULT_MAX_CYCLES"]

@@ -18,7 +18,9 @@ import itertools
 from ....ir.attrs import DATAFLOW, PARTITION, PIPELINE_II, Partition
 from ....ir.types import ArrayType, Index, UInt
 from ....qor.affine import partitions
-from ..prepare import HWTop, _globals_to_args, _Inliner, _loop_nest, _to_destination_passing, check_no_floats
+from ..prepare import (HWTop, _globals_to_args, _Inliner, _loop_nest, _reachable, _to_destination_passing,
+                       check_no_floats)
+from .float_exprs import check_float_types
 
 index_t = Index()
 PROCESS_MARK = "allo_process_boundary"  # a declaration that starts each process of a dataflow region
@@ -34,6 +36,9 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
     original = top.clone()
     if not floats:
         check_no_floats(mod, top, "static RTL")
+    else:
+        for f in _reachable(mod, top):
+            check_float_types(f)
     parts = _returned_partitions(top)
     _lift_partitions(mod, top, set())
     top.body = _FillInits().stmts(top.body)

@@ -1,0 +1,53 @@
+// allo float32 common helpers: leading-zero count and round-and-pack.
+// Format: IEEE-754 binary32. Latency: combinational (the units that call these get their
+// pipeline registers from the scheduler). Rounding: to nearest, ties to even; results below the
+// normal range are rounded once, as subnormals (gradual underflow); overflow gives infinity.
+// needs:
+
+// Number of leading zeros of x (64 when x == 0).
+function automatic logic [6:0] allo_clz64(input logic [63:0] x);
+  logic [6:0] n;
+  n = 7'd64;
+  for (int k = 0; k < 64; k++)
+    if (x[k]) n = 7'(63 - k);
+  allo_clz64 = n;
+endfunction
+
+// Sign s, biased exponent e (signed) of m[26], significand m: m[26] the leading one, m[25:3] the
+// fraction, m[2] the guard bit, m[1:0] round and sticky -> float32 rounded to nearest even.
+function automatic logic [31:0] allo_f32_pack(input logic s, input logic [11:0] e, input logic [26:0] m);
+  logic [26:0] x;
+  logic [11:0] sh;
+  logic [7:0] ef;
+  logic [30:0] r;
+  logic inc;
+  x = m;
+  ef = e[7:0];
+  sh = 12'd0;
+  if ($signed(e) <= 12'sd0) begin  // subnormal: denormalise first, so the value is rounded once
+    sh = 12'd1 - e;
+    if (sh > 12'd26) x = {26'd0, |m};
+    else x = (m >> sh) | {26'd0, |(m & ~(27'h7ffffff << sh))};
+    ef = 8'd0;
+  end
+  inc = x[2] & (x[1] | x[0] | x[3]);
+  r = {ef, x[25:3]} + {30'd0, inc};  // a carry out of the fraction moves into the exponent
+  if (m == 27'd0) allo_f32_pack = {s, 31'd0};
+  else if ($signed(e) >= 12'sd255) allo_f32_pack = {s, 8'hff, 23'd0};
+  else allo_f32_pack = {s, r};
+endfunction
+
+// Sign s and magnitude x whose bit 63 weighs 2^(e - 127) -> float32 (RNE; +-0 when x == 0).
+function automatic logic [31:0] allo_f32_round64(input logic s, input logic [11:0] e, input logic [63:0] x);
+  logic [6:0] lz;
+  logic [63:0] y;
+  lz = allo_clz64(x);
+  y = x << lz;
+  if (x == 64'd0) allo_f32_round64 = {s, 31'd0};
+  else allo_f32_round64 = allo_f32_pack(s, e - {5'd0, lz}, {y[63:38], |y[37:0]});
+endfunction
+
+// Is x a NaN?
+function automatic logic allo_f32_isnan(input logic [31:0] x);
+  allo_f32_isnan = (x[30:23] == 8'hff) && (x[22:0] != 23'd0);
+endfunction

@@ -1,0 +1,41 @@
+"""The big sweep of the float32 units (allo/backend/rtl/static/float) through Verilator: prints,
+per unit, the vectors run, the mismatches against the CPU / allo's cast rules (NaN == any NaN)
+and the throughput. Usage: `python benchmarks/bench_float_units.py [vectors] [cast vectors]`
+(defaults 4,000,000 and 200,000: the cast references are allo's scalar Python rules).
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from allo.backend.rtl.static.float import bench, checks
+
+
+def main(n: int = 4_000_000, n_casts: int = 200_000) -> int:
+    cases, preds = checks.unit_cases(), checks.predicate_cases()
+    outs, text = checks.bench_outputs(cases, preds)
+    t = time.time()
+    exe = bench.build_bench(outs, text)
+    print(f"bench built in {time.time() - t:.1f} s ({len(outs)} outputs)")
+    a, b, x = checks.operands(n, seed=99)
+    t = time.time()
+    got = bench.run_bench(exe, list(outs), a, b, x)
+    dt = time.time() - t
+    print(f"{n} vectors x {len(outs)} outputs simulated in {dt:.1f} s ({n * len(outs) / dt / 1e6:.1f} M unit evaluations/s)")
+    allc = {**cases, **preds}
+    arith = {k: v for k, v in allc.items() if not k.startswith(("to_", "from_"))}
+    casts = {k: v for k, v in allc.items() if k.startswith(("to_", "from_"))}
+    bad = checks.check(got, arith, a, b, x)
+    sub = {k: v[:n_casts] for k, v in got.items()}
+    bad.update(checks.check(sub, casts, a[:n_casts], b[:n_casts], x[:n_casts]))
+    total = 0
+    print(f"{'unit':24s} {'vectors':>9s} {'mismatches':>10s}")
+    for name in allc:
+        print(f"{name:24s} {n if name in arith else n_casts:9d} {bad[name]:10d}")
+        total += bad[name]
+    print(f"total mismatches: {total}")
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*(int(v) for v in sys.argv[1:3])))

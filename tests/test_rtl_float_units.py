@@ -1,0 +1,88 @@
+"""The float32 units (allo/backend/rtl/static/float/*.sv) alone, through Verilator: one bench
+module whose outputs are the units called as the static ExprEmitter prints them, run on operand
+vectors mixing random bit patterns with every special class (zeros, subnormals, the largest
+finite, inf, NaN, ties, overflow / underflow boundaries), against the CPU (numpy float32) and
+allo's own cast rules (allo.ir.fixed). NaN == any NaN. Reduced sweep by default; ALLO_RTL_FULL=1
+(or benchmarks/bench_float_units.py) runs a million vectors.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from allo.backend.rtl.static.float import UNITS, FloatUnits, needs, unit_source
+from allo.backend.rtl.static.float import bench, checks
+from tests.rtl_util import FULL, needs_rtl
+
+N = 1_000_000 if FULL else 30_000
+CASES = {**checks.unit_cases(), **checks.predicate_cases()}
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    outs, text = checks.bench_outputs(checks.unit_cases(), checks.predicate_cases())
+    exe = bench.build_bench(outs, text)
+    a, b, x = checks.operands(N, seed=2024)
+    got = bench.run_bench(exe, list(outs), a, b, x)
+    return got, checks.check(got, CASES, a, b, x), (a, b, x)
+
+
+@needs_rtl
+@pytest.mark.parametrize("name", list(CASES))
+def test_unit_equals_cpu(sweep, name):
+    got, bad, _ = sweep
+    assert bad[name] == 0, f"{name}: {bad[name]} of {N} vectors differ from the CPU / allo reference"
+
+
+def _classes(u):
+    u = u & np.uint64(0xffffffff)
+    e, f = (u >> np.uint64(23)) & np.uint64(0xff), u & np.uint64(0x7fffff)
+    return {"zero": (e == 0) & (f == 0), "subnormal": (e == 0) & (f != 0), "inf": (e == 255) & (f == 0),
+            "nan": (e == 255) & (f != 0), "normal": (e != 0) & (e != 255)}
+
+
+@needs_rtl
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div"])
+def test_sweep_reaches_every_result_class(sweep, name):
+    got, _, _ = sweep
+    for cls, mask in _classes(got[name]).items():
+        assert mask.sum() >= 20, f"{name}: only {int(mask.sum())} {cls} results in the sweep"
+
+
+@needs_rtl
+def test_sweep_contains_rounding_ties(sweep):
+    """Exact sums that fall half way between two float32 values (RNE decides them)."""
+    _, _, (a, b, _) = sweep
+    with np.errstate(all="ignore"):
+        fa, fb = a.view(np.float32).astype(np.float64), b.view(np.float32).astype(np.float64)
+        exact = fa + fb  # exact in float64 when the exponents are close
+        r = exact.astype(np.float32).astype(np.float64)
+        nxt = np.nextafter(r.astype(np.float32), np.float32(np.inf)).astype(np.float64)
+        tie = np.isfinite(exact) & (np.abs(fa) < 1e30) & (np.abs(nxt - exact) == np.abs(exact - r)) & (exact != r)
+    assert tie.sum() >= 50, int(tie.sum())
+
+
+def test_every_unit_file_has_its_header_and_dependencies():
+    for name in UNITS:
+        text = unit_source(name)
+        head = text.split("function", 1)[0]
+        for word in ("Format", "Latency", "Rounding"):
+            assert word in head, f"{name}.sv: header without {word!r}"
+        fn = UNITS[name]
+        if fn is not None:
+            assert re.search(rf"function automatic logic (\[\d+:0\] )?{fn}\(", text), name
+        for dep in needs(name):
+            assert dep in UNITS, f"{name}.sv needs unknown unit {dep!r}"
+    lib = FloatUnits()
+    assert lib.use("f32_div") == "allo_f32_div"
+    assert lib.names() == ["f32_common", "f32_div"]
+    assert lib.text().count("function automatic logic [6:0] allo_clz64") == 1
+
+
+def test_units_ship_with_the_package():
+    import tomllib
+    from pathlib import Path
+    data = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "**/*.sv" in data["tool"]["setuptools"]["package-data"]["allo"]
