@@ -29,7 +29,7 @@ from .ir.types import (int2, int3, int4, int5, int6, int7, int9, int10, int11, i
 from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp, log, log2, sqrt, rsqrt, tanh,
                   sin, cos, erf, abs, pow, floor, ceil, min, max, matmul, transpose, log10, tan, power, add,
                   sub, mul, div, copy, bmm, linear, relu, gelu, softmax, layernorm, conv2d, maxpool, sumpool,
-                  view, tril, concat, ones, zeros)
+                  view, tril, concat, ones, zeros, get_pid)
 from .dsl.kernel import KernelInstance
 from .ir.attrs import Partition
 from .schedule.customize import AlloKernel, customize, kernel
@@ -48,7 +48,7 @@ __all__ = [
     "grid", "reduction", "meta_if", "meta_elif", "meta_else", "meta_for", "ConstExpr", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
     "floor", "ceil", "min", "max", "matmul", "transpose", "log10", "tan", "power", "add", "sub", "mul", "div",
     "copy", "bmm", "linear", "relu", "gelu", "softmax", "layernorm", "conv2d", "maxpool", "sumpool", "view", "tril",
-    "concat", "ones", "zeros",
+    "concat", "ones", "zeros", "get_pid",
     "verify", "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
     "qor", "report", "dse",
 ]

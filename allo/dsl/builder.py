@@ -21,7 +21,7 @@ from ..ir.attrs import DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCT
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
-from ..ir.types import AlloType, ArrayType, Float, Index, Int, UInt, float32, float64, index, int32
+from ..ir.types import AlloType, ArrayType, Float, Index, Int, StreamType, UInt, float32, float64, index, int32
 from ..ir.visit import walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
@@ -76,7 +76,7 @@ class ModuleBuilder(InstanceNames):
         self.names[name] = key
         self.building.append(key)
         try:
-            func = FunctionBuilder(self, kernel, targs, name).build()
+            func = getattr(kernel, "builder_class", FunctionBuilder)(self, kernel, targs, name).build()
         except AlloError as e:
             if loc is None or not in_library(e):
                 raise
@@ -288,7 +288,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
         if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
             return value
-        if not isinstance(value, (AlloType, ArrayType, ConstType)):
+        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value

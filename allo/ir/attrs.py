@@ -110,7 +110,11 @@ PARTITION = _declare(
     derived=("Func",))
 STREAM = _declare(
     "stream", int, ("Buffer",), "the array is a FIFO of this depth between producer and consumer (`s.to`)",
-    ("schedule",), ("transforms", "hls", "qor"), VIEW)
+    ("schedule", "dsl"), ("transforms", "hls", "qor"), VIEW)
+DF_STREAM = _declare(
+    "_df_stream", dict, ("Buffer",), "a stream of an `allo.dataflow` region: {'name': its source spelling "
+    "(`fifo_A[1, 2]`), 'item': scalars per item, 'depth': items, 'bound': elements the build allots or None}",
+    ("dsl",), ("dsl", "interp", "hls", "dataflow"), NEVER)
 BIND_STORAGE = _declare(
     "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
     "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,
@@ -140,6 +144,10 @@ DEFAULTS = _declare(
 BOUNDS_CHECK = _declare(
     "_bounds_check", bool, ("Func",), "check indices at run time whatever the build's `bounds_check`",
     ("transforms",), ("transforms", "hls"), NEVER)
+DF_REGION = _declare(
+    "_df_region", dict, ("Func",), "an `allo.dataflow` region: {'instances': [function names, in call order], "
+    "'cyclic': instance names on a stream cycle (no sequential order exists)}", ("dsl",),
+    ("interp", "hls", "dataflow"), NEVER)
 USER_BANDS = _declare(
     "_user_bands", list, ("Func",), "band names given with `name=`; HLS loop labels keep them", ("dsl",), ("hls",),
     NEVER)
