@@ -18,7 +18,7 @@ Example::
 __version__ = "0.1.0"
 
 from .errors import (AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError,
-                     FrontendError, AlloWarning, BoundsError)
+                     FrontendError, AlloWarning, BoundsError, DataflowError)
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16,
                        ConstExpr)
@@ -41,7 +41,7 @@ from .qor.api import report  # noqa: E402
 from . import dse  # noqa: E402
 
 __all__ = [
-    "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError",
+    "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError", "DataflowError",
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
     *_INT_NAMES, *_UINT_NAMES, "bool", "index",
     "float16", "float32", "float64", "bfloat16",

@@ -48,6 +48,7 @@ class ModuleBuilder(InstanceNames):
         self.global_names = set()
         self.building = []
         self.instance_info = {}  # func name -> (kernel name, template args key)
+        self.keep_alive = []  # kernel objects made while building (instances are keyed by their id)
 
     @staticmethod
     def _targs_key(targs):

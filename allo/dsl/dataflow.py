@@ -212,6 +212,7 @@ class RegionBuilder(FunctionBuilder):
                               dict(self.env.enclosing))
             name = "_".join([decl.node.name, *map(str, pid)])
             inst = _Instance(decl.node, self.src, env, name, pid)
+            self.mb.keep_alive.append(inst)  # the builder caches instances by id(kernel)
             func = self.mb.instantiate(inst, (), None, self.loc(decl.node))
             uses = inst.stream_uses
             self.check_params(func, decl)
