@@ -65,7 +65,7 @@ def test_systolic_instances_and_hls_code():
     assert "gemm_0_0" not in names and "gemm_5_5" not in names  # empty corners are dropped
     assert "gemm_1_1" in names and names[-1] == "systolic"
     code = df.build(systolic, target="vhls").hls_code
-    assert "void gemm_1_1(" in code and "hls::stream<float> &fifo_A_1_1" in code
+    assert "void gemm_1_1(" in code and "hls::stream< float > &fifo_A_1_1" in code
     assert "#pragma HLS dataflow" in code and "#pragma HLS stream variable=fifo_B_2_3 depth=4" in code
     assert "gemm_0_0" not in code
 

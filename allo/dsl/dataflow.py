@@ -34,7 +34,7 @@ import itertools
 
 from ..errors import AlloSyntaxError, AlloTypeError, DataflowError, located
 from ..ir.attrs import DATAFLOW, DF_REGION, DF_STREAM, KERNEL
-from ..ir.nodes import Alloc, Buffer, CallStmt, Func, Load
+from ..ir.nodes import Alloc, Buffer, CallStmt, For, Func, Load
 from ..ir.types import ConstType, StreamType
 from . import names
 from .builder import FunctionBuilder
@@ -216,6 +216,7 @@ class RegionBuilder(FunctionBuilder):
             func = self.mb.instantiate(inst, (), None, self.loc(decl.node))
             uses = inst.stream_uses
             self.check_params(func, decl)
+            func.body[:] = _prune(func.body)
             if not func.body and not uses:
                 self.mb.funcs.remove(func)
                 continue
@@ -287,6 +288,18 @@ class RegionBuilder(FunctionBuilder):
 
     def stream_error(self, ref, message):
         return located(DataflowError, f"region {self.kernel.name!r}: {message}", ref.grid.loc)
+
+
+def _prune(body):
+    """`body` without loops left empty by meta_if (a corner PE inside `for m: for n:` tiles)."""
+    out = []
+    for st in body:
+        if isinstance(st, For):
+            st.body[:] = _prune(st.body)
+            if not st.body:
+                continue
+        out.append(st)
+    return out
 
 
 def _items(n, item):
