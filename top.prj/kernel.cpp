@@ -38,37 +38,37 @@ template <class T> class stream {
 }  // namespace hls
 #endif
 
-void gemm_0_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_1_1) {
+void gemm_0_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_1_1) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_B_1_1.write(local_B[k][0]);
   }
 }
 
-void gemm_0_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_1_2) {
+void gemm_0_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_1_2) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_B_1_2.write(local_B[k][1]);
   }
 }
 
-void gemm_0_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_1_3) {
+void gemm_0_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_1_3) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_B_1_3.write(local_B[k][2]);
   }
 }
 
-void gemm_0_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_1_4) {
+void gemm_0_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_1_4) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_B_1_4.write(local_B[k][3]);
   }
 }
 
-void gemm_1_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_1_1) {
+void gemm_1_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_1_1) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_A_1_1.write(local_A[0][k]);
   }
 }
 
-void gemm_1_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_1_1, hls::stream<float> &fifo_B_1_1, hls::stream<float> &fifo_A_1_2, hls::stream<float> &fifo_B_2_1) {
+void gemm_1_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_1_1, hls::stream< float > &fifo_B_1_1, hls::stream< float > &fifo_A_1_2, hls::stream< float > &fifo_B_2_1) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_1_1.read();
@@ -82,7 +82,7 @@ void gemm_1_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[0][0] = c;
 }
 
-void gemm_1_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_1_2, hls::stream<float> &fifo_B_1_2, hls::stream<float> &fifo_A_1_3, hls::stream<float> &fifo_B_2_2) {
+void gemm_1_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_1_2, hls::stream< float > &fifo_B_1_2, hls::stream< float > &fifo_A_1_3, hls::stream< float > &fifo_B_2_2) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_1_2.read();
@@ -96,7 +96,7 @@ void gemm_1_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[0][1] = c;
 }
 
-void gemm_1_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_1_3, hls::stream<float> &fifo_B_1_3, hls::stream<float> &fifo_A_1_4, hls::stream<float> &fifo_B_2_3) {
+void gemm_1_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_1_3, hls::stream< float > &fifo_B_1_3, hls::stream< float > &fifo_A_1_4, hls::stream< float > &fifo_B_2_3) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_1_3.read();
@@ -110,7 +110,7 @@ void gemm_1_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[0][2] = c;
 }
 
-void gemm_1_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_1_4, hls::stream<float> &fifo_B_1_4, hls::stream<float> &fifo_A_1_5, hls::stream<float> &fifo_B_2_4) {
+void gemm_1_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_1_4, hls::stream< float > &fifo_B_1_4, hls::stream< float > &fifo_A_1_5, hls::stream< float > &fifo_B_2_4) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_1_4.read();
@@ -124,18 +124,18 @@ void gemm_1_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[0][3] = c;
 }
 
-void gemm_1_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_1_5) {
+void gemm_1_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_1_5) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
-void gemm_2_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_2_1) {
+void gemm_2_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_2_1) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_A_2_1.write(local_A[1][k]);
   }
 }
 
-void gemm_2_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_2_1, hls::stream<float> &fifo_B_2_1, hls::stream<float> &fifo_A_2_2, hls::stream<float> &fifo_B_3_1) {
+void gemm_2_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_2_1, hls::stream< float > &fifo_B_2_1, hls::stream< float > &fifo_A_2_2, hls::stream< float > &fifo_B_3_1) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_2_1.read();
@@ -149,7 +149,7 @@ void gemm_2_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[1][0] = c;
 }
 
-void gemm_2_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_2_2, hls::stream<float> &fifo_B_2_2, hls::stream<float> &fifo_A_2_3, hls::stream<float> &fifo_B_3_2) {
+void gemm_2_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_2_2, hls::stream< float > &fifo_B_2_2, hls::stream< float > &fifo_A_2_3, hls::stream< float > &fifo_B_3_2) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_2_2.read();
@@ -163,7 +163,7 @@ void gemm_2_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[1][1] = c;
 }
 
-void gemm_2_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_2_3, hls::stream<float> &fifo_B_2_3, hls::stream<float> &fifo_A_2_4, hls::stream<float> &fifo_B_3_3) {
+void gemm_2_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_2_3, hls::stream< float > &fifo_B_2_3, hls::stream< float > &fifo_A_2_4, hls::stream< float > &fifo_B_3_3) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_2_3.read();
@@ -177,7 +177,7 @@ void gemm_2_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[1][2] = c;
 }
 
-void gemm_2_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_2_4, hls::stream<float> &fifo_B_2_4, hls::stream<float> &fifo_A_2_5, hls::stream<float> &fifo_B_3_4) {
+void gemm_2_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_2_4, hls::stream< float > &fifo_B_2_4, hls::stream< float > &fifo_A_2_5, hls::stream< float > &fifo_B_3_4) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_2_4.read();
@@ -191,18 +191,18 @@ void gemm_2_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[1][3] = c;
 }
 
-void gemm_2_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_2_5) {
+void gemm_2_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_2_5) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
-void gemm_3_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_3_1) {
+void gemm_3_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_3_1) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_A_3_1.write(local_A[2][k]);
   }
 }
 
-void gemm_3_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_3_1, hls::stream<float> &fifo_B_3_1, hls::stream<float> &fifo_A_3_2, hls::stream<float> &fifo_B_4_1) {
+void gemm_3_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_3_1, hls::stream< float > &fifo_B_3_1, hls::stream< float > &fifo_A_3_2, hls::stream< float > &fifo_B_4_1) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_3_1.read();
@@ -216,7 +216,7 @@ void gemm_3_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[2][0] = c;
 }
 
-void gemm_3_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_3_2, hls::stream<float> &fifo_B_3_2, hls::stream<float> &fifo_A_3_3, hls::stream<float> &fifo_B_4_2) {
+void gemm_3_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_3_2, hls::stream< float > &fifo_B_3_2, hls::stream< float > &fifo_A_3_3, hls::stream< float > &fifo_B_4_2) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_3_2.read();
@@ -230,7 +230,7 @@ void gemm_3_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[2][1] = c;
 }
 
-void gemm_3_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_3_3, hls::stream<float> &fifo_B_3_3, hls::stream<float> &fifo_A_3_4, hls::stream<float> &fifo_B_4_3) {
+void gemm_3_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_3_3, hls::stream< float > &fifo_B_3_3, hls::stream< float > &fifo_A_3_4, hls::stream< float > &fifo_B_4_3) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_3_3.read();
@@ -244,7 +244,7 @@ void gemm_3_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[2][2] = c;
 }
 
-void gemm_3_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_3_4, hls::stream<float> &fifo_B_3_4, hls::stream<float> &fifo_A_3_5, hls::stream<float> &fifo_B_4_4) {
+void gemm_3_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_3_4, hls::stream< float > &fifo_B_3_4, hls::stream< float > &fifo_A_3_5, hls::stream< float > &fifo_B_4_4) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_3_4.read();
@@ -258,18 +258,18 @@ void gemm_3_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[2][3] = c;
 }
 
-void gemm_3_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_3_5) {
+void gemm_3_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_3_5) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
-void gemm_4_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_4_1) {
+void gemm_4_0(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_4_1) {
   l_k: for (int k = 0; k < 6; k++) {
     fifo_A_4_1.write(local_A[3][k]);
   }
 }
 
-void gemm_4_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_4_1, hls::stream<float> &fifo_B_4_1, hls::stream<float> &fifo_A_4_2, hls::stream<float> &fifo_B_5_1) {
+void gemm_4_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_4_1, hls::stream< float > &fifo_B_4_1, hls::stream< float > &fifo_A_4_2, hls::stream< float > &fifo_B_5_1) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_4_1.read();
@@ -283,7 +283,7 @@ void gemm_4_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[3][0] = c;
 }
 
-void gemm_4_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_4_2, hls::stream<float> &fifo_B_4_2, hls::stream<float> &fifo_A_4_3, hls::stream<float> &fifo_B_5_2) {
+void gemm_4_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_4_2, hls::stream< float > &fifo_B_4_2, hls::stream< float > &fifo_A_4_3, hls::stream< float > &fifo_B_5_2) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_4_2.read();
@@ -297,7 +297,7 @@ void gemm_4_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[3][1] = c;
 }
 
-void gemm_4_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_4_3, hls::stream<float> &fifo_B_4_3, hls::stream<float> &fifo_A_4_4, hls::stream<float> &fifo_B_5_3) {
+void gemm_4_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_4_3, hls::stream< float > &fifo_B_4_3, hls::stream< float > &fifo_A_4_4, hls::stream< float > &fifo_B_5_3) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_4_3.read();
@@ -311,7 +311,7 @@ void gemm_4_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[3][2] = c;
 }
 
-void gemm_4_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_4_4, hls::stream<float> &fifo_B_4_4, hls::stream<float> &fifo_A_4_5, hls::stream<float> &fifo_B_5_4) {
+void gemm_4_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_4_4, hls::stream< float > &fifo_B_4_4, hls::stream< float > &fifo_A_4_5, hls::stream< float > &fifo_B_5_4) {
   float c = 0.0f;
   l_k: for (int k = 0; k < 6; k++) {
     float fifo_A_val = fifo_A_4_4.read();
@@ -325,112 +325,112 @@ void gemm_4_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls
   local_C[3][3] = c;
 }
 
-void gemm_4_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_A_4_5) {
+void gemm_4_5(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_A_4_5) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
-void gemm_5_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_5_1) {
+void gemm_5_1(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_5_1) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
-void gemm_5_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_5_2) {
+void gemm_5_2(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_5_2) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
-void gemm_5_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_5_3) {
+void gemm_5_3(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_5_3) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
-void gemm_5_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream<float> &fifo_B_5_4) {
+void gemm_5_4(float local_A[4][6], float local_B[6][4], float local_C[4][4], hls::stream< float > &fifo_B_5_4) {
   l_k: for (int k = 0; k < 6; k++) {
   }
 }
 
 void systolic(float A[4][6], float B[6][4], float C[4][4]) {
   #pragma HLS dataflow
-  hls::stream<float> fifo_B_1_1;
+  hls::stream< float > fifo_B_1_1;
   #pragma HLS stream variable=fifo_B_1_1 depth=4
-  hls::stream<float> fifo_B_1_2;
+  hls::stream< float > fifo_B_1_2;
   #pragma HLS stream variable=fifo_B_1_2 depth=4
-  hls::stream<float> fifo_B_1_3;
+  hls::stream< float > fifo_B_1_3;
   #pragma HLS stream variable=fifo_B_1_3 depth=4
-  hls::stream<float> fifo_B_1_4;
+  hls::stream< float > fifo_B_1_4;
   #pragma HLS stream variable=fifo_B_1_4 depth=4
-  hls::stream<float> fifo_A_1_1;
+  hls::stream< float > fifo_A_1_1;
   #pragma HLS stream variable=fifo_A_1_1 depth=4
-  hls::stream<float> fifo_A_1_2;
+  hls::stream< float > fifo_A_1_2;
   #pragma HLS stream variable=fifo_A_1_2 depth=4
-  hls::stream<float> fifo_B_2_1;
+  hls::stream< float > fifo_B_2_1;
   #pragma HLS stream variable=fifo_B_2_1 depth=4
-  hls::stream<float> fifo_A_1_3;
+  hls::stream< float > fifo_A_1_3;
   #pragma HLS stream variable=fifo_A_1_3 depth=4
-  hls::stream<float> fifo_B_2_2;
+  hls::stream< float > fifo_B_2_2;
   #pragma HLS stream variable=fifo_B_2_2 depth=4
-  hls::stream<float> fifo_A_1_4;
+  hls::stream< float > fifo_A_1_4;
   #pragma HLS stream variable=fifo_A_1_4 depth=4
-  hls::stream<float> fifo_B_2_3;
+  hls::stream< float > fifo_B_2_3;
   #pragma HLS stream variable=fifo_B_2_3 depth=4
-  hls::stream<float> fifo_A_1_5;
+  hls::stream< float > fifo_A_1_5;
   #pragma HLS stream variable=fifo_A_1_5 depth=4
-  hls::stream<float> fifo_B_2_4;
+  hls::stream< float > fifo_B_2_4;
   #pragma HLS stream variable=fifo_B_2_4 depth=4
-  hls::stream<float> fifo_A_2_1;
+  hls::stream< float > fifo_A_2_1;
   #pragma HLS stream variable=fifo_A_2_1 depth=4
-  hls::stream<float> fifo_A_2_2;
+  hls::stream< float > fifo_A_2_2;
   #pragma HLS stream variable=fifo_A_2_2 depth=4
-  hls::stream<float> fifo_B_3_1;
+  hls::stream< float > fifo_B_3_1;
   #pragma HLS stream variable=fifo_B_3_1 depth=4
-  hls::stream<float> fifo_A_2_3;
+  hls::stream< float > fifo_A_2_3;
   #pragma HLS stream variable=fifo_A_2_3 depth=4
-  hls::stream<float> fifo_B_3_2;
+  hls::stream< float > fifo_B_3_2;
   #pragma HLS stream variable=fifo_B_3_2 depth=4
-  hls::stream<float> fifo_A_2_4;
+  hls::stream< float > fifo_A_2_4;
   #pragma HLS stream variable=fifo_A_2_4 depth=4
-  hls::stream<float> fifo_B_3_3;
+  hls::stream< float > fifo_B_3_3;
   #pragma HLS stream variable=fifo_B_3_3 depth=4
-  hls::stream<float> fifo_A_2_5;
+  hls::stream< float > fifo_A_2_5;
   #pragma HLS stream variable=fifo_A_2_5 depth=4
-  hls::stream<float> fifo_B_3_4;
+  hls::stream< float > fifo_B_3_4;
   #pragma HLS stream variable=fifo_B_3_4 depth=4
-  hls::stream<float> fifo_A_3_1;
+  hls::stream< float > fifo_A_3_1;
   #pragma HLS stream variable=fifo_A_3_1 depth=4
-  hls::stream<float> fifo_A_3_2;
+  hls::stream< float > fifo_A_3_2;
   #pragma HLS stream variable=fifo_A_3_2 depth=4
-  hls::stream<float> fifo_B_4_1;
+  hls::stream< float > fifo_B_4_1;
   #pragma HLS stream variable=fifo_B_4_1 depth=4
-  hls::stream<float> fifo_A_3_3;
+  hls::stream< float > fifo_A_3_3;
   #pragma HLS stream variable=fifo_A_3_3 depth=4
-  hls::stream<float> fifo_B_4_2;
+  hls::stream< float > fifo_B_4_2;
   #pragma HLS stream variable=fifo_B_4_2 depth=4
-  hls::stream<float> fifo_A_3_4;
+  hls::stream< float > fifo_A_3_4;
   #pragma HLS stream variable=fifo_A_3_4 depth=4
-  hls::stream<float> fifo_B_4_3;
+  hls::stream< float > fifo_B_4_3;
   #pragma HLS stream variable=fifo_B_4_3 depth=4
-  hls::stream<float> fifo_A_3_5;
+  hls::stream< float > fifo_A_3_5;
   #pragma HLS stream variable=fifo_A_3_5 depth=4
-  hls::stream<float> fifo_B_4_4;
+  hls::stream< float > fifo_B_4_4;
   #pragma HLS stream variable=fifo_B_4_4 depth=4
-  hls::stream<float> fifo_A_4_1;
+  hls::stream< float > fifo_A_4_1;
   #pragma HLS stream variable=fifo_A_4_1 depth=4
-  hls::stream<float> fifo_A_4_2;
+  hls::stream< float > fifo_A_4_2;
   #pragma HLS stream variable=fifo_A_4_2 depth=4
-  hls::stream<float> fifo_B_5_1;
+  hls::stream< float > fifo_B_5_1;
   #pragma HLS stream variable=fifo_B_5_1 depth=4
-  hls::stream<float> fifo_A_4_3;
+  hls::stream< float > fifo_A_4_3;
   #pragma HLS stream variable=fifo_A_4_3 depth=4
-  hls::stream<float> fifo_B_5_2;
+  hls::stream< float > fifo_B_5_2;
   #pragma HLS stream variable=fifo_B_5_2 depth=4
-  hls::stream<float> fifo_A_4_4;
+  hls::stream< float > fifo_A_4_4;
   #pragma HLS stream variable=fifo_A_4_4 depth=4
-  hls::stream<float> fifo_B_5_3;
+  hls::stream< float > fifo_B_5_3;
   #pragma HLS stream variable=fifo_B_5_3 depth=4
-  hls::stream<float> fifo_A_4_5;
+  hls::stream< float > fifo_A_4_5;
   #pragma HLS stream variable=fifo_A_4_5 depth=4
-  hls::stream<float> fifo_B_5_4;
+  hls::stream< float > fifo_B_5_4;
   #pragma HLS stream variable=fifo_B_5_4 depth=4
   gemm_0_1(A, B, C, fifo_B_1_1);
   gemm_0_2(A, B, C, fifo_B_1_2);
