@@ -18,7 +18,7 @@ Example::
 __version__ = "0.1.0"
 
 from .errors import (AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, ScheduleError, BackendError,
-                     FrontendError, AlloWarning, BoundsError)
+                     FrontendError, AlloWarning, BoundsError, DataflowError)
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16,
                        ConstExpr)
@@ -29,7 +29,7 @@ from .ir.types import (int2, int3, int4, int5, int6, int7, int9, int10, int11, i
 from .dsl import (grid, reduction, meta_if, meta_elif, meta_else, meta_for, exp, log, log2, sqrt, rsqrt, tanh,
                   sin, cos, erf, abs, pow, floor, ceil, min, max, matmul, transpose, log10, tan, power, add,
                   sub, mul, div, copy, bmm, linear, relu, gelu, softmax, layernorm, conv2d, maxpool, sumpool,
-                  view, tril, concat, ones, zeros)
+                  view, tril, concat, ones, zeros, get_pid)
 from .dsl.kernel import KernelInstance
 from .ir.attrs import Partition
 from .schedule.customize import AlloKernel, customize, kernel
@@ -41,14 +41,14 @@ from .qor.api import report  # noqa: E402
 from . import dse  # noqa: E402
 
 __all__ = [
-    "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError",
+    "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError", "DataflowError",
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType",
     *_INT_NAMES, *_UINT_NAMES, "bool", "index",
     "float16", "float32", "float64", "bfloat16",
     "grid", "reduction", "meta_if", "meta_elif", "meta_else", "meta_for", "ConstExpr", "exp", "log", "log2", "sqrt", "rsqrt", "tanh", "sin", "cos", "erf", "abs", "pow",
     "floor", "ceil", "min", "max", "matmul", "transpose", "log10", "tan", "power", "add", "sub", "mul", "div",
     "copy", "bmm", "linear", "relu", "gelu", "softmax", "layernorm", "conv2d", "maxpool", "sumpool", "view", "tril",
-    "concat", "ones", "zeros",
+    "concat", "ones", "zeros", "get_pid",
     "verify", "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
     "qor", "report", "dse",
 ]

@@ -49,6 +49,12 @@ class FrontendError(AlloError):
     """A PyTorch model that cannot be imported."""
 
 
+class DataflowError(AlloError):
+    """An `allo.dataflow` region that cannot run: a stream with several producers or none, put/get
+    counts that differ, a deadlock in the simulator (the message names the kernel instances and
+    the streams)."""
+
+
 class AlloWarning(UserWarning):
     """Something allo did on the user's behalf that changes what was asked for (an input array
     converted to the kernel's dtype, an option that has no effect here)."""

@@ -22,6 +22,7 @@ import numpy as np
 
 from .errors import AlloError
 from .ir import nodes as N
+from .ir.attrs import DF_REGION, DF_STREAM
 from .ir.bits import BIT_FUNCS
 from .ir.fixed import float_to_fixed_raw, float_to_int, from_raw, to_raw
 from .ir.ops import LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
@@ -250,10 +251,12 @@ MATH = {MathFn.EXP: "np.exp", MathFn.LOG: "np.log", MathFn.LOG2: "np.log2", Math
 
 # ----------------------------------------------------------------------------- code generation
 class _FuncGen:
-    def __init__(self, func: N.Func, ns: dict):
+    def __init__(self, func: N.Func, ns: dict, coroutines: frozenset = frozenset()):
         self.func, self.ns = func, ns
         self.names = {}
         self.lines = []
+        self.coroutines = coroutines  # dataflow mode: functions run as generators (see compile_module)
+        self.region = coroutines and DF_REGION in func.attrs
 
     def name(self, obj, prefix) -> str:
         key = id(obj)
@@ -287,6 +290,8 @@ class _FuncGen:
         return self.name(e, "v")
 
     def e_Load(self, e):
+        if self.coroutines and DF_STREAM in e.buf.attrs:
+            return f"(yield from _df_get({self.buf(e.buf)}))"
         code = f"{self.buf(e.buf)}[{self.index(e.indices)}]"
         return f"int({code})" if _kind(e.type) == "fixed" else code
 
@@ -427,6 +432,9 @@ class _FuncGen:
         self.block(s.body, depth + 1)
 
     def s_Alloc(self, s, depth):
+        if self.coroutines and DF_STREAM in s.buf.attrs:
+            self.emit(depth, f"{self.buf(s.buf)} = _df_fifo({self.constant(s.buf.attrs[DF_STREAM])})")
+            return
         b, dt = self.buf(s.buf), self.constant(storage_dtype(s.buf.dtype))
         shape = tuple(s.buf.shape)
         if s.init is None:
@@ -441,6 +449,9 @@ class _FuncGen:
         value = self.expr(s.value)
         if s.value.type != s.buf.dtype:
             value = self.cast(value, s.value.type, s.buf.dtype)
+        if self.coroutines and DF_STREAM in s.buf.attrs:
+            self.emit(depth, f"yield from _df_put({self.buf(s.buf)}, {value})")
+            return
         self.emit(depth, f"{self.buf(s.buf)}[{self.index(s.indices)}] = {value}")
 
     def s_CallStmt(self, s, depth):
@@ -450,7 +461,11 @@ class _FuncGen:
                 args.append(self.buf(a))
             else:
                 args.append(f"np.array({self.expr(a)}, {self.constant(storage_dtype(a.type))})")
-        self.emit(depth, f"_r = F_{s.callee}({', '.join(args)})")
+        if self.region:  # a kernel instance of a dataflow region: a concurrent task
+            self.emit(depth, f"_df_tasks.append(_df_spawn(F_{s.callee}({', '.join(args)}), {s.callee!r}))")
+            return
+        call = f"F_{s.callee}({', '.join(args)})"
+        self.emit(depth, f"_r = yield from {call}" if s.callee in self.coroutines else f"_r = {call}")
         for k, r in enumerate(s.results):
             if r.kind == "result":
                 self.emit(depth, f"{self.buf(r)} = _r[{k}]")
@@ -464,7 +479,13 @@ class _FuncGen:
     def source(self) -> str:
         params = [self.buf(p) for p in self.func.params]
         self.emit(0, f"def F_{self.func.name}({', '.join(params)}):")
+        if self.func.name in self.coroutines:
+            self.emit(1, "if False: yield  # a generator: the dataflow simulator steps it")
+        if self.region:
+            self.emit(1, "_df_tasks = []")
         self.block(self.func.body, 1)
+        if self.region:
+            self.emit(1, "yield from _df_join(_df_tasks)")
         self.emit(1, "return ()")
         return "\n".join(self.lines)
 
@@ -483,13 +504,54 @@ def const_value(value, t):
     return storage_dtype(t).type(value)
 
 
-def compile_module(module: N.Module) -> dict:
-    """{func name: Python callable} taking/returning storage arrays (0-d arrays for scalars)."""
+def compile_module(module: N.Module, dataflow: dict | None = None) -> dict:
+    """{func name: Python callable} taking/returning storage arrays (0-d arrays for scalars).
+
+    With `dataflow` (the helpers `_df_fifo`, `_df_put`, `_df_get`, `_df_spawn`, `_df_join` of a
+    scheduler, allo.dataflow.simulator), stream buffers are FIFOs and every function that touches
+    one, directly or through calls, is a generator that yields when a FIFO blocks it; a region
+    function spawns its instances as tasks and waits for them."""
     ns = dict(HELPERS)
-    sources = [_FuncGen(f, ns).source() for f in module.funcs]
+    coroutines = frozenset()
+    if dataflow is not None:
+        ns.update(dataflow)
+        coroutines = _coroutines(module)
+    sources = [_FuncGen(f, ns, coroutines).source() for f in module.funcs]
     code = "\n\n".join(sources)
     exec(compile(code, f"<allo-interp {module.top}>", "exec"), ns)
     return {f.name: ns[f"F_{f.name}"] for f in module.funcs}
+
+
+def _coroutines(module: N.Module) -> frozenset:
+    """Functions that use a stream, are a region, or call such a function."""
+    calls = {f.name: {s.callee for s in _walk(f.body) if isinstance(s, N.CallStmt)} for f in module.funcs}
+    out = {f.name for f in module.funcs if DF_REGION in f.attrs or any(DF_STREAM in p.attrs for p in f.params)}
+    changed = True
+    while changed:
+        changed = False
+        for f, callees in calls.items():
+            if f not in out and callees & out:
+                out.add(f)
+                changed = True
+    return frozenset(out)
+
+
+def _walk(body):
+    for s in body:
+        yield s
+        for b in (getattr(s, "body", None), getattr(s, "then", None), getattr(s, "orelse", None)):
+            if isinstance(b, list):
+                yield from _walk(b)
+
+
+def to_storage(x, t):
+    """A numpy input in the interpreter's value model for element type `t` (a fresh array)."""
+    return _to_storage(x, t)
+
+
+def from_storage(x, t):
+    """The inverse of `to_storage` (fixed-point raw integers -> floats)."""
+    return _from_storage(x, t)
 
 
 def _to_storage(x, t):

@@ -14,13 +14,15 @@ import numpy as np
 import pytest
 from allo.dsl.memory import Memory
 from allo.ir import attrs as A, nodes as N, visit as V
-from allo.ir.types import float32, int32
+from allo.ir.types import Stream, float32, int32
+import allo.dataflow as df
 from allo.render import render_module
 from allo.transforms import guards
 
 ALLO = pathlib.Path(allo.__file__).parent
 STAGES = {"dsl": "dsl", "ir": "ir", "schedule": "schedule", "transforms": "transforms", "render": "render",
-          "qor": "qor", "dse": "dse", "llvm": "llvm", "hls": "hls", "rtl": "rtl", "passes.py": "passes"}
+          "qor": "qor", "dse": "dse", "llvm": "llvm", "hls": "hls", "rtl": "rtl", "passes.py": "passes",
+          "interp.py": "interp"}
 
 
 # ----------------------------------------------------------------------------- (a) the source
@@ -231,7 +233,22 @@ def poll(n: int32) -> int32:
     return x
 
 
-SCHEDULES = [(gemm, _gemm), (blur, lambda s: s.reuse_at(s.reuse_at(s.A, "y"), "x")), (pc, _pc),
+@df.region()
+def region(A: int32[4], B: int32[4]):  # a dataflow region: _df_region, _df_stream
+    pipe: Stream[int32, 2]
+
+    @df.kernel(mapping=[1], args=[A])
+    def producer(a: int32[4]):
+        for i in range(4):
+            pipe.put(a[i])
+
+    @df.kernel(mapping=[1], args=[B])
+    def consumer(b: int32[4]):
+        for i in range(4):
+            b[i] = pipe.get()
+
+
+SCHEDULES = [(region, lambda s: None), (gemm, _gemm), (blur, lambda s: s.reuse_at(s.reuse_at(s.A, "y"), "x")), (pc, _pc),
              (pe, lambda s: s.unfold("PE", [0])), (calls, _calls), (chain, _chain), (poll, lambda s: None)]
 
 

@@ -84,9 +84,9 @@ def test_to_marks_fifos_and_dataflow():
 
 def test_hls_code_uses_hls_stream():
     code = streamed(6, 5, 4).build(target="vhls").hls_code
-    assert "void mm1(float A[6][5], float B[5][4], hls::stream<float> &out)" in code
-    assert "void mm2(hls::stream<float> &X, float D[4][4], float E[6][4])" in code
-    assert "hls::stream<float> tmp;" in code and "#pragma HLS stream variable=tmp depth=24" in code
+    assert "void mm1(float A[6][5], float B[5][4], hls::stream< float > &out)" in code
+    assert "void mm2(hls::stream< float > &X, float D[4][4], float E[6][4])" in code
+    assert "hls::stream< float > tmp;" in code and "#pragma HLS stream variable=tmp depth=24" in code
     assert "out.write(row[j1]);" in code
     # the consumer reads each element once, hoisted out of the j loop that does not index it
     body = code[code.index("void mm2"):code.index("void top")]

@@ -15,3 +15,4 @@ Example::
 """
 from .names import *  # noqa: F401,F403  (the names kernel bodies use)
 from .names import __all__  # noqa: F401
+from . import dataflow as _dataflow  # noqa: E402,F401  (registers df.get_pid for region kernels)

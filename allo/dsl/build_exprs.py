@@ -82,6 +82,14 @@ class ExpressionVisitors:
 
     visit_List = visit_Tuple
 
+    def visit_Set(self, node):
+        """`{0, M + 1}` of compile-time values (as in `allo.meta_if(i in {0, M + 1})`)."""
+        values = [self.visit(e) for e in node.elts]
+        if not all(compile_time(v) for v in values):
+            raise self.error(AlloSyntaxError, "a set in a kernel must hold compile-time values (it is only for "
+                             "membership tests such as `i in {0, M + 1}` in allo.meta_if)", node)
+        return frozenset(emit.py_number(v) if emit.is_number(v) else v for v in values)
+
     def visit_BinOp(self, node):
         op = BINOPS.get(type(node.op))
         lhs, rhs = self.visit(node.left), self.visit(node.right)

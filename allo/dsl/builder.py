@@ -21,7 +21,7 @@ from ..ir.attrs import BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, O
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
-from ..ir.types import AlloType, ArrayType, Float, Index, Int, UInt, float32, float64, index, int32
+from ..ir.types import AlloType, ArrayType, Float, Index, Int, StreamType, UInt, float32, float64, index, int32
 from ..ir.visit import walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
@@ -48,6 +48,7 @@ class ModuleBuilder(InstanceNames):
         self.global_names = set()
         self.building = []
         self.instance_info = {}  # func name -> (kernel name, template args key)
+        self.keep_alive = []  # kernel objects made while building (instances are keyed by their id)
 
     @staticmethod
     def _targs_key(targs):
@@ -76,7 +77,7 @@ class ModuleBuilder(InstanceNames):
         self.names[name] = key
         self.building.append(key)
         try:
-            func = FunctionBuilder(self, kernel, targs, name).build()
+            func = getattr(kernel, "builder_class", FunctionBuilder)(self, kernel, targs, name).build()
         except AlloError as e:
             if loc is None or not in_library(e):
                 raise
@@ -290,7 +291,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
         if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
             return value
-        if not isinstance(value, (AlloType, ArrayType, ConstType)):
+        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value

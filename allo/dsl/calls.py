@@ -141,6 +141,9 @@ class CallDispatcher:
         handler = handler_for(fn)
         if handler is not None:
             return handler(self, args, kwargs, node)
+        owner = getattr(fn, "__self__", None)  # a method of a compile-time object (`pipe.put(x)`)
+        if hasattr(owner, "allo_method") and not isinstance(owner, type):
+            return owner.allo_method(fn.__name__, self, args, kwargs, node)
         if callable(fn) and hasattr(fn, "__code__") and not hasattr(fn, "__self__") and getattr(fn, "__module__", "") \
                 and not str(getattr(fn, "__module__", "")).startswith(("numpy", "allo.", "math")):
             # a plain annotated Python function used as a sub-kernel

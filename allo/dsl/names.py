@@ -64,6 +64,13 @@ def meta_for(*bounds):
     return _Meta("meta_for", *bounds)
 
 
+def get_pid():
+    """The compile-time position of this instance in its kernel's `mapping` grid, inside an
+    `allo.dataflow` kernel: `i, j = df.get_pid()` on a 2-D mapping, `p = df.get_pid()` on a 1-D one."""
+    raise AlloError("get_pid() gives the grid position of a df.kernel instance; it only has a meaning inside a "
+                    "kernel of an allo.dataflow region (build the region with df.build or df.customize)")
+
+
 def _erf(x):
     return np.vectorize(math.erf)(x) if np.ndim(x) else math.erf(x)
 
@@ -250,5 +257,5 @@ __all__ = [
     "sqrt", "tanh", "sin", "cos", "tan", "floor", "ceil", "abs", "erf", "rsqrt",
     "pow", "power", "min", "max", "add", "sub", "mul", "div", "copy", "matmul",
     "bmm", "linear", "transpose", "relu", "gelu", "softmax", "layernorm", "conv2d", "maxpool", "sumpool",
-    "view", "tril", "concat", "ones", "zeros",
+    "view", "tril", "concat", "ones", "zeros", "get_pid",
 ]

@@ -87,30 +87,34 @@ OP_NAME = _declare(
     MLIR)
 PIPELINE_II = _declare(
     "pipeline_ii", int, ("For",), "initiation interval of a pipelined loop (`s.pipeline`)", ("schedule",),
-    ("hls", "qor"), VIEW)
+    ("hls", "qor", "rtl"), VIEW)
 REWIND = _declare(
     "rewind", bool, ("For",), "successive runs of the pipelined loop overlap (`s.pipeline(..., rewind=True)`)",
     ("schedule",), ("hls",), VIEW)
 UNROLL = _declare(
     "unroll", int, ("For",), "unroll factor, 0 = fully (`s.unroll`, the shift loops of `s.reuse_at`)",
-    ("schedule",), ("render", "llvm", "hls", "qor"), VIEW)
+    ("schedule",), ("render", "llvm", "hls", "qor", "rtl"), VIEW)
 PARALLEL = _declare(
     "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU)", ("schedule",),
     ("transforms", "llvm"), MLIR)
 DATAFLOW = _declare(
-    "dataflow", bool, ("For", "Func"), "the loop body or function is a dataflow region (`s.dataflow`, `s.to`)",
-    ("schedule",), ("hls", "qor", "dse"), VIEW)
+    "dataflow", bool, ("For", "Func"), "the loop body or function is a dataflow region (`s.dataflow`, `s.to`, "
+    "an `allo.dataflow` region)", ("schedule", "dsl"), ("hls", "qor", "dse", "rtl"), VIEW)
 REDUCTION = _declare(
     "reduction", bool, ("For",), "a reduction loop (`allo.reduction`, the k loop of a matmul)", ("dsl",), (), MLIR)
 
 # ----------------------------------------------------------------------------- buffers (Buffer.attrs)
 PARTITION = _declare(
     "partition", list, ("Buffer",), "array partitions, a list of (Partition, dim, factor): dim 1-based, 0 = all "
-    "dims; factor 0 for complete (`s.partition`)", ("schedule",), ("schedule", "render", "hls", "qor", "dse"), VIEW,
+    "dims; factor 0 for complete (`s.partition`)", ("schedule",), ("schedule", "render", "hls", "qor", "dse", "rtl"), VIEW,
     derived=("Func",))
 STREAM = _declare(
     "stream", int, ("Buffer",), "the array is a FIFO of this depth between producer and consumer (`s.to`)",
-    ("schedule",), ("transforms", "hls", "qor"), VIEW)
+    ("schedule", "dsl"), ("transforms", "hls", "qor", "rtl"), VIEW)
+DF_STREAM = _declare(
+    "_df_stream", dict, ("Buffer",), "a stream of an `allo.dataflow` region: {'name': its source spelling "
+    "(`fifo_A[1, 2]`), 'item': scalars per item, 'depth': items, 'bound': elements the build allots or None}",
+    ("dsl",), ("dsl", "interp", "dataflow"), NEVER)
 BIND_STORAGE = _declare(
     "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
     "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,
@@ -140,6 +144,10 @@ DEFAULTS = _declare(
 BOUNDS_CHECK = _declare(
     "_bounds_check", bool, ("Func",), "check indices at run time whatever the build's `bounds_check` "
     "(`@allo.kernel(bounds_check=True)`)", ("dsl", "transforms"), ("transforms", "hls"), NEVER)
+DF_REGION = _declare(
+    "_df_region", dict, ("Func",), "an `allo.dataflow` region: {'instances': [function names, in call order], "
+    "'cyclic': instance names on a stream cycle (no sequential order exists)}", ("dsl",),
+    ("interp", "dataflow"), NEVER)
 USER_BANDS = _declare(
     "_user_bands", list, ("Func",), "band names given with `name=`; HLS loop labels keep them", ("dsl",), ("hls",),
     NEVER)

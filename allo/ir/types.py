@@ -392,6 +392,74 @@ class _ConstExprMarker:
 
 ConstExpr = _ConstExprMarker()
 
+class StreamType:
+    """`Stream[T, depth]`: a FIFO of `depth` items of type `T` (a scalar or an array type), and
+    `Stream[T, depth][P0, P1]` a grid of such FIFOs (declared in an `allo.dataflow` region).
+
+    Example::
+
+        Stream[float32, 4]            # one FIFO of 4 floats
+        Stream[int16[4, 4], 2][3]     # three FIFOs, each holding two 4x4 blocks
+    """
+
+    def __init__(self, dtype, depth: int = 2, grid: tuple = ()):
+        if not isinstance(dtype, (AlloType, ArrayType)):
+            raise AlloTypeError(f"Stream[T, depth]: T must be an allo type such as float32 or int16[4, 4], got {dtype!r}")
+        if isinstance(depth, builtins.bool) or not isinstance(depth, int) or depth < 1:
+            raise AlloTypeError(f"Stream[T, depth]: depth must be a positive integer, got {depth!r}")
+        for d in grid:
+            if isinstance(d, builtins.bool) or not isinstance(d, int) or d < 1:
+                raise AlloTypeError(f"a stream grid Stream[...][{', '.join(map(repr, grid))}] needs positive "
+                                    f"integer extents")
+        self.dtype, self.depth, self.grid = dtype, depth, tuple(grid)
+
+    def __getitem__(self, grid):
+        if self.grid:
+            raise AlloTypeError(f"{self!r} is already a grid of streams")
+        grid = grid if isinstance(grid, tuple) else (grid,)
+        return StreamType(self.dtype, self.depth, tuple(int(g) if hasattr(g, "__index__") else g for g in grid))
+
+    @property
+    def item_type(self) -> AlloType:
+        """The scalar type of the elements the FIFO carries (an array item's element type)."""
+        return self.dtype.dtype if isinstance(self.dtype, ArrayType) else self.dtype
+
+    @property
+    def item_elems(self) -> int:
+        """Scalars per item (1 for scalar items, the array size for array items)."""
+        n = 1
+        for d in getattr(self.dtype, "shape", ()):
+            n *= int(d)
+        return n
+
+    def __eq__(self, other):
+        return isinstance(other, StreamType) and (self.dtype, self.depth, self.grid) == (other.dtype, other.depth, other.grid)
+
+    def __hash__(self):
+        return hash(("Stream", repr(self.dtype), self.depth, self.grid))
+
+    def __repr__(self):
+        g = f"[{', '.join(map(str, self.grid))}]" if self.grid else ""
+        return f"Stream[{self.dtype!r}, {self.depth}]{g}"
+
+
+class _StreamMarker:
+    """`Stream[T, depth]` (depth 2 when left out, as upstream Allo) builds a `StreamType`."""
+
+    def __getitem__(self, args):
+        args = args if isinstance(args, tuple) else (args,)
+        if not 1 <= len(args) <= 2:
+            raise AlloTypeError(f"Stream[T, depth] takes a type and a depth, got {len(args)} arguments")
+        depth = args[1] if len(args) == 2 else 2
+        return StreamType(args[0], int(depth) if hasattr(depth, "__index__") and not isinstance(depth, builtins.bool)
+                          else depth)
+
+    def __repr__(self):
+        return "Stream"
+
+
+Stream = _StreamMarker()
+
 int1, int8, int16, int32, int64 = Int(1), Int(8), Int(16), Int(32), Int(64)
 uint1, uint8, uint16, uint32, uint64 = UInt(1), UInt(8), UInt(16), UInt(32), UInt(64)
 int2, int3, int4, int5, int6, int7 = (Int(b) for b in range(2, 8))
@@ -411,4 +479,5 @@ UINT_NAMES = tuple(f"uint{b}" for b in (*range(1, 17), 32, 64, 128, 256, 512))
 __all__ = [
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType", "MAX_BITS",
     *INT_NAMES, *UINT_NAMES, "bool", "index", "float16", "float32", "float64", "bfloat16", "ConstExpr",
+    "Stream", "StreamType",
 ]

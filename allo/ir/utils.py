@@ -18,4 +18,18 @@ def get_func_by_name(s, name: str):
     return s.ir.func(name)
 
 
-__all__ = ["get_all_funcs_except_top", "get_func_by_name"]
+class MockBuffer:
+    """Upstream Allo's handle of a local array of a function, for schedule primitives:
+    `s.partition(MockBuffer("linear1_0", "buf"), dim=0)` is `s.partition("linear1_0:buf", dim=0)`."""
+
+    def __init__(self, func: str, name: str, idx=None):
+        self.func, self.name, self.idx = func, name, idx
+
+    def __str__(self):
+        return f"{self.func}:{self.name}"
+
+    def __repr__(self):
+        return f"MockBuffer({self.func!r}, {self.name!r})"
+
+
+__all__ = ["get_all_funcs_except_top", "get_func_by_name", "MockBuffer"]

@@ -76,6 +76,9 @@ def locate(at: At, prim: str, arg: str, target):
             return head, rest
         return None, target
     name = getattr(target, "name", None)  # an allo.ir.nodes Buffer or For
+    func = getattr(target, "func", None)  # upstream's MockBuffer("linear1_0", "buf")
+    if isinstance(func, str) and isinstance(name, str) and func in at.names:
+        return func, name
     if isinstance(name, str):
         return None, name
     raise arg_error(prim, arg, f"cannot address {target!r}: use a name like 'j', 'func:j' or a handle from get_loops()")

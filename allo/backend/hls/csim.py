@@ -31,6 +31,7 @@ from ...ir.effects import written_param_indices
 from ...ir.types import ArrayType
 from ...qor import estimate
 from ...qor.vitis import find_csynth_xml, parse_csynth_xml
+from ...render import to_mlir_module
 from ...transforms.guards import instrument
 from ..limits import check_allocation_sizes
 from ..marshal import check_io_widths, check_writable, returned_params
@@ -117,6 +118,11 @@ class HLSModule:
 
     def __str__(self):
         return self.hls_code
+
+    @property
+    def module(self):
+        """The MLIR view of the module the C++ was emitted from (upstream Allo's `mod.module`)."""
+        return to_mlir_module(self.ir_module, mode="view")
 
     def __repr__(self):
         where = f", project={str(self.project)!r}" if self.project else ""

@@ -105,7 +105,7 @@ def array_decl(ctype: str, name: str, shape) -> str:
 
 def param_decl(p: Param) -> str:
     if p.stream:
-        return f"hls::stream<{cpp_type(p.type.dtype)}> &{p.name}"
+        return f"hls::stream< {cpp_type(p.type.dtype)} > &{p.name}"
     if p.is_array:
         return array_decl(cpp_type(p.type.dtype), p.name, p.type.shape)
     t = p.type.dtype if isinstance(p.type, ArrayType) else p.type
@@ -333,7 +333,7 @@ class FuncEmitter(ExprEmitter):
     def declare(self, buf: N.Buffer):
         name, ctype = self.bname(buf), cpp_type(buf.dtype)
         if buf.attrs.get(STREAM) and buf.shape:
-            self.line(f"hls::stream<{ctype}> {name};")
+            self.line(f"hls::stream< {ctype} > {name};")
             self.line(f"#pragma HLS stream variable={name} depth={int(buf.attrs[STREAM])}")
             self.declared.add(id(buf))
             return
