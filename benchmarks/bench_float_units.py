@@ -8,12 +8,13 @@ from __future__ import annotations
 import sys
 import time
 
+from allo.backend.rtl.static.exprs import ExprEmitter
 from allo.backend.rtl.static.float import bench, checks
 
 
 def main(n: int = 4_000_000, n_casts: int = 200_000) -> int:
     cases, preds = checks.unit_cases(), checks.predicate_cases()
-    outs, text = checks.bench_outputs(cases, preds)
+    outs, text = checks.bench_outputs(cases, preds, ExprEmitter())
     t = time.time()
     exe = bench.build_bench(outs, text)
     print(f"bench built in {time.time() - t:.1f} s ({len(outs)} outputs)")

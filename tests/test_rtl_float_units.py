@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from allo.backend.rtl.static.float import UNITS, FloatUnits, needs, unit_source
+from allo.backend.rtl.static.exprs import ExprEmitter
 from allo.backend.rtl.static.float import bench, checks
 from tests.rtl_util import FULL, needs_rtl
 
@@ -22,7 +23,7 @@ CASES = {**checks.unit_cases(), **checks.predicate_cases()}
 
 @pytest.fixture(scope="module")
 def sweep():
-    outs, text = checks.bench_outputs(checks.unit_cases(), checks.predicate_cases())
+    outs, text = checks.bench_outputs(checks.unit_cases(), checks.predicate_cases(), ExprEmitter())
     exe = bench.build_bench(outs, text)
     a, b, x = checks.operands(N, seed=2024)
     got = bench.run_bench(exe, list(outs), a, b, x)

@@ -12,6 +12,7 @@ Example::
 from __future__ import annotations
 
 from ....ir import nodes as N
+from .design import DataflowC, IfC, Loop, Unit, WhileC
 from .exprs import ExprEmitter, sv_width
 from .memories import Memory
 
@@ -382,7 +383,6 @@ class Emitter:
         return entry
 
     def item(self, it, succ, fsm_vars, m) -> int:
-        from .design import DataflowC, IfC, Loop, Unit, WhileC
         v = m.var
         if isinstance(it, Unit):
             s = m.new()

@@ -31,7 +31,7 @@ from ....ir.visit import child_exprs  # the operand order of allo.qor.body.child
 from ....render.scalars import fixed_raw
 from .float import FloatUnits
 from .float_exprs import FloatPrinter
-from .svfuncs import SVFunctions, lit
+from .svfuncs import SVFunctions, iso, lit
 
 INT64 = Int(64)
 _FIXED_OK = (BinOpKind.ADD, BinOpKind.SUB, BinOpKind.AND, BinOpKind.OR, BinOpKind.XOR, BinOpKind.SHL,
@@ -43,7 +43,6 @@ _REL = {BinOpKind.LT: "<", BinOpKind.LE: "<=", BinOpKind.GT: ">", BinOpKind.GE: 
 _HELPER_OPS = {BinOpKind.DIV: "div", BinOpKind.FLOORDIV: "floordiv", BinOpKind.MOD: "mod", BinOpKind.MIN: "min",
                BinOpKind.MAX: "max", BinOpKind.POW: "pow"}
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*\Z")
-_SIMPLE = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*(\[[^\[\]]*\])*|\d+'[hdbo][0-9a-fA-F_]+)\Z")
 
 
 def sv_width(t) -> int:
@@ -65,28 +64,6 @@ def _signed(t) -> bool:
     return is_signed(t) and not _float(t)
 
 
-def _closed(x: str, opener: str, closer: str) -> bool:
-    """Does `x` start with `opener` whose matching `closer` is its last character?"""
-    if not (x.startswith(opener) and x.endswith(closer)):
-        return False
-    depth = 0
-    for k, ch in enumerate(x):
-        depth += (ch == opener) - (ch == closer)
-        if depth == 0:
-            return k == len(x) - 1
-    return False
-
-
-def iso(x: str) -> str:
-    """`x` as a self-determined primary: unchanged when it already is one (a name, a select, a
-    sized literal, a concatenation, a function call), else wrapped in a concatenation."""
-    x = x.strip()
-    if _SIMPLE.match(x) or _closed(x, "{", "}"):
-        return x
-    m = re.match(r"\$?[A-Za-z_][A-Za-z0-9_$]*(?=\()", x)
-    if m and _closed(x[m.end():], "(", ")"):
-        return x
-    return f"{{{x}}}"
 
 
 def op_kind(e) -> str:

@@ -21,7 +21,11 @@ from ....errors import BackendError, located
 from ....ir import nodes as N
 from ....ir.ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from ....ir.types import Float, Index, is_bool, is_fixed, is_signed
-from .svfuncs import lit
+import numpy as np
+
+from ....ir import visit as V
+from ....ir.visit import child_exprs
+from .svfuncs import iso, lit
 
 # comparison -> LLVM fcmp predicate number (f32_cmp.sv): olt, ole, ogt, oge, oeq, une
 PRED = {BinOpKind.LT: 4, BinOpKind.LE: 5, BinOpKind.GT: 2, BinOpKind.GE: 3, BinOpKind.EQ: 1, BinOpKind.NE: 14}
@@ -32,13 +36,11 @@ def f32_bits(value) -> int:
     """The binary32 bit pattern of a Python number (rounded to float32 as numpy does).
 
     Example: `f32_bits(1.0)` is 0x3f800000."""
-    import numpy as np
     return int(np.array(value, dtype=np.float32).view(np.uint32))
 
 
 def float_bits(value, t) -> int:
     """The bit pattern of a constant of float type `t` (bfloat16: the top half of its float32)."""
-    import numpy as np
     if t.brain:  # float32 rounded to nearest even at 16 bits
         u = f32_bits(value)
         return (u >> 16) | 0x40 if (u >> 23) & 0xff == 0xff and u & 0x7fffff else (u + 0x7fff + ((u >> 16) & 1)) >> 16
@@ -192,12 +194,10 @@ class FloatPrinter:
 
 
 def _children(e):
-    from ....ir.visit import child_exprs
     return child_exprs(e)
 
 
 def _iso(x: str) -> str:
-    from .exprs import iso
     return iso(x)
 
 
@@ -207,7 +207,6 @@ def _iso(x: str) -> str:
 def check_float_types(func):
     """BackendError (with the kernel line) for the first operation on a float type without hardware
     units (float16, bfloat16, float64) in `func`; loads, stores and constants of them are bits."""
-    from ....ir import visit as V
     bad = lambda t: isinstance(t, Float) and not _is_f32(t)  # noqa: E731
     for s in V.walk_stmts(func.body):
         for e in V.stmt_exprs(s):

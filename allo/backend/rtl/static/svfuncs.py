@@ -15,6 +15,8 @@ Example::
 """
 from __future__ import annotations
 
+import re
+
 
 def lit(value: int, width: int) -> str:
     """The sized SV literal of the low `width` bits of `value`: lit(-1, 8) is "8'hff"."""
@@ -179,4 +181,32 @@ class SVFunctions:
         return "".join(self._defs[n] + "\n" for n in self.names())
 
 
-__all__ = ["SVFunctions", "lit"]
+
+_SIMPLE = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*(\[[^\[\]]*\])*|\d+'[hdbo][0-9a-fA-F_]+)\Z")
+
+
+def _closed(x: str, opener: str, closer: str) -> bool:
+    """Does `x` start with `opener` whose matching `closer` is its last character?"""
+    if not (x.startswith(opener) and x.endswith(closer)):
+        return False
+    depth = 0
+    for k, ch in enumerate(x):
+        depth += (ch == opener) - (ch == closer)
+        if depth == 0:
+            return k == len(x) - 1
+    return False
+
+
+def iso(x: str) -> str:
+    """`x` as a self-determined primary: unchanged when it already is one (a name, a select, a
+    sized literal, a concatenation, a function call), else wrapped in a concatenation."""
+    x = x.strip()
+    if _SIMPLE.match(x) or _closed(x, "{", "}"):
+        return x
+    m = re.match(r"\$?[A-Za-z_][A-Za-z0-9_$]*(?=\()", x)
+    if m and _closed(x[m.end():], "(", ")"):
+        return x
+    return f"{{{x}}}"
+
+
+__all__ = ["SVFunctions", "lit", "iso"]

@@ -207,10 +207,10 @@ def _isnan(u):
     return (((u >> np.uint64(23)) & np.uint64(0xff)) == np.uint64(0xff)) & ((u & np.uint64(0x7fffff)) != 0)
 
 
-def bench_outputs(cases: dict, predicates: dict = None):
-    """({output name: (SV expression, bits)}, SV text of the units) of the cases (via ExprEmitter)."""
-    from ..exprs import ExprEmitter
-    em = ExprEmitter()
+def bench_outputs(cases: dict, predicates: dict, emitter):
+    """({output name: (SV expression, bits)}, SV text of the units) of the cases, printed by
+    `emitter` (a static ExprEmitter)."""
+    em = emitter
     outs = {name: (em.emit(node, args), bits) for name, (node, args, bits, _, _) in cases.items()}
     for name, (expr, bits, _, _) in (predicates or {}).items():
         em.funits.use("f32_cmp")
