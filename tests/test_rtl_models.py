@@ -60,10 +60,19 @@ def test_integer_model_to_rtl_matches_llvm_and_torch(model, x):
     assert hidden and hidden <= {m.name.rsplit("_b", 1)[0] for m in rtl.interface.memories} | set(rtl.memories)
 
 
-def test_float_model_to_rtl_names_the_float_op():
+def test_float_model_to_rtl_matches_llvm_bit_for_bit():
+    m = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).eval()
+    x = torch.rand(2, 4, generator=torch.Generator().manual_seed(5))
+    rtl = allo.frontend.from_pytorch(m, [x], target="rtl")  # the static circuit with float32 units
+    got, want = rtl(x.numpy()), allo.frontend.from_pytorch(m, [x])(x.numpy())
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert rtl.cycles > 0
+
+
+def test_float_model_on_the_handshake_route_names_the_float_op():
     m = torch.nn.Sequential(torch.nn.Linear(4, 3)).eval()
     with pytest.raises(allo.BackendError, match="floating-point|float32"):
-        allo.frontend.from_pytorch(m, [torch.rand(2, 4)], target="rtl")
+        allo.frontend.from_pytorch(m, [torch.rand(2, 4)], target="calyx")
 
 
 def test_integer_model_to_calyx():

@@ -4,7 +4,7 @@ estimate is the worst case of guarded loops, so the circuit may be faster, never
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import allo
@@ -76,6 +76,7 @@ def _apply(s, steps):
 
 
 @settings(max_examples=40 if FULL else 5, deadline=None, derandomize=not FULL,
+          phases=tuple(Phase) if FULL else [Phase.explicit, Phase.reuse, Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(schedules(), st.integers(0, 2**16))
 def test_random_schedules_match_llvm_and_stay_near_the_estimate(sched, seed):

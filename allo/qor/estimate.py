@@ -398,7 +398,9 @@ class Estimator:
         total = iters
         for t in trips[:-1]:
             total *= t
-        depth = res.depth
+        # an iteration's accesses beyond the ports of one cycle spread over later cycles (as in the
+        # circuit's modulo schedule): they lengthen the iteration, not only the interval
+        depth = res.depth + port_ii(res.accesses, self.tables)[0] - 1
         lat = (total - 1) * ii + depth if total else 0
         fctx.res.add_ops(res.ops, ii)
         fctx.res.add_pipeline(depth, max(1, sum(res.ops.values()) // max(1, ii)), self.tables)

@@ -25,7 +25,7 @@ from ....ir.types import Index
 from ....qor.affine import Aff, index_aff
 from ....qor.estimate import Estimator
 from ....qor.tables import tables_for
-from .dfg import GraphBuilder, UnitGraph, promote_accumulators
+from .dfg import GraphBuilder, UnitGraph, mark_invariant, promote_accumulators
 from .fastbind import bind_fast_recurrences
 from .memories import Memory
 from .prepare import PROCESS_MARK
@@ -340,13 +340,17 @@ class Design:
             ub_node = None
             lanes = []
             for k in range(uu):
-                vn = gb.add("var", [], reg=u.signals[-1], type=index_t, expr=k * p.step)
+                if iters <= 1 and lb.known:  # fully unrolled: every lane's value is a constant
+                    vn = gb.const(lb.const + k * p.step, index_t)
+                else:
+                    vn = gb.add("var", [], reg=u.signals[-1], type=index_t, expr=k * p.step)
                 pred = None
                 if u.trips[-1] % uu or not _const_bounds(p):
                     if ub_node is None:
                         ub_node = gb.ev(p.ub, env, aenv, None)
                     pred = gb.logic("lt", [vn, ub_node]) if k else None
-                lanes.append((vn, lb.add(Aff({id(p.var): p.step * uu}, p.step * k)), pred))
+                step = Aff({id(p.var): p.step * uu}, p.step * k) if iters > 1 else Aff({}, p.step * k)
+                lanes.append((vn, lb.add(step), pred))
         for lane in lanes:
             env2, aenv2, pred = dict(env), dict(aenv), None
             if lane is not None:
@@ -356,6 +360,7 @@ class Design:
         nodes = gb.nodes
         if u.pipelined and u.loops:
             nodes = promote_accumulators(nodes, id(u.loops[-1].var), loop_vars[0][1] if loop_vars else 1)
+            mark_invariant(nodes, {id(lp.var) for lp in u.loops})
             if PIPELINE_II in u.loops[-1].attrs:  # an explicit pipeline: the estimator's recurrence binding
                 bind_fast_recurrences(nodes)
         for k, n in enumerate(nodes):

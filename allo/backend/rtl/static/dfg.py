@@ -54,8 +54,26 @@ class Node:
     port: int = 0
     early: bool = False  # rwrite capturing its operator's last stage (one cycle before `ready`)
     bypass: bool = False  # a load promoted to a register (see promote_accumulators)
+    invariant: bool = False  # a load no iteration changes: read once before the first (see mark_invariant)
     store: "Node" = None  # bypass: the store whose value it forwards
+    bank_coords: tuple = None  # per dimension: the bank coordinate, or None when chosen at run time
     users: list = field(default_factory=list)
+
+    def candidates(self) -> list:
+        """The banks this access may hit."""
+        if self.bank is not None:
+            return [self.bank]
+        m = self.mem
+        out = []
+        for b in range(m.banks):
+            rest, coords = b, []
+            for d in reversed(m.dims):
+                coords.append(rest % d.banks)
+                rest //= d.banks
+            coords.reverse()
+            if self.bank_coords is None or all(c is None or c == x for c, x in zip(self.bank_coords, coords)):
+                out.append(b)
+        return out
 
 
 @dataclass
@@ -223,7 +241,7 @@ class GraphBuilder:
         if prev is not None and None not in aff and prev[1] == key and prev[2] is pred:
             self.drop(prev[0])  # overwritten in the same iteration before anything read it back
         n = self.add("store", [v], mem=mem, bank=self._bank(mem, aff), coords=coords, aff=aff, pred=pred, loc=s.loc,
-                     type=b.dtype)
+                     type=b.dtype, bank_coords=self.coords_seen)
         self.last_store[mem.name] = (n, key, pred)
         self.stores.append((mem.name, key, pred, v))
         self.epoch[mem.name] = self.epoch.get(mem.name, 0) + 1
@@ -289,28 +307,28 @@ class GraphBuilder:
         coords = [self.ev(i, env, aenv, pred) for i in e.indices]
         mem.read = True
         self.last_store.pop(mem.name, None)
-        n = self.add("load", [], mem=mem, bank=self._bank(mem, aff), coords=coords, aff=aff, type=b.dtype, loc=e.loc)
+        n = self.add("load", [], mem=mem, bank=self._bank(mem, aff), coords=coords, aff=aff, type=b.dtype, loc=e.loc,
+                     bank_coords=self.coords_seen)
         self.loads[lkey] = n
         return n
 
     def _bank(self, mem, aff):
-        """The bank an access hits when the indices decide it at build time, else None."""
+        """The bank an access hits when the indices decide it at build time, else None (the
+        coordinates that are known are kept in `self.coords_seen` for the node)."""
         coords = []
         for d, a in zip(mem.dims, aff):
             if d.banks == 1:
                 coords.append(0)
-                continue
-            if a is None:
-                return None
-            if d.kind is not None and d.kind.value == "cyclic":
-                if not all(c % d.banks == 0 for c in a.coefs.values()):
-                    return None
-                coords.append(a.const % d.banks)
+            elif a is None:
+                coords.append(None)
+            elif d.kind is not None and d.kind.value == "cyclic":
+                coords.append(a.const % d.banks if all(c % d.banks == 0 for c in a.coefs.values()) else None)
             elif a.known:
                 coords.append(d.bank(a.const))
             else:
-                return None
-        return mem.bank_of(coords)
+                coords.append(None)
+        self.coords_seen = tuple(coords)
+        return None if None in coords else mem.bank_of(coords)
 
 
 def _akey(aff):
@@ -356,3 +374,27 @@ def promote_accumulators(nodes: list, inner_var: int, inner_trip: int):
     for k, n in enumerate(out):
         n.uid = k
     return out
+
+
+_STATIC = ("const", "input", "var")
+
+
+def mark_invariant(nodes: list, loop_ids: set):
+    """Loads of a pipelined unit whose element no iteration changes, from a memory the unit never
+    writes, with an address built from constants and outer loop variables only: read once before
+    the first iteration (the estimator counts them as registers, as Vitis hoists them)."""
+    written = {n.mem.name for n in nodes if n.kind == "store"}
+
+    def static(n):
+        if n.kind == "var":
+            return not n.reg.startswith("u")  # an FSM loop variable, constant while the unit runs
+        if n.kind in ("const", "input"):
+            return True
+        return n.kind in ("op", "logic") and n.cost.chain == 0 and all(static(a) for a in n.args)
+
+    for n in nodes:
+        if n.kind != "load" or n.mem.kind != "mem" or n.mem.name in written or None in n.aff:
+            continue
+        if any(a.coefs.keys() & loop_ids for a in n.aff) or not all(static(c) for c in n.coords):
+            continue
+        n.invariant = True

@@ -75,14 +75,15 @@ class Emitter:
         p = f"u{k}"
         self.uff, self.stalls = [], []
         self.decl.append(f"  logic {p}_start, {p}_active, {p}_run, {p}_issue, {p}_issue_raw, {p}_done, {p}_ok, "
-                         f"{p}_last, {p}_en;")
+                         f"{p}_last, {p}_en, {p}_go;")
+        pre = self.prologue(u, p)
         vs = [f"{p}_issue"] + [f"{p}_vs{t}" for t in range(1, D)]
         for t in range(1, D):
             self.decl.append(f"  logic {vs[t]};")
             self.uff.append(f"    if (reset) {vs[t]} <= 1'b0; else {vs[t]} <= {vs[t - 1]};")
         self.vs = vs
         busy = " | ".join(vs[1:]) or "1'b0"
-        self.body.append(f"  assign {p}_done = {p}_active & ~{p}_run & ~({busy});")
+        self.body.append(f"  assign {p}_done = {p}_active & ~{p}_run & ~({busy}){pre};")
         self.uff.append(f"    if (reset) {p}_active <= 1'b0; else if ({p}_start) {p}_active <= 1'b1; "
                        f"else if ({p}_done) {p}_active <= 1'b0;")
         self._counters(u, p, ii)
@@ -105,6 +106,48 @@ class Emitter:
         self.body.append(f"  assign allo_cnt_{u.name} = {p}_start | {p}_active;")
         self.body.append(f"  assign allo_iss_{u.name} = {p}_issue;")
 
+    def prologue(self, u, p) -> str:
+        """Loads whose address no iteration changes (from memory the unit never writes) are read
+        once before the first iteration, into registers (Vitis hoists them out of the loop): a
+        prologue of one cycle per port-slot they need, then `go` starts the iterations."""
+        inv = [n for n in u.graph.nodes if n.kind == "load" and n.invariant]
+        if not inv:
+            self.body.append(f"  assign {p}_go = {p}_start;")
+            return ""
+        table, slots = {}, []
+        for n in inv:
+            banks = n.candidates()
+            c = 0
+            while any(table.get((n.mem.name, b, c), 0) >= n.mem.ports for b in banks) or \
+                    len({table.get((n.mem.name, b, c), 0) for b in banks}) > 1:
+                c += 1
+            n.port = table.get((n.mem.name, banks[0], c), 0)
+            for b in banks:
+                table[(n.mem.name, b, c)] = n.port + 1
+            slots.append(c)
+        P = max(slots) + 1
+        cb = max(1, (P + 1).bit_length())
+        self.reg(f"{p}_pre", cb)
+        self.reg(f"{p}_pron", 1)
+        self.uff.append(f"    if (reset) {p}_pron <= 1'b0; else if ({p}_start) begin {p}_pron <= 1'b1; {p}_pre <= '0; "
+                        f"end else if ({p}_go) {p}_pron <= 1'b0; else if ({p}_pron) {p}_pre <= {p}_pre + {cb}'d1;")
+        self.body.append(f"  assign {p}_go = {p}_pron & ({p}_pre == {cb}'d{P + 1});")
+        for n, c in zip(inv, slots):
+            nm = self.base(u, n)
+            addr, bexpr = self.address(u, n, 0)
+            aw = n.mem.addr_bits
+            self.wire(f"{nm}_a", aw, f"{aw}'({addr})")
+            if bexpr is not None:
+                self.wire(f"{nm}_bk", 32, f"32'({bexpr})")
+            self.wire(f"{nm}_ce", 1, f"{p}_pron & ({p}_pre == {cb}'d{c})")
+            banks = n.candidates()
+            for b in banks:
+                self.accesses.setdefault((n.mem.name, b, n.port), []).append((u, n, bexpr is not None))
+            self.reg(nm, _w(n.type))
+            q = self.qsel(u, n)
+            self.uff.append(f"    if ({p}_pron && {p}_pre == {cb}'d{c + 1}) {nm} <= {q};")
+        return f" & ~{p}_pron"
+
     def _counters(self, u, p, ii):
         """Loop counters of the unit's (flattened) nest: an iteration is issued every `ii` cycles."""
         loops = u.loops
@@ -120,7 +163,7 @@ class Emitter:
             for j in reversed(range(len(loops))):
                 v, c = u.signals[j], f"{p}_c{j}"
                 self.reg(c, 64)
-                self.wire(v, 64, f"{p}_start ? {lbs[j]} : {c}")
+                self.wire(v, 64, f"{p}_go ? {lbs[j]} : {c}")
                 self.wire(f"{p}_nx{j}", 64, f"{v} + 64'd{steps[j]}")
                 self.wire(f"{p}_w{j}", 1, f"!($signed({p}_nx{j}) < $signed({ubs[j]}))")
                 self.wire(f"{p}_cy{j}", 1, carry)
@@ -132,14 +175,14 @@ class Emitter:
         if ii > 1:
             bits = max(1, (ii - 1).bit_length())
             self.reg(f"{p}_ph", bits)
-            self.uff.append(f"    if ({p}_start) {p}_ph <= {_lit(bits, 1 % ii)}; else if ({p}_ph == {_lit(bits, ii - 1)}) "
+            self.uff.append(f"    if ({p}_go) {p}_ph <= {_lit(bits, 1 % ii)}; else if ({p}_ph == {_lit(bits, ii - 1)}) "
                            f"{p}_ph <= {_lit(bits, 0)}; else {p}_ph <= {p}_ph + {_lit(bits, 1)};")
             phase = f" & ({p}_ph == {_lit(bits, 0)})"
         else:
             phase = ""
-        self.body.append(f"  assign {p}_issue_raw = {p}_start ? {p}_ok : ({p}_run{phase});")
+        self.body.append(f"  assign {p}_issue_raw = {p}_go ? {p}_ok : ({p}_run{phase});")
         self.uff.append(f"    if (reset) {p}_run <= 1'b0; else if ({p}_issue) {p}_run <= ~{p}_last; "
-                       f"else if ({p}_start) {p}_run <= 1'b0;")
+                       f"else if ({p}_go) {p}_run <= 1'b0;")
 
     def node(self, u, n):
         k, nm = n.kind, self.base(u, n)
@@ -173,6 +216,8 @@ class Emitter:
                 src = self.val(u, v, n.t)
             cond = f"{self.vs[n.t]} & u{u.uid}_en"
             self.regwrites.setdefault(n.reg, []).append(f"if ({cond}) {n.reg} <= {src};")
+        elif k == "load" and n.invariant:
+            return  # loaded by the unit's prologue (see `prologue`)
         elif k == "load":
             self.access(u, n, None)
             w = _w(n.type)
@@ -263,7 +308,7 @@ class Emitter:
         self.wire(f"{nm}_ce", 1, ce)
         if data is not None:
             self.wire(f"{nm}_d", n.mem.bits, data)
-        banks = [n.bank] if n.bank is not None else list(range(n.mem.banks))
+        banks = n.candidates()
         for b in banks:
             self.accesses.setdefault((n.mem.name, b, n.port), []).append((u, n, bexpr is not None))
 
@@ -273,8 +318,9 @@ class Emitter:
             return f"{self.prefix(mem, n.bank or 0)}_q{n.port}"
         self.reg(f"{nm}_bs", 32)
         self.uff.append(f"    {nm}_bs <= {nm}_bk;")
-        out = f"{self.prefix(mem, mem.banks - 1)}_q{n.port}"
-        for b in reversed(range(mem.banks - 1)):
+        cand = n.candidates()
+        out = f"{self.prefix(mem, cand[-1])}_q{n.port}"
+        for b in reversed(cand[:-1]):
             out = f"({nm}_bs == 32'd{b}) ? {self.prefix(mem, b)}_q{n.port} : ({out})"
         return out
 
@@ -286,7 +332,7 @@ class Emitter:
         here, _ = self.address(u, n, n.t)
         there, _ = self.address(u, s, s.t)
         sb = "" if s.bank is None else ""
-        self.uff.append(f"    if (reset || u{u.uid}_start) {hv} <= 1'b0; else if ({self.vs[s.t]}) begin {acc} <= "
+        self.uff.append(f"    if (reset || u{u.uid}_go) {hv} <= 1'b0; else if ({self.vs[s.t]}) begin {acc} <= "
                        f"{self.val(u, s.args[0], s.t)}; {adr} <= {there}; {hv} <= 1'b1; end{sb}")
         self.wire(nm, w, f"({hv} && {adr} == ({here})) ? {acc} : {self.val(u, ld, n.t)}")
 

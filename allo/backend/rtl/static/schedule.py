@@ -91,6 +91,8 @@ def _asap(nodes, ii, floor=None):
             n.t, n.ready = start, start + n.cost.chain
         elif k in ("logic", "mux", "bypass"):
             n.t = n.ready = start
+        elif k == "load" and n.invariant:
+            n.t, n.ready = 0, 0  # a register loaded before the first iteration
         elif k in ("load", "store"):
             start = max(start, low, _after(order.get(n.mem.name, []), n))
             n.t = _reserve(table, n, start, ii)
@@ -148,7 +150,7 @@ def early_ok(n, t) -> bool:
 
 
 def _may_alias(a, b) -> bool:
-    if a.bank is not None and b.bank is not None and a.bank != b.bank:
+    if not set(a.candidates()) & set(b.candidates()):
         return False
     if None in a.aff or None in b.aff:
         return True
@@ -174,7 +176,7 @@ def _after(prior, n) -> int:
 def _reserve(table, n, start, ii) -> int:
     """First cycle >= start with a free port on every bank the access may hit; records it."""
     mem = n.mem
-    banks = [n.bank] if n.bank is not None else list(range(mem.banks))
+    banks = n.candidates()
     ports = 1 if mem.kind == "fifo" else mem.ports
     t = start
     limit = start + (ii or 1) * 4 + 64 * len(banks) + 4096
