@@ -30,6 +30,8 @@ import allo  # noqa: E402
 from allo.ir.types import int8, int32  # noqa: E402
 from allo.library import nn  # noqa: E402
 from tests.polybench.int_kernels import INT_BY_NAME  # noqa: E402
+from tests.test_rtl_float_kernels import gemm as fgemm  # noqa: E402
+from tests.test_rtl_static import pipe2, vmul_into  # noqa: E402
 
 
 def _polybench(name, schedule=None):
@@ -80,7 +82,30 @@ def _mlp():
     return s, [rng.integers(-100, 100, sh).astype(dt) for sh, dt in shapes]
 
 
+def _scheduled(kernel, steps, shapes, dtype=np.int32):
+    def make():
+        s = allo.customize(kernel)
+        steps(s)
+        rng = np.random.default_rng(0)
+        if dtype == np.float32:
+            return s, [rng.uniform(-1, 1, sh).astype(dtype) for sh in shapes]
+        return s, [rng.integers(-8, 8, sh).astype(dtype) for sh in shapes]
+
+    return make
+
+
+def _unroll4(s):
+    s.unroll("i", 4)
+    for b in ("A", "B", "C"):
+        s.partition(getattr(s, b), allo.Partition.Cyclic, factor=4)
+    s.pipeline("i")
+
+
 DESIGNS = {
+    "vmul pipelined": _scheduled(vmul_into, lambda s: s.pipeline("i"), [(64,), (64,), (64,)]),
+    "vmul unroll 4, cyclic 4": _scheduled(vmul_into, _unroll4, [(64,), (64,), (64,)]),
+    "stream pipe2 (depth 2)": _scheduled(pipe2, lambda s: s.to(s.T, "consume", depth=2), [(64,), (64,)]),
+    "float gemm 8 pipeline k": _scheduled(fgemm, lambda s: s.pipeline("k"), [(8, 8), (8, 8)], np.float32),
     "gemm": _polybench("gemm"),
     "gemm unroll j": _polybench("gemm", lambda s: s.unroll("S_k_2/j", 0)),
     "atax": _polybench("atax"),

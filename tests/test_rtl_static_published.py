@@ -27,7 +27,7 @@ pytestmark = needs_rtl
 CASES = [("allo", n) for n in designs.INT_SMALL] + [("baseline", n) for n in baselines.INT_SMALL]
 DEFAULT = {("allo", "gemm"), ("allo", "symm"), ("allo", "jacobi-2d"), ("baseline", "gemm")}
 STREAMS = {("allo", "2mm"), ("allo", "atax"), ("allo", "correlation")}
-CHAINED_STORE = {("allo", "trmm"), ("baseline", "trmm")}
+CHAINED_STORE = set()  # trmm: fixed (stores from the operator's last stage)
 WORST_CASE_TRIPS = {("baseline", "symm"), ("baseline", "syr2k")}
 
 

@@ -225,7 +225,8 @@ class Emitter:
             q = self.qsel(u, n)
             self.uff.append(f"    {nm} <= {q};")
         elif k == "store":
-            self.access(u, n, self.val(u, n.args[0], n.t))
+            v = n.args[0]
+            self.access(u, n, self.early(u, v, n.t) if n.early and v.ready > n.t else self.val(u, v, n.t))
         elif k == "bypass":
             self.bypass(u, n)
         elif k in ("fread", "fwrite"):
@@ -332,8 +333,10 @@ class Emitter:
         here, _ = self.address(u, n, n.t)
         there, _ = self.address(u, s, s.t)
         sb = "" if s.bank is None else ""
+        v = s.args[0]
+        stored = self.early(u, v, s.t) if s.early and v.ready > s.t else self.val(u, v, s.t)
         self.uff.append(f"    if (reset || u{u.uid}_go) {hv} <= 1'b0; else if ({self.vs[s.t]}) begin {acc} <= "
-                       f"{self.val(u, s.args[0], s.t)}; {adr} <= {there}; {hv} <= 1'b1; end{sb}")
+                        f"{stored}; {adr} <= {there}; {hv} <= 1'b1; end{sb}")
         self.wire(nm, w, f"({hv} && {adr} == ({here})) ? {acc} : {self.val(u, ld, n.t)}")
 
     def fifo_access(self, u, n, nm):

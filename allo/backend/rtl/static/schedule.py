@@ -94,6 +94,8 @@ def _asap(nodes, ii, floor=None):
         elif k == "load" and n.invariant:
             n.t, n.ready = 0, 0  # a register loaded before the first iteration
         elif k in ("load", "store"):
+            if k == "store":
+                start = _early_store(n, start)
             start = max(start, low, _after(order.get(n.mem.name, []), n))
             n.t = _reserve(table, n, start, ii)
             n.ready = n.t + LOAD_READY if k == "load" else n.t
@@ -120,9 +122,22 @@ def _asap(nodes, ii, floor=None):
         if n.kind in ("rread", "bypass"):
             n.t = n.ready = min((u.t for u in n.users), default=(floor or {}).get(id(n), 0))
     for n in nodes:
-        if n.kind == "rwrite" and n.early:
+        if n.kind in ("rwrite", "store") and n.early:
             _pull_reads(n.args[0], n.t)
     return last + 1
+
+
+def _early_store(n, start) -> int:
+    """A store whose value comes out of an operator's pipeline writes it from the last stage,
+    one cycle sooner (like an early register write): a recurrence through memory closes at the
+    operator's latency + 1, as the estimator counts it."""
+    v = n.args[0]
+    n.early = False
+    others = [c.ready for c in (n.coords or [])] + ([n.pred.ready] if n.pred is not None else [])
+    if start == v.ready >= 1 and all(r < v.ready for r in others) and early_ok(v, v.ready - 1, loads=False):
+        n.early = True
+        return v.ready - 1
+    return start
 
 
 def _pull_reads(n, t):
@@ -136,16 +151,18 @@ def _pull_reads(n, t):
             _pull_reads(a, t)
 
 
-def early_ok(n, t) -> bool:
-    """Can node n's value be formed at cycle t (one cycle before `ready` at most)?"""
+def early_ok(n, t, loads: bool = True) -> bool:
+    """Can node n's value be formed at cycle t (one cycle before `ready` at most)? `loads`: may a
+    load's word be taken from the RAM's output (register writes) rather than its register
+    (stores: the estimator counts a load-to-store recurrence with the load register)."""
     if n.ready <= t:
         return True
     if n.ready > t + 1:
         return False
-    if n.kind == "load" or (n.kind == "op" and n.cost.chain >= 1):
+    if (n.kind == "load" and loads) or (n.kind == "op" and n.cost.chain >= 1):
         return True  # the RAM's output / the operator's last pipeline stage
     if n.kind in ("op", "logic", "mux"):
-        return all(early_ok(a, t) for a in n.args)
+        return all(early_ok(a, t, loads) for a in n.args)
     return False
 
 
@@ -260,7 +277,7 @@ def _path(nodes, a, b):
         if not ins:
             continue
         t = max(ins)
-        if n.kind == "rwrite" and n.early:
+        if n.kind in ("rwrite", "store") and n.early:
             t -= 1
         rel[id(n)] = t + (n.ready - n.t)
         if n is b:
