@@ -1,4 +1,4 @@
-"""The integer library kernels (linear, matmul, relu, conv2d, add) and two composed designs
+"""The integer library kernels (linear, matmul, relu, conv2d, add, qlinear) and two composed designs
 through the RTL flow: Verilator == LLVM bit for bit with the library's predefined schedules
 composed in, cycles reported, Calyx built and checked structurally."""
 from __future__ import annotations
@@ -29,6 +29,9 @@ LIBRARY = {
     # B, Cin, Cout, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw, Dh, Dw, G: 2x2 window, stride 2, padding 1
     "conv2d": (nn.conv2d, [int32, 1, 2, 2, 4, 4, 2, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1],
                lambda: [ri(1, 2, 4, 4), ri(2, 2, 2, 2), ri(2)]),
+    # int8 inputs and weights, int32 accumulator and output
+    "qlinear": (nn.qlinear, [int8, int8, int32, int32, 3, 4, 6],
+                lambda: [ri(3, 6, dtype=np.int8), ri(4, 6, dtype=np.int8), ri(4)]),
 }
 
 

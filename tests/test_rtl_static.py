@@ -182,7 +182,8 @@ def rows_cols(A: int32[8, 12]) -> int32[8, 12]:
 
 
 @pytest.mark.parametrize("kind, dim, factor", [
-    (allo.Partition.Cyclic, 2, 3), (allo.Partition.Block, 1, 4), (allo.Partition.Block, 2, 5),
+    (allo.Partition.Cyclic, 2, 3), (allo.Partition.Cyclic, 2, 5), (allo.Partition.Block, 1, 4),
+    (allo.Partition.Block, 2, 5),
     (allo.Partition.Complete, 1, 0),
 ])
 def test_partitions_of_any_dimension_are_banks_with_their_own_ports(kind, dim, factor):
