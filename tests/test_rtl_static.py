@@ -377,3 +377,14 @@ def test_a_fifo_that_would_deadlock_is_an_error_before_simulation():
     s.to(s.T, "consume2", depth=64)  # deep enough: runs
     mod, got, want = run_both(s, [_ints(64)])
     assert_bit_exact(got, want, "waits depth 64")
+
+
+# ----------------------------------------------------------------------------- fuzz findings
+@pytest.mark.parametrize("seed", [
+    1029,  # a 63-bit signed output read back (sign extension overflowed int64)
+    1053,  # a load with a run-time bank feeding an early register capture (its bank mux declared twice)
+])
+def test_fuzz_findings_through_the_static_circuit(seed, tmp_path):
+    from tests.fuzz_kernels import check, generate
+
+    assert check(generate(seed), seed, str(tmp_path), csim=False, rtl=True) == "ok"

@@ -35,6 +35,7 @@ class Emitter:
         self.counters = []
         self.regwrites = {}  # register -> [always_ff statements, in unit order]
         self.fifo_ops = {}  # stream -> {"fread"/"fwrite": [(enable, data)]}
+        self.qsels = {}  # (unit, load) -> its RAM output expression
         self.nfsm = 0
 
     # ------------------------------------------------------------------ values
@@ -314,6 +315,14 @@ class Emitter:
             self.accesses.setdefault((n.mem.name, b, n.port), []).append((u, n, bexpr is not None))
 
     def qsel(self, u, n) -> str:
+        """The RAM output word of load n in the cycle after its issue (banks muxed when the bank is
+        chosen at run time); built once per load."""
+        key = (u.uid, n.uid)
+        if key not in self.qsels:
+            self.qsels[key] = self._qsel(u, n)
+        return self.qsels[key]
+
+    def _qsel(self, u, n) -> str:
         mem, nm = n.mem, self.base(u, n)
         if n.bank is not None or mem.banks == 1:
             return f"{self.prefix(mem, n.bank or 0)}_q{n.port}"

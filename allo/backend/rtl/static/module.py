@@ -219,10 +219,9 @@ def _from_raw_words(words, bits, signed, dtype) -> np.ndarray:
     w = np.asarray(words).astype(np.uint64) & np.uint64((1 << bits) - 1)
     if np.dtype(dtype).kind == "f":
         return w.astype(f"u{np.dtype(dtype).itemsize}").view(dtype)
-    if signed and bits < 64:
-        v = w.astype(np.int64)
-        v = np.where(v >= (1 << (bits - 1)), v - (1 << bits), v)
-        return v.astype(dtype)
+    if signed and bits < 64:  # sign-extend by shifting the word to the top and back
+        k = np.uint64(64 - bits)
+        return ((w << k).view(np.int64) >> np.int64(64 - bits)).astype(dtype)
     if signed:
         return w.view(np.int64).astype(dtype)
     return w.astype(dtype)
