@@ -18,6 +18,7 @@ from .codegen import NnCall
 from .model import TARGETS, ImportedModel
 from .normalize import normalize
 from .progress import Progress
+from .quant.boundary import integer_boundary
 from .quant.plan import plan_for
 from .quant.torch_ao import reject_torch_quantized
 from .requires import require_torch
@@ -128,10 +129,13 @@ def import_model(model, example_inputs, weights_as_args=None, precision=None, ca
     progress.done("normalize", f"{len(graph.nodes)} nodes to lower" + (f", {len(graph.state)} mutated buffers"
                                                                         if graph.state else ""))
     prog = lower(graph, types, weights_as_args=weights_as_args)
+    boundary = None
+    if getattr(types, "quantized", False):
+        prog, boundary = integer_boundary(graph, types, prog, lambda: lower(graph, types, weights_as_args=weights_as_args))
     source = prog.render()
     progress.done("lower", f"{len(prog.stmts)} kernel calls, {len(prog.weights)} weights")
     filename = f"<allo.frontend {type(model).__name__} #{next(_counter)}>"
-    imported = ImportedModel(graph, prog, source, filename, types=types)
+    imported = ImportedModel(graph, prog, source, filename, types=types, boundary=boundary)
     if _progress is None:
         progress.finish()
     return imported
