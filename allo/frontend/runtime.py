@@ -22,6 +22,7 @@ import numpy as np
 from ..backend.llvm.openmp import resolve_threads
 from ..errors import AlloError
 from .layout import view_window
+from .quant.boundary import write_readme
 
 
 class TorchModule:
@@ -50,6 +51,14 @@ class TorchModule:
         (`mod.imported.boundary` has their types and scales), model inputs first, then the state
         buffers and the weights passed as arguments."""
         return self.built
+
+    def write(self, path):
+        """The built module's `write(path)` (RTL: the SystemVerilog project); a quantized import's
+        README.md there also describes the quantized interface (types, scales, zero points)."""
+        result = getattr(self.built, "write")(path)
+        if self.imported.boundary is not None:
+            write_readme(path, self.imported.boundary)
+        return result
 
     @property
     def source(self):
