@@ -151,3 +151,33 @@ def test_cli_compiles_an_int8_model_for_rtl(tmp_path, capsys):
     err = float(printed.split("rtl: max |allo - torch| on random inputs = ")[1].split()[0])
     assert err < 0.1 and "cycles)" in printed and "## Quantized interface" in printed
     assert "## Quantized interface" in (out / "README.md").read_text() and (out / "forward.sv").exists()
+
+
+@needs_rtl
+def test_rtl_module_refuses_out_of_range_fixed_arguments_like_llvm():
+    """Issue 24 item 4 (done in allo/backend/convert.py) holds for the static RTL module too: a float
+    outside a Fixed argument's range, NaN or inf is an AlloTypeError naming the argument and range."""
+    import math
+
+    from .test_fixed_boundary import echo
+
+    t = allo.Fixed(8, 3)
+    x = np.array([-16, -1.5, 0, 0.125, 15.875, 3.0])
+    rtl, llvm = echo.customize(instantiate=[t]).build(target="rtl"), echo[t]
+    np.testing.assert_array_equal(rtl(x, 1.5), llvm(x, 1.5))
+    for bad in (200.0, -16.125, math.nan, math.inf):
+        for mod in (rtl, llvm):
+            with pytest.raises(allo.AlloTypeError, match=r"argument 1 \('s'\).*range \[-16, 15.875\]"):
+                mod(x, bad)
+            arr = x.copy()
+            arr[2] = bad
+            with pytest.raises(allo.AlloTypeError, match=r"argument 0 \('A'\).*range \[-16, 15.875\]"):
+                mod(arr, 0.0)
+
+
+def test_fixed_core_refuses_what_the_host_would_have_clamped():
+    imp, mod, _ = imported("mlp", allo.Fixed(16, 8))
+    x = inputs("mlp", 1)[0] * 1000  # far outside Fixed(16, 8): the host clamps, the core refuses
+    np.testing.assert_array_equal(mod(x), mod(np.clip(x, -128, 127.99609375)))
+    with pytest.raises(allo.AlloTypeError, match="outside Fixed\\(16, 8\\)"):
+        mod.core(x)
