@@ -17,7 +17,9 @@ and reports the largest difference from PyTorch. With --target llvm it runs the 
 random inputs and reports the largest difference from PyTorch. With --target rtl (integer or
 fixed-point models) DIR also holds the SystemVerilog design and its Verilator testbench (see the
 README.md written there); the simulation runs on the random inputs and the difference from PyTorch
-and the cycle count are reported. With --target calyx DIR also holds the Calyx IR.
+and the cycle count are reported. With --precision the core's arguments and results are the
+quantized values (int8 or Fixed); the types, scales and zero points are printed and, for vhls and
+rtl, in DIR/README.md. With --target calyx DIR also holds the Calyx IR.
 
 Exit codes: 0 done; 2 a usage error (argparse's) or an `AlloError`, printed alone on stderr as
 `allo compile: error: <what to fix>` (a bad model name or input shape, a model allo cannot import,
@@ -124,6 +126,7 @@ def cmd_compile(args) -> int:
                             precision=precision, calibration_data=calibration)
     if precision is not None:
         print(imported.quant_report())
+        print(imported.boundary.readme())
     s = imported.schedule(pipeline_helpers=kind != "cpu")
     out_dir = Path(args.output or Path("allo_out") / args.model.rpartition(":")[2])
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -145,7 +148,8 @@ def _build_hls(imported, args, out_dir, model, inputs) -> list:
     """The HLS project (csim mode) with the example inputs; --csim runs it and compares with torch."""
     np_inputs = [x.numpy() for x in inputs]
     mod = imported.build(args.target, mode="csim", project=str(out_dir))
-    mod.built.write_inputs(*np_inputs, *[mod.state[v.state] for v, _, _ in imported.program.state])
+    core_inputs = imported.boundary.to_core(np_inputs) if imported.boundary is not None else np_inputs
+    mod.built.write_inputs(*core_inputs, *[mod.state[v.state] for v, _, _ in imported.program.state])
     written = ["kernel.cpp", "kernel.h", "host.cpp", "run.tcl", "allo_ap.h", "build.sh", "data/"]
     written += ["weights/"] if mod.built.weight_files else []
     if args.csim:
@@ -163,7 +167,7 @@ def _build_cpu(imported, args, out_dir, model, inputs) -> list:
 def _build_verilog(imported, args, out_dir, model, inputs) -> list:
     """The SystemVerilog design and its testbench; runs the Verilator simulation and compares with torch."""
     mod = imported.build(args.target)
-    written = _new_files(out_dir, lambda: mod.built.write(out_dir))
+    written = _new_files(out_dir, lambda: mod.write(out_dir))
     result = mod(*[x.numpy() for x in inputs])
     print(f"{args.target}: max |allo - torch| on random inputs = {_max_error(model, inputs, result):.3g} "
           f"({mod.cycles} cycles)")

@@ -18,6 +18,7 @@ from .codegen import NnCall
 from .model import TARGETS, ImportedModel
 from .normalize import normalize
 from .progress import Progress
+from .quant.boundary import integer_boundary
 from .quant.plan import plan_for
 from .quant.torch_ao import reject_torch_quantized
 from .requires import require_torch
@@ -35,8 +36,8 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
             is restored afterwards.
         example_inputs: a list (or tuple) of tensors, one per `forward` argument, or a single tensor
             for a one-input model. Shapes and dtypes are fixed from them.
-        target: "llvm" (CPU JIT), "vhls" / "vitis_hls" (Vitis HLS C++), "rtl" (Verilog through
-            CIRCT, simulated with Verilator; integer/fixed models), "calyx" or "mlir" (the schedule).
+        target: "llvm" (CPU JIT), "vhls" / "vitis_hls" (Vitis HLS C++), "rtl" (the statically
+            scheduled Verilog circuit, simulated with Verilator), "calyx" or "mlir" (the schedule).
         mode: for HLS targets, "csim" returns a callable running the g++ C simulation; None returns
             the HLS module (`.hls_code`, `.write_project(dir)`, `.report()` when available).
         project: the HLS project folder (kernel.cpp/h, host.cpp, run.tcl, allo_ap.h, weights/).
@@ -52,7 +53,9 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
             name with "default" for the rest (`{"default": "int8", "relu": Fixed(16, 6), "fc2":
             "float32"}`). BatchNorm is folded into the conv/linear before it. The per-layer report is
             `mod.imported.quant_report()`. torch.ao quantized models are refused (FrontendError):
-            import the float model with precision="int8" instead.
+            import the float model with precision="int8" instead. A quantized import is an integer
+            core (quantized inputs and outputs, `mod.core`, scales in `mod.imported.boundary`); the
+            returned module quantizes / dequantizes on the host, so it still takes and returns floats.
         calibration_data: batches for post-training calibration: a list of input lists shaped like
             `example_inputs` (or any iterable of them); default: the example inputs.
         weights_as_args: True makes every weight a kernel argument, False none; by default weights
@@ -128,10 +131,13 @@ def import_model(model, example_inputs, weights_as_args=None, precision=None, ca
     progress.done("normalize", f"{len(graph.nodes)} nodes to lower" + (f", {len(graph.state)} mutated buffers"
                                                                         if graph.state else ""))
     prog = lower(graph, types, weights_as_args=weights_as_args)
+    boundary = None
+    if getattr(types, "quantized", False):
+        prog, boundary = integer_boundary(graph, types, prog, lambda: lower(graph, types, weights_as_args=weights_as_args))
     source = prog.render()
     progress.done("lower", f"{len(prog.stmts)} kernel calls, {len(prog.weights)} weights")
     filename = f"<allo.frontend {type(model).__name__} #{next(_counter)}>"
-    imported = ImportedModel(graph, prog, source, filename, types=types)
+    imported = ImportedModel(graph, prog, source, filename, types=types, boundary=boundary)
     if _progress is None:
         progress.finish()
     return imported

@@ -15,6 +15,7 @@ from ..errors import FrontendError
 from ..schedule import targets
 from .compose import compose_schedules, pipeline_helpers as _pipeline_helpers
 from .quant.report import quant_report
+from .quant.boundary import write_readme
 from .runtime import TorchModule
 
 TARGETS = targets.names()
@@ -23,15 +24,30 @@ TARGETS = targets.names()
 class ImportedModel:
     """A model turned into DSL source; `schedule()` customizes and composes, `build()` builds."""
 
-    def __init__(self, captured, program, source: str, filename: str, types=None):
+    def __init__(self, captured, program, source: str, filename: str, types=None, boundary=None):
         self.captured = captured
         self.types = types  # the TypePlan (a QuantPlan for a quantized import)
+        # quantized imports: the ports of the integer core (quant/boundary.py), None otherwise
+        self.boundary = boundary
         self.program = program
         self.source = source
         self.filename = filename
         self.forward = program.load(source, filename)
         self._schedule = None
         self._helpers_pipelined = False
+
+    @property
+    def quantization(self) -> dict | None:
+        """The core's quantized interface: {"inputs": [...], "outputs": [...]}, one dict per model
+        input / flat output with its type, scale and zero point (None where it stays float32), or
+        None for a float import.
+
+        Example::
+
+            mod = from_pytorch(model, [x], precision="int8", calibration_data=cal)
+            mod.imported.quantization["inputs"][0]    # {'name': 'x', 'dtype': 'int8', 'scale': 0.03, ...}
+        """
+        return self.boundary.as_dict() if self.boundary is not None else None
 
     @property
     def graph(self):
@@ -85,6 +101,8 @@ class ImportedModel:
         first = len(self.program.inputs)
         weights = {first + j: arr for j, (_, arr) in enumerate(self.program.arg_weights())}
         hls = targets.build(s, target, mode=mode, project=project, weights=weights)
+        if project is not None and self.boundary is not None:
+            write_readme(project, self.boundary)
         if mode is None:
             return hls
         return TorchModule(hls, self, pass_weights=False)

@@ -5,7 +5,8 @@ output structure out.
 kernel needs besides the model inputs: the weights that are `forward` arguments, and the current
 value of every buffer the model mutates (state, carried from call to call as torch does). It checks
 index inputs (embedding ids, gather/index tensors) against their range before running, and raises
-on out-of-range ids the kernel counted itself. Attributes it does not have are the built module's
+on out-of-range ids the kernel counted itself. For a quantized import it quantizes the inputs and
+dequantizes the outputs on the host (`imported.boundary`); `mod.core` is the built integer module. Attributes it does not have are the built module's
 (`mod.cpu_report`, `mod.report()`, `mod.hls_code`).
 
 Example::
@@ -21,6 +22,7 @@ import numpy as np
 from ..backend.llvm.openmp import resolve_threads
 from ..errors import AlloError
 from .layout import view_window
+from .quant.boundary import write_readme
 
 
 class TorchModule:
@@ -42,6 +44,21 @@ class TorchModule:
     def reset_state(self):
         """Buffers the model mutates get back the values they had at import."""
         self.state = {var.state: var.tensor.detach().cpu().numpy().copy() for var, _, _ in self.imported.program.state}
+
+    @property
+    def core(self):
+        """The built module itself: for a quantized import it takes and returns the quantized values
+        (`mod.imported.boundary` has their types and scales), model inputs first, then the state
+        buffers and the weights passed as arguments."""
+        return self.built
+
+    def write(self, path):
+        """The built module's `write(path)` (RTL: the SystemVerilog project); a quantized import's
+        README.md there also describes the quantized interface (types, scales, zero points)."""
+        result = getattr(self.built, "write")(path)
+        if self.imported.boundary is not None:
+            write_readme(path, self.imported.boundary)
+        return result
 
     @property
     def source(self):
@@ -75,6 +92,9 @@ class TorchModule:
         arrays = self._inputs(inputs)
         for k, view, low, high, message in prog.id_checks:
             _check_ids(arrays[k], view, low, high, message)
+        boundary = self.imported.boundary
+        if boundary is not None:
+            arrays = boundary.to_core(arrays)
         states = [self.state[var.state].reshape(buf.shape) for var, buf, _ in prog.state]
         res = self.built(*arrays, *states, *self.weights)
         res = list(res) if isinstance(res, tuple) else [res]
@@ -86,6 +106,8 @@ class TorchModule:
             self.state[var.state] = np.asarray(res[index]).reshape(tuple(var.tensor.shape)).copy()
         flat = [info[0] if kind == "value" else np.asarray(res[info[0]]).reshape(info[1])
                 for kind, *info in prog.model_outputs]
+        if boundary is not None:
+            flat = boundary.from_core(flat)
         if self.out_spec is not None:
             from torch.utils._pytree import tree_unflatten
 

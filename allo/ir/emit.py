@@ -24,6 +24,7 @@ import operator
 import numpy as np
 
 from ..errors import AlloTypeError
+from .fixed_modes import expand_cast, needs_expansion
 from .nodes import BinOp, Cast, Const, Expr, MathCall, Select, UnaryOp, describe
 from .ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from .promote import common, fits, literal_type, negate_type, result_type
@@ -90,6 +91,8 @@ def cast(e: Expr, t: AlloType, loc=None) -> Expr:
         return Const(e.value if not isinstance(t, Index) else int(e.value), t, loc)
     if isinstance(e, Const) and isinstance(t, Float) and isinstance(e.type, Float):
         return Cast(e, t, loc)
+    if needs_expansion(e.type, t):  # rounding / saturating fixed point: explicit steps (fixed_modes.py)
+        return expand_cast(e, t, loc)
     narrowed = narrow(e, t)
     if narrowed is not None:
         return narrowed

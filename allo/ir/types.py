@@ -194,22 +194,69 @@ class Index(AlloType):
         return np.dtype(np.int64)
 
 
+ROUNDING_MODES = ("trn", "trn_zero", "rnd", "rnd_zero", "rnd_min_inf", "rnd_inf", "rnd_conv")
+OVERFLOW_MODES = ("wrap", "sat", "sat_zero", "sat_sym")
+_ROUNDING_ALIASES = {"floor": "trn", "truncate": "trn", "toward_zero": "trn_zero", "half_up": "rnd",
+                     "round_half_up": "rnd", "convergent": "rnd_conv", "half_even": "rnd_conv",
+                     "round_half_even": "rnd_conv"}
+_OVERFLOW_ALIASES = {"saturate": "sat"}
+
+
+class _FixedModes:
+    """The quantization / overflow modes of Fixed and UFixed (ap_fixed's Q and O parameters)."""
+
+    def _check_modes(self, name):
+        _check_bits(self.bits, name)
+        if not 0 <= self.frac <= self.bits:
+            raise AlloTypeError(f"{name}({self.bits}, {self.frac}): frac must be in 0..bits")
+        r = _ROUNDING_ALIASES.get(str(self.rounding).lower(), str(self.rounding).lower())
+        o = _OVERFLOW_ALIASES.get(str(self.overflow).lower(), str(self.overflow).lower())
+        if r not in ROUNDING_MODES:
+            raise AlloTypeError(f"{name}({self.bits}, {self.frac}): unknown rounding={self.rounding!r}; use one of "
+                                f"{', '.join(ROUNDING_MODES)} (ap_fixed's AP_TRN ... AP_RND_CONV)")
+        if o not in OVERFLOW_MODES:
+            raise AlloTypeError(f"{name}({self.bits}, {self.frac}): unknown overflow={self.overflow!r}; use one of "
+                                f"{', '.join(OVERFLOW_MODES)} (ap_fixed's AP_WRAP, AP_SAT, AP_SAT_ZERO, AP_SAT_SYM)")
+        object.__setattr__(self, "rounding", r)
+        object.__setattr__(self, "overflow", o)
+
+    @property
+    def has_modes(self) -> bool:
+        """True when conversions into this type round or saturate (not ap_fixed's AP_TRN, AP_WRAP)."""
+        return self.rounding != "trn" or self.overflow != "wrap"
+
+    @property
+    def plain(self):
+        """The same format with the default modes (truncation, wrap)."""
+        return type(self)(self.bits, self.frac)
+
+    def _repr(self, name):
+        extra = "".join(f", {k}={v!r}" for k, v, d in (("rounding", self.rounding, "trn"),
+                                                         ("overflow", self.overflow, "wrap")) if v != d)
+        return f"{name}({self.bits}, {self.frac}{extra})"
+
+
 @dataclass(frozen=True, repr=False)
-class Fixed(AlloType):
-    """Signed fixed point ap_fixed<bits, bits-frac>: truncation toward -inf, wrap on overflow."""
+class Fixed(_FixedModes, AlloType):
+    """Signed fixed point ap_fixed<bits, bits-frac, Q, O>: by default truncation toward -inf and
+    wrap on overflow; `rounding=` ("trn", "trn_zero", "rnd", "rnd_zero", "rnd_min_inf", "rnd_inf",
+    "rnd_conv") and `overflow=` ("wrap", "sat", "sat_zero", "sat_sym") as ap_fixed's modes, applied
+    when a value is converted into the type.
+
+    Example: `Fixed(8, 4, rounding="rnd", overflow="sat")` is `ap_fixed<8, 4, AP_RND, AP_SAT>`."""
 
     signed: typing.ClassVar[bool] = True
 
     bits: int
     frac: int
+    rounding: str = "trn"
+    overflow: str = "wrap"
 
     def __post_init__(self):
-        _check_bits(self.bits, "Fixed")
-        if not 0 <= self.frac <= self.bits:
-            raise AlloTypeError(f"Fixed({self.bits}, {self.frac}): frac must be in 0..bits")
+        self._check_modes("Fixed")
 
     def __repr__(self):
-        return f"Fixed({self.bits}, {self.frac})"
+        return self._repr("Fixed")
 
     @property
     def mlir(self):
@@ -225,21 +272,21 @@ class Fixed(AlloType):
 
 
 @dataclass(frozen=True, repr=False)
-class UFixed(AlloType):
-    """Unsigned fixed point ap_ufixed<bits, bits-frac>."""
+class UFixed(_FixedModes, AlloType):
+    """Unsigned fixed point ap_ufixed<bits, bits-frac, Q, O> (modes as for `Fixed`)."""
 
     signed: typing.ClassVar[bool] = False
 
     bits: int
     frac: int
+    rounding: str = "trn"
+    overflow: str = "wrap"
 
     def __post_init__(self):
-        _check_bits(self.bits, "UFixed")
-        if not 0 <= self.frac <= self.bits:
-            raise AlloTypeError(f"UFixed({self.bits}, {self.frac}): frac must be in 0..bits")
+        self._check_modes("UFixed")
 
     def __repr__(self):
-        return f"UFixed({self.bits}, {self.frac})"
+        return self._repr("UFixed")
 
     @property
     def mlir(self):

@@ -8,6 +8,7 @@ Example::
     cpp_type(int8)          # 'int8_t'
     cpp_type(Int(5))        # 'ap_int<5>'
     cpp_type(Fixed(16, 8))  # 'ap_fixed<16, 8>'
+    cpp_type(Fixed(8, 4, rounding="rnd", overflow="sat"))  # 'ap_fixed<8, 4, AP_RND, AP_SAT>'
 """
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ def cpp_type(t: AlloType) -> str:
         return f"ap_{sign}int<{t.bits}>"
     if isinstance(t, (Fixed, UFixed)):
         kind = "ap_fixed" if isinstance(t, Fixed) else "ap_ufixed"
+        if t.has_modes:
+            return f"{kind}<{t.bits}, {t.bits - t.frac}, AP_{t.rounding.upper()}, AP_{t.overflow.upper()}>"
         return f"{kind}<{t.bits}, {t.bits - t.frac}>"
     raise BackendError(f"type {t!r} has no C++ mapping")
 

@@ -5,8 +5,10 @@ and runs every other op in float32 on dequantized inputs.
 
 Integer values carry a per-tensor scale (real = q * scale), fixed-point values are their own real
 value. Float values entering a quantized layer are quantized with the scale (or fixed-point type)
-calibrated for them; quantized values entering a float op are dequantized first; model outputs
-are returned as float32.
+calibrated for them; quantized values entering a float op are dequantized first. The core's
+boundaries are integer (boundary.py): quantized model outputs are returned quantized, and a model
+input only quantizers read is an argument of the quantized type when `input_ports` names it (the
+import lowers twice: the first pass finds those inputs).
 
 Example::
 
@@ -25,6 +27,7 @@ from ..layout import View
 from ..precision import TypePlan
 from . import kernels
 from .calibrate import batches, calibrate
+from .boundary import fixed_port, int_port
 from .config import (COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, PrecisionConfig,
                      fixed_type, op_kind, scale_for)
 from .fold import fold_batch_norms
@@ -54,6 +57,7 @@ class QuantPlan(TypePlan):
         self.folded = folded  # layer name -> node whose range its output has (BatchNorm folding)
         self.batch_list = batch_list
         self.probe = False
+        self.input_ports = {}  # model input name -> boundary Port (the core takes the quantized values)
         self.reset()
 
     @classmethod
@@ -73,11 +77,20 @@ class QuantPlan(TypePlan):
         self.records = []
         self.probes = []  # (record, View) of each quantized layer's output
         self._dequant = {}
+        self.conversions = {}  # id(out Buf) of a quantizer reading a model input -> (input Buf, Port)
+        self.output_ports = []  # per model output: its Port, or None (float, ids)
+        self._input_port = None
 
     def summary_line(self) -> str:
         return f"{len(self.batch_list)} calibration batch(es), {len(self.ranges)} ranges"
 
     # ---------------------------------------------------------------- TypePlan
+    def input_type(self, name, torch_dtype):
+        self._input_port = self.input_ports.get(name)
+        if self._input_port is not None:
+            return self._input_port.dtype
+        return super().input_type(name, torch_dtype)
+
     def value_type(self, node, torch_dtype=None):
         if self.result_type is not None and torch_dtype is None:
             return self.result_type
@@ -87,14 +100,22 @@ class QuantPlan(TypePlan):
         return self.weight_types.get(id(const)) or super().weight_type(const)
 
     def bind_value(self, name, value):
+        port, self._input_port = self._input_port, None
+        if port is not None and port.kind == "int" and isinstance(value, View):
+            self.scales[id(value.buf)] = port.scale
         r = self.ranges.get(self.folded.get(name, name))
         for v in _views(value):
             if r is not None and id(v.buf) not in self.buf_ranges:
                 self.buf_ranges[id(v.buf)] = r
 
     def output_value(self, ctx, value):
+        """Quantized outputs leave the core quantized (the host dequantizes, see boundary.py)."""
+        port = None
         if isinstance(value, View) and self.is_quantized(value):
-            return self.dequant(ctx, value)
+            name = f"output{len(self.output_ports)}"
+            scale = self.scales.get(id(value.buf))
+            port = int_port(name, value.dtype, scale) if scale is not None else fixed_port(name, value.dtype)
+        self.output_ports.append(port)
         return value
 
     def finish(self, ctx, env):
@@ -220,6 +241,7 @@ class QuantPlan(TypePlan):
             return v, self.scales[id(v.buf)]
         if self.is_quantized(v):
             v = self.dequant(ctx, v)
+        src = v
         qmax = 2 ** (bits - 1) - 1
         scale = scale_for(self.float_range(v).absmax, qmax)
         inv = literal(1.0 / scale)
@@ -229,12 +251,15 @@ class QuantPlan(TypePlan):
             out_sizes=v.sizes, dtype=T, cast=False))
         self.scales[id(out.buf)] = scale
         self._inherit(out, v)
+        if src.buf.kind == "input" and repr(src.dtype).startswith("float"):
+            self.conversions[id(out.buf)] = (src.buf, int_port(src.buf.name, T, scale))
         return out, scale
 
     def to_fixed(self, ctx, v: View, T) -> View:
         """v as fixed-point type T (float values are clamped to T's range, then floored)."""
         if v.dtype == T:
             return v
+        src = v
         if id(v.buf) in self.scales:
             v = self.dequant(ctx, v)
         lo, hi = -(2.0 ** (T.bits - T.frac - 1)), 2.0 ** (T.bits - T.frac - 1) - 2.0 ** -T.frac
@@ -243,6 +268,8 @@ class QuantPlan(TypePlan):
             fn = (lambda x: x)
         out = _with_hint(ctx, "fx", lambda: ctx.ew("to_fixed", fn, [v], out_sizes=v.sizes, dtype=T, cast=False))
         self._inherit(out, v)
+        if src.buf.kind == "input" and repr(src.dtype).startswith("float"):
+            self.conversions[id(out.buf)] = (src.buf, fixed_port(src.buf.name, T))
         return out
 
     def fixed_for(self, v: View, bits=16):

@@ -53,6 +53,8 @@ def _measure(imported, plan):
     for batch in plan.batch_list:
         ref = run_graph(imported.captured, batch)
         arrays = [b.detach().cpu().numpy().reshape(buf.shape) for b, buf in zip(batch, prog.inputs)]
+        if imported.boundary is not None:
+            arrays = imported.boundary.to_core(arrays)
         res = built(*arrays, *weights)
         res = list(res) if isinstance(res, tuple) else [res]
         for st, (rec, _), idx in zip(stats, plan.probes, indices):
