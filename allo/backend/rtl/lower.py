@@ -35,7 +35,11 @@ from .workarounds import apply_workarounds, check_merges, localize_constants
 # canonicalize after cf-to-handshake, whose folded `arith.constant`s handshake-to-hw cannot lower.
 FOLD_ONLY = "canonicalize{region-simplify=disabled enable-patterns=allo-fold-only}"
 HANDSHAKE_PIPELINE = f"arith-expand, lower-affine, canonicalize, convert-scf-to-cf, mem2reg, cse, {FOLD_ONLY}"
-CALYX_PIPELINE = "arith-expand, lower-affine, mem2reg, scf-for-to-while, canonicalize, cse"
+# Calyx: scalars must be loop-carried SSA values (registers), not 1-element memories, and mem2reg
+# does not promote across scf regions: lower to the CFG, promote, then lift the CFG back to
+# scf.while (what lower-scf-to-calyx reads).
+CALYX_PIPELINE = ("arith-expand, lower-affine, convert-scf-to-cf, canonicalize, mem2reg, canonicalize, cse, "
+                  "lift-cf-to-scf, canonicalize, cse")
 
 # Attributes that LLVM 22 prints and CIRCT 1.62 cannot parse (or does not need).
 _OVERFLOW = re.compile(r"<\{overflowFlags = #arith\.overflow<[a-z, ]*>\}>\s*")
