@@ -63,6 +63,25 @@ def render_top(hw: HWTop, form: str = "handshake") -> str:
     return "module {\n" + body + "}\n"
 
 
+def poison_to_zero(module):
+    """lift-cf-to-scf passes `ub.poison` into loops for values not yet defined on entry (1.62 has no
+    ub dialect): zero is one of the values poison may take."""
+    from mlir import ir
+
+    ops = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    with module.context, ir.Location.unknown():
+        for op in ops:
+            if op.name != "ub.poison":
+                continue
+            t = op.results[0].type
+            with ir.InsertionPoint(op):
+                zero = ir.Operation.create("arith.constant", results=[t],
+                                           attributes={"value": ir.IntegerAttr.get(t, 0)})
+            op.results[0].replace_all_uses_with(zero.results[0])
+            op.erase()
+
+
 def lower_for_circt(hw: HWTop, form: str = "handshake"):
     """(generic-form MLIR text for CIRCT, readable text, argument layout) of the prepared top in
     `form` ("handshake" = cf level, memory arguments legalised; "calyx" = scf.while loops)."""
@@ -88,6 +107,8 @@ def lower_for_circt(hw: HWTop, form: str = "handshake"):
                 module.operation.verify()
             except Exception as e:
                 raise BackendError(f"internal error: the memory rewrite broke the module: {e}") from None
+        else:
+            poison_to_zero(module)
         generic = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False)
         readable = module.operation.get_asm(enable_debug_info=False)
     return _OVERFLOW.sub("", generic), readable, layout

@@ -2,8 +2,8 @@
 package runs in the CIRCT child process and imports nothing from allo).
 
 The wheel has no Python classes for calyx ops, so ops are made generically
-(`ir.Operation.create`) and recognised by name; a cell's port names are the SSA names its
-`OpAsmInterface` gives its results (`%r.in` -> "in").
+(`ir.Operation.create`) and recognised by name; a cell's port names come from `PORTS` (the
+primitives scf-to-calyx makes), else from the SSA names its asm interface gives its results.
 
 Example::
 
@@ -68,6 +68,18 @@ def comb(name: str, *operands):
     return ir.Operation.create(f"comb.{name}", results=[operands[0].type], operands=list(operands)).result
 
 
+_PIPE = ("clk", "reset", "go", "left", "right", "out", "done")
+_UNARY = ("in", "out")
+# The result ports of the calyx dialect's cells (CalyxPrimitives.td, CIRCT 1.62), by op name.
+PORTS = {"register": ("in", "write_en", "clk", "reset", "out", "done"), "std_mux": ("cond", "tru", "fal", "out"),
+         **{k: _PIPE for k in ("std_mult_pipe", "std_divu_pipe", "std_divs_pipe", "std_remu_pipe", "std_rems_pipe")},
+         **{k: _UNARY for k in ("std_slice", "std_pad", "std_signext", "std_not", "std_wire")},
+         **{k: ("left", "right", "out") for k in (
+             "std_add", "std_sub", "std_and", "std_or", "std_xor", "std_lsh", "std_rsh", "std_srsh", "std_eq",
+             "std_neq", "std_lt", "std_gt", "std_le", "std_ge", "std_slt", "std_sgt", "std_sle", "std_sge",
+             "std_seq", "std_sneq")}}
+
+
 class Cell:
     """A cell op (`calyx.register`, `calyx.std_add`, ...) with its ports by name."""
 
@@ -75,7 +87,11 @@ class Cell:
         self.op = op
         self.kind = op.name.split(".", 1)[1]
         self.name = symbol(op)
-        self.port_names = [r.get_name().rsplit(".", 1)[1] for r in op.results]
+        known = PORTS.get(self.kind)
+        if known is not None and len(known) == len(op.results):
+            self.port_names = list(known)
+        else:  # other cells (memories): the names the op's asm interface gives its results
+            self.port_names = [r.get_name().rsplit(".", 1)[-1] for r in op.results]
 
     def port(self, name: str):
         return self.op.results[self.port_names.index(name)]
