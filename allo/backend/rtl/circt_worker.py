@@ -4,7 +4,8 @@ It must never share a process with allo's `mlir` wheel: the two MLIR builds cras
 both load (see docs/rtl.md). So this file imports only the standard library and `circt`, never
 allo (the Calyx route's CIRCT side, calyx_circt/ beside this file, imports only circt too).
 Request (JSON on stdin): {"form": "verilog" | "calyx" | "calyx-standins", "top": name, "mlir":
-generic text}; "calyx" also takes "skip" (stand-ins / hw fixes to leave out, for tests),
+generic text}; "calyx" also takes "mem_sizes" ({ext_mem index: words}, for the .futil) and "skip" (stand-ins /
+hw fixes to leave out, for tests; or "calyx_text" instead of "mlir" to start from calyx IR),
 "calyx-standins" takes "calyx" (calyx dialect text) and "only" (the stand-ins to apply).
 Reply (JSON on stdout): {"ok": true, "verilog": text, "ports": [[name, dir, width]...]} (verilog);
 {"ok": true, "calyx", "futil", "fixed" (calyx after the stand-ins), "verilog", "ports", "info"}
@@ -31,9 +32,9 @@ VERILOG_STAGES = [
                   "hw.module(hw-cleanup), hw.module(hw-legalize-modules), hw.module(prettify-verilog))"),
 ]
 CALYX_STAGE = "builtin.module(lower-scf-to-calyx{top-level-function=%s})"
-# Loads func/arith/cf/memref/scf into CIRCT's context: the pass's dependent dialects (1.62's
-# register_dialects does not register them).
-_LOAD_DIALECTS = "builtin.module(func.func(convert-affine-to-loopschedule))"
+# Loads func/arith/cf/memref/scf (and calyx, for calyx text) into CIRCT's context: the passes'
+# dependent dialects (1.62's register_dialects does not register them).
+_LOAD_DIALECTS = ("builtin.module(func.func(convert-affine-to-loopschedule))", "builtin.module(lower-scf-to-calyx)")
 
 
 def _stage(name):
@@ -72,11 +73,12 @@ def _calyx(req, module, passmanager, stage_box):
         stage_box[0] = name
         _stage(name)
 
-    stage("scf-to-calyx")
-    _run(CALYX_STAGE % req["top"], module, passmanager)
+    if "calyx_text" not in req:  # (tests hand in calyx dialect text directly)
+        stage("scf-to-calyx")
+        _run(CALYX_STAGE % req["top"], module, passmanager)
     calyx = module.operation.get_asm(enable_debug_info=False)
     stage("futil")
-    futil = emit_futil(module)
+    futil = emit_futil(module, req.get("mem_sizes", {}))
     verilog, fixed, info = calyx_to_verilog(module, stage, skip=req.get("skip", ()))
     return {"ok": True, "calyx": calyx, "futil": futil, "fixed": fixed, "verilog": verilog, "info": info}
 
@@ -94,10 +96,11 @@ def main():
         with ctx, ir.Location.unknown():
             _stage(stage)
             empty = ir.Module.parse("module {}")
-            try:
-                _run(_LOAD_DIALECTS, empty, passmanager)
-            except Exception:
-                pass  # only its dependent dialects matter
+            for loader in _LOAD_DIALECTS:
+                try:
+                    _run(loader, empty, passmanager)
+                except Exception:
+                    pass  # only its dependent dialects matter
             stage = "parse"
             _stage(stage)
             if req["form"] == "calyx-standins":
@@ -108,7 +111,7 @@ def main():
                 module.operation.verify()
                 reply = {"ok": True, "calyx": module.operation.get_asm(enable_debug_info=False), "info": info}
             elif req["form"] == "calyx":
-                module = ir.Module.parse(req["mlir"])
+                module = ir.Module.parse(req.get("calyx_text") or req["mlir"])
                 box = [stage]
                 try:
                     reply = _calyx(req, module, passmanager, box)
