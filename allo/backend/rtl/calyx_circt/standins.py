@@ -272,7 +272,7 @@ STANDINS = {  # name -> rewrite of one component, applied in this order
 def apply_standins(module, only=None, skip=()) -> dict:
     """Apply the stand-ins (all, or the names in `only`; minus `skip`) to every component of
     `module`, in place; returns {name: what it did}."""
-    unknown = set(only or ()) | set(skip) - set(STANDINS)
+    unknown = (set(only or ()) | set(skip)) - set(STANDINS)
     if unknown:
         raise ValueError(f"unknown Calyx stand-in(s) {sorted(unknown)}; known: {list(STANDINS)}")
     info = {}
