@@ -25,6 +25,7 @@ import numpy as np
 from ....errors import BackendError
 from ....ir import nodes as N
 from ....ir.types import is_signed
+from ....qor import estimate
 from ...marshal import ArraySpec, CallPlan
 from ..lower import lower_for_circt
 from ..module import circt_cached
@@ -127,6 +128,11 @@ class CalyxModule:
         """{component: {"cells": {kind: count}, "cell_names": {name: kind}, "groups": [names],
         "control": {statement: count}, "enables": [group names in control order]}} of `calyx`."""
         return parse_calyx(self.calyx)
+
+    def qor(self, clock_ns: float = 3.33, part: str = "xcu280"):
+        """The QoR estimate (allo.qor) of the same kernel as Vitis HLS would build it, to set beside
+        `cycles` and `synth()`."""
+        return estimate(self.ir, clock_ns=clock_ns, part=part)
 
     def synth(self, part: str = "generic", timeout: int = 1800, clock_ns: float | None = None):
         """Yosys synthesis of `verilog` (see allo.backend.rtl.synth): LUT/FF/DSP/BRAM for "xc7" with
