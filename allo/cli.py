@@ -17,7 +17,8 @@ and reports the largest difference from PyTorch. With --target llvm it runs the 
 random inputs and reports the largest difference from PyTorch. With --target rtl (integer or
 fixed-point models) DIR also holds the SystemVerilog design and its Verilator testbench (see the
 README.md written there); the simulation runs on the random inputs and the difference from PyTorch
-and the cycle count are reported. With --target calyx DIR also holds the Calyx IR and the native .futil.
+and the cycle count are reported. --target calyx does the same through Calyx; DIR also holds the
+Calyx IR and the native .futil.
 
 Exit codes: 0 done; 2 a usage error (argparse's) or an `AlloError`, printed alone on stderr as
 `allo compile: error: <what to fix>` (a bad model name or input shape, a model allo cannot import,
