@@ -19,6 +19,9 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # calyx_circt, without importing allo
+from calyx_circt.flow import calyx_to_verilog  # noqa: E402
+from calyx_circt.futil import emit_futil  # noqa: E402
+from calyx_circt.standins import apply_standins  # noqa: E402
 
 # The Verilog route: cf -> handshake (dataflow circuit) -> hw/esi/seq -> sv -> SystemVerilog.
 VERILOG_STAGES = [
@@ -66,8 +69,6 @@ def _ports(module, top, hw):
 
 def _calyx(req, module, passmanager, stage_box):
     """scf -> calyx, its native text, then the stand-ins and the FSM flow to SystemVerilog."""
-    from calyx_circt.flow import calyx_to_verilog
-    from calyx_circt.futil import emit_futil
 
     def stage(name):
         stage_box[0] = name
@@ -104,7 +105,6 @@ def main():
             stage = "parse"
             _stage(stage)
             if req["form"] == "calyx-standins":
-                from calyx_circt.standins import apply_standins
                 module = ir.Module.parse(req["calyx"])
                 stage = "stand-ins"
                 info = apply_standins(module, only=req.get("only"))

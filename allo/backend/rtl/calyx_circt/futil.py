@@ -152,8 +152,10 @@ def _control(op, names: _Names, ind: str) -> list:
 def emit_component(comp: Component, mem_sizes: dict, entry: bool) -> str:
     names = _Names(comp)
     hidden = {"clk", "reset", "go", "done"}
-    ins = [f"{n}: {_width(a.type)}" for n, a in comp.inputs() if n not in hidden and not names.map[a].startswith("ext_")]
-    outs = [f"{n}: {_width(a.type)}" for n, a in comp.outputs() if n not in hidden and not names.map[a].startswith("ext_")]
+    def plain(ports):  # the component's own ports (memory ports belong to the @external cells)
+        return [f"{n}: {_width(a.type)}" for n, a in ports if n not in hidden and not names.map[a].startswith("ext_")]
+
+    ins, outs = plain(comp.inputs()), plain(comp.outputs())
     title = "main" if entry else comp.name
     lines = [f"component {title}({', '.join(ins)}) -> ({', '.join(outs)}) {{", "  cells {"]
     for idx, ports in sorted(names.ext.items()):

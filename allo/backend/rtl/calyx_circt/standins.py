@@ -224,7 +224,8 @@ def guard_with_not_done(comp: Component) -> dict:
 def _is_true(v) -> bool:
     if not ir.OpResult.isinstance(v) or ir.OpResult(v).owner.name != "hw.constant":
         return False
-    return v.type == ir.IntegerType.get_signless(1) and ir.IntegerAttr(ir.OpResult(v).owner.attributes["value"]).value != 0
+    value = ir.IntegerAttr(ir.OpResult(v).owner.attributes["value"]).value
+    return v.type == ir.IntegerType.get_signless(1) and value != 0
 
 
 # ---------------------------------------------------------------------------- clk / reset
