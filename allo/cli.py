@@ -19,7 +19,8 @@ fixed-point models) DIR also holds the SystemVerilog design and its Verilator te
 README.md written there); the simulation runs on the random inputs and the difference from PyTorch
 and the cycle count are reported. With --precision the core's arguments and results are the
 quantized values (int8 or Fixed); the types, scales and zero points are printed and, for vhls and
-rtl, in DIR/README.md. With --target calyx DIR also holds the Calyx IR.
+rtl, in DIR/README.md. --target calyx does the same through Calyx; DIR also holds the Calyx IR and
+the native .futil.
 
 Exit codes: 0 done; 2 a usage error (argparse's) or an `AlloError`, printed alone on stderr as
 `allo compile: error: <what to fix>` (a bad model name or input shape, a model allo cannot import,
@@ -174,11 +175,6 @@ def _build_verilog(imported, args, out_dir, model, inputs) -> list:
     return written
 
 
-def _build_calyx(imported, args, out_dir, model, inputs) -> list:
-    mod = imported.build(args.target)
-    return _new_files(out_dir, lambda: mod.write(out_dir))
-
-
 def _new_files(out_dir: Path, write) -> list:
     """The names of the files `write()` adds to `out_dir` or rewrites."""
     before = {p: p.stat().st_mtime_ns for p in out_dir.iterdir()}
@@ -186,7 +182,7 @@ def _new_files(out_dir: Path, write) -> list:
     return sorted(p.name for p in out_dir.iterdir() if before.get(p) != p.stat().st_mtime_ns)
 
 
-BUILDS = {"hls": _build_hls, "cpu": _build_cpu, "verilog": _build_verilog, "calyx": _build_calyx,
+BUILDS = {"hls": _build_hls, "cpu": _build_cpu, "verilog": _build_verilog, "calyx": _build_verilog,
           "schedule": lambda *_: []}  # per target kind (allo.schedule.targets): what `compile` writes and runs
 
 

@@ -12,7 +12,8 @@ the clock it suggests, ns), and the estimate's LUT / FF / DSP / BRAM_18K.
 
 BUILDERS: "static" is `s.build(target="rtl")` (the statically scheduled circuit once issue 27
 lands; before that, the handshake circuit), "dynamic" is `s.build(target="rtl",
-scheduling="dynamic")` (the handshake circuit). A builder, simulation or synthesis that fails is
+scheduling="dynamic")` (the handshake circuit), "calyx" is `s.build(target="calyx")` (CIRCT's
+Calyx dialect through allo's stand-ins and the FSM flow). A builder, simulation or synthesis that fails is
 "n/a" in the table with its reason in a numbered note below it, so the bench runs before and
 after the static scheduler. Published (Allo PLDI'24) numbers are float32 at PolyBench medium
 sizes: not comparable with these small integer designs.
@@ -122,6 +123,7 @@ DESIGNS = {
 BUILDERS = {
     "static": lambda s: s.build(target="rtl"),
     "dynamic": lambda s: s.build(target="rtl", scheduling="dynamic"),
+    "calyx": lambda s: s.build(target="calyx"),
 }
 
 

@@ -70,3 +70,41 @@ def calyx_well_formed(cx, top: str):
     assert set(comp["enables"]) <= set(comp["groups"]), set(comp["enables"]) - set(comp["groups"])
     assert "calyx.control" in cx.calyx and f"calyx.component @{top}(" in cx.calyx
     return comp
+
+
+def futil_structure(text: str) -> dict:
+    """A small reader of native Calyx (`.futil`): {component: {"cells": {name: primitive},
+    "groups": [names], "control": [group names enabled, in order], "assigns": n}}. Checks that
+    braces balance, every component has cells/wires/control sections, every enabled group is
+    defined and every assignment names declared cells (or the component's ports)."""
+    import re
+
+    assert text.count("{") == text.count("}"), "unbalanced braces"
+    out = {}
+    for m in re.finditer(r"component (\w+)\(([^)]*)\) -> \(([^)]*)\) \{", text):
+        name, start = m.group(1), m.end()
+        depth, i = 1, start
+        while depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        comp = text[start:i - 1]
+        ports = {p.split(":")[0].strip() for p in (m.group(2) + "," + m.group(3)).split(",") if p.strip()}
+        sections = {}
+        for sec in ("cells", "wires", "control"):
+            s = re.search(rf"\n  {sec} \{{\n(.*?)\n  \}}", comp, re.S)
+            assert s, f"component {name}: no {sec} section"
+            sections[sec] = s.group(1)
+        cells = dict(re.findall(r"(?:@external\(1\) )?(\w+) = (\w+)\([\d, ]*\);", sections["cells"]))
+        groups = re.findall(r"^\s*(?:comb )?group (\w+) \{", sections["wires"], re.M)
+        enabled = re.findall(r"^\s*(\w+);", sections["control"], re.M)
+        assert set(enabled) <= set(groups), f"{name}: enables of undefined groups {set(enabled) - set(groups)}"
+        assigns = re.findall(r"^\s*([\w.\[\]]+) = (.*);$", sections["wires"], re.M)
+        for dest, rhs in assigns:
+            for ref in re.findall(r"\b([A-Za-z_]\w*)\.\w+|\b([A-Za-z_]\w*)\[done\]", dest + " " + rhs):
+                cell = ref[0] or ref[1]
+                assert cell in cells or cell in groups, f"{name}: {dest} = {rhs} names unknown {cell!r}"
+            plain = dest if "." not in dest and "[" not in dest else None
+            assert plain is None or plain in ports, f"{name}: assignment to unknown port {plain!r}"
+        out[name] = {"cells": cells, "groups": groups, "control": enabled, "assigns": len(assigns)}
+    assert out, "no component"
+    return out

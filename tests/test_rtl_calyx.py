@@ -1,9 +1,7 @@
-"""The Calyx route's own transformations, checked numerically, and its structure.
-
-Calyx is not simulated (the Calyx-to-Verilog passes are not in the pip wheel), so what allo does
-before handing the kernel to `lower-scf-to-calyx` (inline, flatten, outputs as arguments,
-if-conversion) is executed on the LLVM JIT instead: the prepared function must compute exactly
-what the kernel computes.
+"""The Calyx route end to end: allo -> scf -> CIRCT's calyx dialect -> allo's stand-ins -> FSM ->
+SystemVerilog, simulated with Verilator and compared bit for bit with the LLVM build; the native
+`.futil` text of the same designs read back structurally; allo's own rewrites before the handover
+(if-conversion) checked on the LLVM JIT. The stand-ins themselves: test_rtl_calyx_standins.py.
 """
 from __future__ import annotations
 
@@ -16,8 +14,9 @@ from allo.backend.rtl.ifconv import if_convert
 from allo.backend.rtl.prepare import prepare_for_hw
 from allo.ir import nodes as N
 from allo.ir import visit as V
-from allo.ir.types import int16, int32
-from tests.rtl_util import assert_bit_exact, calyx_well_formed, needs_rtl
+from allo.ir.types import float32, int16, int32
+from tests.polybench.int_kernels import INT_KERNELS
+from tests.rtl_util import FULL, assert_bit_exact, calyx_well_formed, futil_structure, needs_rtl
 from tests.test_rtl_flow import TABLE, _mixed_args, in_place, int5, mixed, scale
 
 pytestmark = needs_rtl
@@ -117,18 +116,30 @@ def calls_and_table(x: int5[8], k: int16) -> int32[8]:
     return z
 
 
-def test_calyx_refuses_while_with_the_line():
+def test_calyx_refuses_a_while_reading_an_array_with_the_line():
     with pytest.raises(allo.BackendError) as e:
-        allo.customize(mixed).build(target="calyx")
-    line = mixed.__code__.co_firstlineno + 14
-    assert f"test_rtl_flow.py:{line}" in str(e.value) and "while" in str(e.value)
+        allo.customize(scan).build(target="calyx")
+    line = scan.__code__.co_firstlineno + 2
+    assert f"test_rtl_calyx.py:{line}" in str(e.value) and "while" in str(e.value) and "'A'" in str(e.value)
+
+
+def test_calyx_refuses_floats_with_the_line():
+    with pytest.raises(allo.BackendError) as e:
+        allo.customize(fscale).build(target="calyx")
+    assert f"test_rtl_calyx.py:{fscale.__code__.co_firstlineno}" in str(e.value) and "floating-point" in str(e.value)
 
 
 def test_calyx_write(tmp_path):
     cx = allo.customize(branches).build(target="calyx")
     d = cx.write(tmp_path / "cx")
     assert (d / "branches.calyx.mlir").read_text() == cx.calyx
+    assert (d / "branches.futil").read_text() == cx.futil
+    assert (d / "branches.sv").read_text() == cx.verilog
     assert "scf.while" in (d / "branches.mlir").read_text()
+    assert "calyx.comb_group" not in (d / "branches.fixed.calyx.mlir").read_text()
+    for f in ("glue.cpp", "allo_calyx_driver.cpp", "allo_calyx.h", "build.sh", "README.md"):
+        assert (d / f).exists(), f
+    assert "ext_mem0_addr0" in (d / "README.md").read_text()
 
 
 def test_mixed_prepared_function_matches_kernel():
@@ -138,3 +149,133 @@ def test_mixed_prepared_function_matches_kernel():
     want = s.build()(*args)
     got = run_prepared_on_llvm(s, args, convert_ifs=False)  # arrays first, then the scalar
     assert_bit_exact(tuple(got), tuple(want), "mixed")
+
+
+# ---------------------------------------------------------------------------- simulated route
+def vadd(A: int32[8], B: int32[8]) -> int32[8]:
+    C: int32[8] = 0
+    for i in range(8):
+        C[i] = A[i] + B[i]
+    return C
+
+
+def dot(A: int32[8], B: int32[8]) -> int32:
+    acc: int32 = 0
+    for i in range(8):
+        acc += A[i] * B[i]
+    return acc
+
+
+def mm(A: int16[4, 4], B: int16[4, 4]) -> int32[4, 4]:
+    C: int32[4, 4] = 0
+    for i in range(4):
+        for j in range(4):
+            for k in range(4):
+                C[i, j] += A[i, k] * B[k, j]
+    return C
+
+
+def collatz(A: int32[8], n: int32) -> (int32, int32):
+    k: int32 = 0
+    s: int32 = 0
+    while k < n:
+        if A[k] > s:
+            s = s + A[k]
+        else:
+            s = s - 1
+        k += 1
+    steps: int32 = 0
+    x: int32 = s if s > 0 else 1 - s
+    while x != 1:
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        steps += 1
+    return s, steps
+
+
+def scan(A: int32[8]) -> int32:
+    k: int32 = 0
+    while A[k] > 0:
+        k += 1
+    return k
+
+
+def fscale(A: float32[4]) -> float32[4]:
+    B: float32[4] = 0.0
+    for i in range(4):
+        B[i] = A[i] * 2.0
+    return B
+
+
+def _rng_i32(lo, hi, n):
+    return lambda r: r.integers(lo, hi, n).astype(np.int32)
+
+
+ROUTE = [
+    ("vadd", vadd, lambda r: [_rng_i32(-50, 50, 8)(r), _rng_i32(-50, 50, 8)(r)]),
+    ("dot", dot, lambda r: [_rng_i32(-50, 50, 8)(r), _rng_i32(-50, 50, 8)(r)]),
+    ("mm", mm, lambda r: [r.integers(-20, 20, (4, 4)).astype(np.int16), r.integers(-20, 20, (4, 4)).astype(np.int16)]),
+    ("branches", branches, lambda r: [r.integers(-5, 5, 8).astype(np.int32), r.integers(-5, 5, 8).astype(np.int32), 3]),
+    ("collatz", collatz, lambda r: [_rng_i32(-9, 9, 8)(r), 6]),
+    ("mixed", mixed, lambda r: _mixed_args()),
+]
+CI_POLYBENCH = ("gemm", "atax", "jacobi-2d", "floyd-warshall")
+POLY = [(c.name, c.kernel, c.make_inputs) for c in INT_KERNELS]
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def check_calyx_route(kernel, args):
+    """The Calyx build of `kernel` == its LLVM build on `args` (results and updated arguments)."""
+    s = allo.customize(kernel)
+    cx = s.build(target="calyx")
+    got_args, want_args = _copies(args), _copies(args)
+    got, want = cx(*got_args), s.build()(*want_args)
+    if want is not None:
+        assert_bit_exact(got, want, kernel.__name__)
+    for g, w in zip(got_args, want_args):
+        if isinstance(g, np.ndarray):
+            np.testing.assert_array_equal(g, w, err_msg=f"{kernel.__name__}: argument updated in place")
+    assert isinstance(cx.cycles, int) and cx.cycles > 0
+    return cx
+
+
+@pytest.mark.parametrize("name, kernel, make", ROUTE + [p for p in POLY if p[0] in CI_POLYBENCH],
+                         ids=[r[0] for r in ROUTE] + list(CI_POLYBENCH))
+def test_calyx_route_equals_llvm(name, kernel, make):
+    cx = check_calyx_route(kernel, make(np.random.default_rng(1)))
+    top = cx.hw.func.name
+    calyx_well_formed(cx, top)
+    fut = futil_structure(cx.futil)["main"]
+    assert fut["groups"] and fut["control"] and fut["cells"]
+    assert sum(1 for c in fut["cells"].values() if c == "comb_mem_d1") == len(cx.interface.memories)
+    assert "calyx.par" not in cx.calyx_fixed and "with @" not in cx.calyx_fixed  # the stand-ins ran
+
+
+@pytest.mark.skipif(not FULL, reason="every integer PolyBench kernel through Calyx; set ALLO_RTL_FULL=1")
+@pytest.mark.parametrize("name, kernel, make", [p for p in POLY if p[0] not in CI_POLYBENCH],
+                         ids=[p[0] for p in POLY if p[0] not in CI_POLYBENCH])
+def test_calyx_route_equals_llvm_full(name, kernel, make):
+    check_calyx_route(kernel, make(np.random.default_rng(2)))
+
+
+def test_calyx_cycles_follow_the_data():
+    """A `while` that runs longer on other data takes more cycles; the same call, the same count."""
+    cx = allo.customize(collatz).build(target="calyx")
+    a = np.arange(8, dtype=np.int32)
+    cx(a, 1)
+    short = cx.cycles
+    cx(a, 8)
+    longer = cx.cycles
+    cx(a, 1)
+    assert cx.cycles == short < longer
+
+
+def test_scalars_are_registers_not_memories():
+    """The accumulator of dot is a loop-carried register: no memory cell, no read/write group per
+    iteration (the loop body is two loads, a multiply and the latch)."""
+    cx = allo.customize(dot).build(target="calyx")
+    comp = cx.summary()["dot"]
+    assert not {"seq_mem", "memory"} & set(comp["cells"])
+    assert len(cx.interface.memories) == 2

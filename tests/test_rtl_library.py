@@ -60,11 +60,18 @@ def test_conv3x3_line_buffered_rtl_matches_llvm():
     calyx_well_formed(s.build(target="calyx"), "conv2d")
 
 
-@pytest.mark.parametrize("name", list(LIBRARY))
-def test_library_kernel_calyx(name):
-    s, _ = _library_schedule(name)
+def _calyx_matches_llvm(s, args, what):
     cx = s.build(target="calyx")
     calyx_well_formed(cx, cx.hw.func.name)
+    got, want = cx(*[a.copy() for a in args]), s.build()(*[a.copy() for a in args])
+    assert_bit_exact(got, want, f"{what} via Calyx")
+    assert cx.cycles > 0
+
+
+@pytest.mark.parametrize("name", list(LIBRARY))
+def test_library_kernel_calyx_matches_llvm(name):
+    s, args = _library_schedule(name)
+    _calyx_matches_llvm(s, args, name)
 
 
 # ------------------------------------------------------------------------------ composed designs
@@ -125,8 +132,7 @@ def test_composed_design_rtl_matches_llvm(design):
     if design == "mlp":
         np.testing.assert_array_equal(got, _mlp_reference(*args))
     assert rtl.cycles > 0
-    cx = s.build(target="calyx")
-    calyx_well_formed(cx, cx.hw.func.name)
+    _calyx_matches_llvm(s, args, design)
 
 
 @full_only("a second unrolling check; the default run unrolls vsum (tests/test_rtl_flow.py)")

@@ -75,6 +75,12 @@ def test_float_model_on_the_handshake_route_names_the_float_op():
         allo.frontend.from_pytorch(m, [torch.rand(2, 4)], target="calyx")
 
 
-def test_integer_model_to_calyx():
-    cx = allo.frontend.from_pytorch(Int8MLP().eval(), [torch.zeros(2, 8, dtype=torch.int8)], target="calyx")
-    assert "calyx.component @forward(" in cx.calyx
+def test_int8_model_through_calyx_matches_llvm_and_torch():
+    m = Int8MLP().eval()
+    x = torch.randint(-100, 100, (2, 8), dtype=torch.int8, generator=torch.Generator().manual_seed(4))
+    cx = allo.frontend.from_pytorch(m, [x], target="calyx")
+    got, want = cx(x.numpy()), allo.frontend.from_pytorch(m, [x])(x.numpy())
+    assert_bit_exact(got, want, "Int8MLP via Calyx")
+    np.testing.assert_array_equal(got, m(x).numpy())
+    assert isinstance(cx.cycles, int) and cx.cycles > 0
+    assert "calyx.component @forward(" in cx.calyx and "component main(" in cx.futil

@@ -69,7 +69,7 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
     returning numpy arrays in the model's output structure (`.cpu_report`, `.imported`, `.state`);
     "vhls" -> the HLS module (with mode="csim", a callable like the LLVM one); "rtl" -> a callable
     like the LLVM one running the Verilator simulation (`.cycles`, `.verilog`, `.synth()`);
-    "calyx" -> the Calyx module; "mlir" -> the composed `allo.Schedule`. Unsupported operators raise `allo.FrontendError` naming the op, the graph node,
+    "calyx" -> a module simulating the Calyx route the same way (`.cycles`, `.calyx`, `.futil`); "mlir" -> the composed `allo.Schedule`. Unsupported operators raise `allo.FrontendError` naming the op, the graph node,
     the model's source line and the closest supported operators.
 
     Example::

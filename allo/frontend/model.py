@@ -74,7 +74,8 @@ class ImportedModel:
     def build(self, target="llvm", mode=None, project=None, threads=None, fast_math=False, progress=None):
         """Build for "llvm" (a TorchModule), "vhls"/"vitis_hls" (the HLS module; with mode="csim" a
         TorchModule running the C simulation), "rtl" (a TorchModule simulating the Verilog of an
-        integer/fixed model; `.cycles`, `.verilog`, `.synth()`), "calyx" (the Calyx module) or
+        integer/fixed model; `.cycles`, `.verilog`, `.synth()`), "calyx" (the same through Calyx, also
+        `.calyx` and `.futil`) or
         "mlir" (the composed Schedule). Weights passed as
         `forward` arguments are the LLVM module's arguments and the HLS project's weights/ files."""
         if target not in TARGETS:
@@ -87,9 +88,7 @@ class ImportedModel:
             return self._build_hls(s, target, mode, project)
         if mode is not None:
             raise FrontendError(f"mode={mode!r} is for HLS targets (target='vhls'); the {target} build has no modes")
-        if kind == "calyx":
-            return s.build(target=target)
-        if kind == "verilog":  # Verilog through CIRCT; the module forwards `cycles`, `verilog`, `synth`
+        if kind in ("verilog", "calyx"):  # simulated hardware; forwards `cycles`, `verilog`, `synth` (`futil`)
             return TorchModule(s.build(target=target), self)
 
         def build_llvm(n):

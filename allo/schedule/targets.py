@@ -64,8 +64,8 @@ TARGETS = (
     Target("rtl", "verilog", "SystemVerilog (statically scheduled, or CIRCT handshake with scheduling='dynamic'), "
            "simulated with Verilator", "allo.backend.rtl:build_rtl", ("max_cycles", "scheduling", "clock_ns"),
            self_checking=True),
-    Target("calyx", "calyx", "Calyx IR through CIRCT", "allo.backend.rtl.calyx:build_calyx", (), self_checking=True,
-           lower_streams=True),
+    Target("calyx", "calyx", "SystemVerilog through CIRCT's Calyx dialect (+ native .futil), simulated with Verilator",
+           "allo.backend.rtl.calyx:build_calyx", ("max_cycles",), self_checking=True, lower_streams=True),
     Target("mlir", "schedule", "the Schedule itself (`s.module` is the MLIR)", None),
 )
 

@@ -2,14 +2,26 @@
 
 It must never share a process with allo's `mlir` wheel: the two MLIR builds crash or deadlock when
 both load (see docs/rtl.md). So this file imports only the standard library and `circt`, never
-allo. Request (JSON on stdin): {"form": "verilog" | "calyx", "top": name, "mlir": generic text}.
-Reply (JSON on stdout): {"ok": true, "verilog" | "calyx": text, "ports": [[name, dir, width]...]}
-or {"ok": false, "stage": pipeline name, "error": diagnostics}. Before each stage the name is
-written to stderr, so a crash (CIRCT 1.62 segfaults on some inputs) can be attributed.
+allo (the Calyx route's CIRCT side, calyx_circt/ beside this file, imports only circt too).
+Request (JSON on stdin): {"form": "verilog" | "calyx" | "calyx-standins", "top": name, "mlir":
+generic text}; "calyx" also takes "mem_sizes" ({ext_mem index: words}, for the .futil) and "skip" (stand-ins /
+hw fixes to leave out, for tests; or "calyx_text" instead of "mlir" to start from calyx IR),
+"calyx-standins" takes "calyx" (calyx dialect text) and "only" (the stand-ins to apply).
+Reply (JSON on stdout): {"ok": true, "verilog": text, "ports": [[name, dir, width]...]} (verilog);
+{"ok": true, "calyx", "futil", "fixed" (calyx after the stand-ins), "verilog", "ports", "info"}
+(calyx); {"ok": true, "calyx", "info"} (calyx-standins); or {"ok": false, "stage": pipeline
+name, "error": diagnostics}. Before each stage the name is written to stderr, so a crash (CIRCT
+1.62 segfaults on some inputs) can be attributed.
 """
 import io
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # calyx_circt, without importing allo
+from calyx_circt.flow import calyx_to_verilog  # noqa: E402
+from calyx_circt.futil import emit_futil  # noqa: E402
+from calyx_circt.standins import apply_standins  # noqa: E402
 
 # The Verilog route: cf -> handshake (dataflow circuit) -> hw/esi/seq -> sv -> SystemVerilog.
 VERILOG_STAGES = [
@@ -23,9 +35,9 @@ VERILOG_STAGES = [
                   "hw.module(hw-cleanup), hw.module(hw-legalize-modules), hw.module(prettify-verilog))"),
 ]
 CALYX_STAGE = "builtin.module(lower-scf-to-calyx{top-level-function=%s})"
-# Loads func/arith/cf/memref/scf into CIRCT's context: the pass's dependent dialects (1.62's
-# register_dialects does not register them).
-_LOAD_DIALECTS = "builtin.module(func.func(convert-affine-to-loopschedule))"
+# Loads func/arith/cf/memref/scf (and calyx, for calyx text) into CIRCT's context: the passes'
+# dependent dialects (1.62's register_dialects does not register them).
+_LOAD_DIALECTS = ("builtin.module(func.func(convert-affine-to-loopschedule))", "builtin.module(lower-scf-to-calyx)")
 
 
 def _stage(name):
@@ -55,6 +67,23 @@ def _ports(module, top, hw):
     raise RuntimeError(f"hw.module @{top} not found after lowering")
 
 
+def _calyx(req, module, passmanager, stage_box):
+    """scf -> calyx, its native text, then the stand-ins and the FSM flow to SystemVerilog."""
+
+    def stage(name):
+        stage_box[0] = name
+        _stage(name)
+
+    if "calyx_text" not in req:  # (tests hand in calyx dialect text directly)
+        stage("scf-to-calyx")
+        _run(CALYX_STAGE % req["top"], module, passmanager)
+    calyx = module.operation.get_asm(enable_debug_info=False)
+    stage("futil")
+    futil = emit_futil(module, req.get("mem_sizes", {}))
+    verilog, fixed, info = calyx_to_verilog(module, stage, skip=req.get("skip", ()))
+    return {"ok": True, "calyx": calyx, "futil": futil, "fixed": fixed, "verilog": verilog, "info": info}
+
+
 def main():
     req = json.load(sys.stdin)
     import circt
@@ -68,19 +97,29 @@ def main():
         with ctx, ir.Location.unknown():
             _stage(stage)
             empty = ir.Module.parse("module {}")
-            try:
-                _run(_LOAD_DIALECTS, empty, passmanager)
-            except Exception:
-                pass  # only its dependent dialects matter
+            for loader in _LOAD_DIALECTS:
+                try:
+                    _run(loader, empty, passmanager)
+                except Exception:
+                    pass  # only its dependent dialects matter
             stage = "parse"
             _stage(stage)
-            module = ir.Module.parse(req["mlir"])
-            if req["form"] == "calyx":
-                stage = "scf-to-calyx"
-                _stage(stage)
-                _run(CALYX_STAGE % req["top"], module, passmanager)
-                reply = {"ok": True, "calyx": module.operation.get_asm(enable_debug_info=False)}
+            if req["form"] == "calyx-standins":
+                module = ir.Module.parse(req["calyx"])
+                stage = "stand-ins"
+                info = apply_standins(module, only=req.get("only"))
+                module.operation.verify()
+                reply = {"ok": True, "calyx": module.operation.get_asm(enable_debug_info=False), "info": info}
+            elif req["form"] == "calyx":
+                module = ir.Module.parse(req.get("calyx_text") or req["mlir"])
+                box = [stage]
+                try:
+                    reply = _calyx(req, module, passmanager, box)
+                finally:
+                    stage = box[0]
+                reply["ports"] = _ports(module, req["top"], hw)
             else:
+                module = ir.Module.parse(req["mlir"])
                 for stage, text in VERILOG_STAGES:
                     _stage(stage)
                     _run(text, module, passmanager)

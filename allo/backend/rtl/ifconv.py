@@ -9,8 +9,8 @@ before rendering, every `if` whose branches hold only assignments becomes straig
 
 The condition is evaluated once, before either branch (a branch may change what it reads);
 nested ifs combine their guards with `and`; a `for` loop under a guard runs with its stores
-guarded. (`while` loops are refused here with a located error: 1.62 cannot lower a loop
-condition that reads memory.) Reading the old value in the untaken
+guarded; a `while` under a guard runs while `guard and cond` (the guard flag is not written
+inside the loop). Reading the old value in the untaken
 branch is harmless in hardware (loads have no side effects and allo's division never traps).
 
 Example::
@@ -19,7 +19,6 @@ Example::
 """
 from __future__ import annotations
 
-from ...errors import BackendError, located
 from ...ir import nodes as N
 from ...ir.ops import BinOpKind, UnaryOpKind
 from ...ir.types import ArrayType, UInt
@@ -40,10 +39,11 @@ def _convert(body: list, guard) -> list:
         elif isinstance(s, N.For):  # a guarded loop runs its iterations with every store guarded
             s.body = _convert(s.body, guard)
             out.append(s)
-        elif isinstance(s, N.While):
-            raise located(BackendError, "the Calyx flow cannot lower a `while` loop: CIRCT 1.62's "
-                                        "lower-scf-to-calyx needs a loop condition without memory reads (allo "
-                                        "variables live in memories); use a `for` loop or build for 'rtl'", s.loc)
+        elif isinstance(s, N.While):  # under a guard it runs while `guard and cond` (its body needs no guard)
+            if guard is not None:
+                s.cond = N.BinOp(BinOpKind.LAND, guard, _as_bool(s.cond), bool_t, s.loc)
+            s.body = _convert(s.body, None)
+            out.append(s)
         elif isinstance(s, N.Store) and guard is not None:
             out.append(_guarded(s, guard))
         else:

@@ -35,7 +35,11 @@ from .workarounds import apply_workarounds, check_merges, localize_constants
 # canonicalize after cf-to-handshake, whose folded `arith.constant`s handshake-to-hw cannot lower.
 FOLD_ONLY = "canonicalize{region-simplify=disabled enable-patterns=allo-fold-only}"
 HANDSHAKE_PIPELINE = f"arith-expand, lower-affine, canonicalize, convert-scf-to-cf, mem2reg, cse, {FOLD_ONLY}"
-CALYX_PIPELINE = "arith-expand, lower-affine, mem2reg, scf-for-to-while, canonicalize, cse"
+# Calyx: scalars must be loop-carried SSA values (registers), not 1-element memories, and mem2reg
+# does not promote across scf regions: lower to the CFG, promote, then lift the CFG back to
+# scf.while (what lower-scf-to-calyx reads).
+CALYX_PIPELINE = ("arith-expand, lower-affine, convert-scf-to-cf, canonicalize, mem2reg, canonicalize, cse, "
+                  "lift-cf-to-scf, canonicalize, cse")
 
 # Attributes that LLVM 22 prints and CIRCT 1.62 cannot parse (or does not need).
 _OVERFLOW = re.compile(r"<\{overflowFlags = #arith\.overflow<[a-z, ]*>\}>\s*")
@@ -57,6 +61,25 @@ def render_top(hw: HWTop, form: str = "handshake") -> str:
     if r.global_lines:  # prepare_for_hw turned every global into an argument
         raise BackendError("internal error: a global constant is left in the hardware function")
     return "module {\n" + body + "}\n"
+
+
+def poison_to_zero(module):
+    """lift-cf-to-scf passes `ub.poison` into loops for values not yet defined on entry (1.62 has no
+    ub dialect): zero is one of the values poison may take."""
+    from mlir import ir
+
+    ops = []
+    module.operation.walk(lambda op: ops.append(op) or ir.WalkResult.ADVANCE)
+    with module.context, ir.Location.unknown():
+        for op in ops:
+            if op.name != "ub.poison":
+                continue
+            t = op.results[0].type
+            with ir.InsertionPoint(op):
+                zero = ir.Operation.create("arith.constant", results=[t],
+                                           attributes={"value": ir.IntegerAttr.get(t, 0)})
+            op.results[0].replace_all_uses_with(zero.results[0])
+            op.erase()
 
 
 def lower_for_circt(hw: HWTop, form: str = "handshake"):
@@ -84,6 +107,8 @@ def lower_for_circt(hw: HWTop, form: str = "handshake"):
                 module.operation.verify()
             except Exception as e:
                 raise BackendError(f"internal error: the memory rewrite broke the module: {e}") from None
+        else:
+            poison_to_zero(module)
         generic = module.operation.get_asm(print_generic_op_form=True, enable_debug_info=False)
         readable = module.operation.get_asm(enable_debug_info=False)
     return _OVERFLOW.sub("", generic), readable, layout

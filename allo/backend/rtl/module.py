@@ -41,7 +41,8 @@ _WORKER_VERSION = "1"  # bump when circt_worker.py changes what it returns
 
 def circt_cached(request: dict) -> dict:
     """`run_circt` with the reply kept in the cache directory (keyed by the request text)."""
-    worker = Path(__file__).with_name("circt_worker.py").read_bytes()
+    here = Path(__file__).parent  # the worker and the CIRCT-side code it imports key the cache
+    worker = b"".join(f.read_bytes() for f in [here / "circt_worker.py", *sorted((here / "calyx_circt").glob("*.py"))])
     key = hashlib.sha256(json.dumps(request, sort_keys=True).encode() + worker).hexdigest()[:24]
     path = cache_dir("rtl") / f"circt_{request['form']}_{key}.json"
     if path.exists():
