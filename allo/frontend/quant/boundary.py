@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
 from ...errors import AlloError
 from ...ir.types import Fixed, Int, UFixed
+from ..codegen import HelperCall, NnCall
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,6 @@ def input_ports(prog, plan) -> dict:
     """{input Buf name: Port} for the model inputs that only quantizers read (see the module
     docstring), from a lowering pass in which `plan` recorded its quantizers (plan.conversions:
     id(out Buf) -> (input Buf, Port))."""
-    from ..codegen import HelperCall, NnCall
 
     ports = {}
     for buf in prog.inputs[:prog.n_user_inputs]:
@@ -184,7 +185,6 @@ def input_ports(prog, plan) -> dict:
 
 def write_readme(directory, boundary) -> None:
     """Add the quantized interface section to `directory`/README.md (created when missing)."""
-    from pathlib import Path
 
     path = Path(directory) / "README.md"
     text = path.read_text() if path.exists() else ""
