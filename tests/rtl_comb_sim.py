@@ -255,11 +255,12 @@ def _interp_input(raw: int, t):
 
 
 def _has_index(e) -> bool:
-    return any(isinstance(x.type, Index) for x in walk_expr(e))
+    """Does e compute on index values (casts to and from index are exact in the interpreter)?"""
+    return any(isinstance(x.type, Index) and isinstance(x, (N.BinOp, N.UnaryOp, N.MathCall)) for x in walk_expr(e))
 
 
 def interp_reference(groups) -> list:
-    """Raw result bits from allo.interp; None for expressions with index-typed nodes (the
+    """Raw result bits from allo.interp; None for expressions with index arithmetic (the
     interpreter keeps index values as unbounded Python ints: 64-bit wrap-around, negative and
     huge shift amounts are the LLVM build's to check)."""
     use = [[not _has_index(e) for e in g.exprs] for g in groups]
