@@ -33,7 +33,7 @@ from allo.backend.toolchain import build_lock, cache_dir, cxx, private_tmp, run_
 from allo.interp import compile_module, storage_dtype
 from allo.ir import nodes as N
 from allo.ir.ops import MathFn
-from allo.ir.types import ArrayType, Fixed, Index, Int, UFixed, UInt, index, int64, is_bool, is_fixed
+from allo.ir.types import ArrayType, Fixed, Index, Int, UInt, index, int64, is_bool, is_fixed
 from allo.ir.visit import child_exprs, map_expr, walk_expr
 
 # Verilator issue 7955 (nested constant shifts folded wrongly) is worked around with these flags

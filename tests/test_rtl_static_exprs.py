@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from allo.backend.rtl.static.exprs import ExprEmitter, iso, op_kind, sv_width
 from allo.backend.rtl.tools import yosys_command
-from allo.errors import BackendError
+from allo.errors import AlloTypeError, BackendError
 from allo.ir import bits, emit
 from allo.ir import nodes as N
 from allo.ir.loc import Loc
@@ -140,7 +140,7 @@ def _mixed_group(ta, tb, rng):
     for op in FIXED_OPS + BITWISE + CMPS + [BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.SHL, BinOpKind.SHR]:
         try:
             exprs.append(emit.binary(op, a, b))
-        except Exception:  # an operator the types do not allow (e.g. // on fixed point)
+        except AlloTypeError:  # an operator the types do not allow (e.g. // on fixed point)
             continue
     exprs.append(emit.select(emit.binary(BinOpKind.LT, a, b), a, b))
     return Group([ba, bb], [(x, y) for x in va for y in vb], exprs, f"mixed {ta!r} {tb!r}")
