@@ -123,7 +123,8 @@ def sv_module(groups, wires: bool = False) -> tuple:
             for c, cw in enumerate(_chunks(w)):
                 ins.append((f"i{gi}_{li}_{c}", cw))
                 parts.append(f"i{gi}_{li}_{c}")
-            body.append(f"  logic [{w - 1}:0] {name};\n  assign {name} = {{{', '.join(reversed(parts))}}};")
+            decl = f"logic {name}" if w == 1 else f"logic [{w - 1}:0] {name}"  # 1-bit leaves as scalars
+            body.append(f"  {decl};\n  assign {name} = {{{', '.join(reversed(parts))}}};")
         for ei, e in enumerate(g.exprs):
             w, name = sv_width(e.type), f"g{gi}_y{ei}"
             text = _print_tree(em, e, names, wires, decls, {})
