@@ -175,6 +175,8 @@ class ExprEmitter:
             return f"{{{dw}'({iso(x)})}}"
         if not signed:
             return f"{{{lit(0, dw - sw)}, {iso(x)}}}"
+        if sw == 1:  # the sign bit is the value (and a 1-bit scalar may not be indexable)
+            return f"{{{dw}{{{iso(x)}}}}}"
         if _IDENT.match(x.strip()):
             return f"{{{{{dw - sw}{{{x.strip()}[{sw - 1}]}}}}, {x.strip()}}}"
         return f"{{{dw}'($signed({iso(x)}))}}"
