@@ -36,13 +36,13 @@ typedef _Float16 half;
 #endif
 
 // Raw bit access (value * 2^F as a W-bit integer), used by the csim host for file I/O.
-template <int W, int I> inline void allo_set_raw(ap_fixed<W, I> &x, long long r) { x.range(W - 1, 0) = r; }
-template <int W, int I> inline void allo_set_raw(ap_ufixed<W, I> &x, long long r) { x.range(W - 1, 0) = r; }
-template <int W, int I> inline long long allo_get_raw(ap_fixed<W, I> x) {
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline void allo_set_raw(ap_fixed<W, I, Q, O, N> &x, long long r) { x.range(W - 1, 0) = r; }
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline void allo_set_raw(ap_ufixed<W, I, Q, O, N> &x, long long r) { x.range(W - 1, 0) = r; }
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline long long allo_get_raw(ap_fixed<W, I, Q, O, N> x) {
   ap_int<W> r = x.range(W - 1, 0);
   return r.to_int64();
 }
-template <int W, int I> inline long long allo_get_raw(ap_ufixed<W, I> x) {
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline long long allo_get_raw(ap_ufixed<W, I, Q, O, N> x) {
   ap_uint<W> r = x.range(W - 1, 0);
   return (long long)r.to_uint64();
 }
@@ -502,13 +502,19 @@ template <int W, int I, bool S> struct allo_fixed {
   unsigned long long to_uint64() const { return (unsigned long long)to_int64(); }
 };
 
-template <int W, int I> struct ap_fixed : allo_fixed<W, I, true> {
+// The quantization / overflow modes are template parameters as in the Xilinx headers; allo's IR
+// already rounds and saturates explicitly before a value reaches a type with modes (the value is
+// exact and in range there), so the subset converts into every mode type like the default one.
+enum ap_q_mode { AP_RND, AP_RND_ZERO, AP_RND_MIN_INF, AP_RND_INF, AP_RND_CONV, AP_TRN, AP_TRN_ZERO };
+enum ap_o_mode { AP_SAT, AP_SAT_ZERO, AP_SAT_SYM, AP_WRAP, AP_WRAP_SM };
+
+template <int W, int I, ap_q_mode Q = AP_TRN, ap_o_mode O = AP_WRAP, int N = 0> struct ap_fixed : allo_fixed<W, I, true> {
   typedef allo_fixed<W, I, true> base;
   using base::base;
   ap_fixed() : base() {}
   ap_fixed(const base &b) : base(b) {}
 };
-template <int W, int I> struct ap_ufixed : allo_fixed<W, I, false> {
+template <int W, int I, ap_q_mode Q = AP_TRN, ap_o_mode O = AP_WRAP, int N = 0> struct ap_ufixed : allo_fixed<W, I, false> {
   typedef allo_fixed<W, I, false> base;
   using base::base;
   ap_ufixed() : base() {}
@@ -586,14 +592,14 @@ inline OS &operator<<(OS &os, const allo_fixed<W, I, S> &x) {
   return os;
 }
 
-template <int W, int I> inline void allo_set_raw(ap_fixed<W, I> &x, long long r) {
-  x.v = x.wrap(allo_detail::w_from_i64<ap_fixed<W, I>::NW>(r));
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline void allo_set_raw(ap_fixed<W, I, Q, O, N> &x, long long r) {
+  x.v = x.wrap(allo_detail::w_from_i64<ap_fixed<W, I, Q, O, N>::NW>(r));
 }
-template <int W, int I> inline void allo_set_raw(ap_ufixed<W, I> &x, long long r) {
-  x.v = x.wrap(allo_detail::w_from_i64<ap_ufixed<W, I>::NW>(r));
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline void allo_set_raw(ap_ufixed<W, I, Q, O, N> &x, long long r) {
+  x.v = x.wrap(allo_detail::w_from_i64<ap_ufixed<W, I, Q, O, N>::NW>(r));
 }
-template <int W, int I> inline long long allo_get_raw(ap_fixed<W, I> x) { return (long long)x.v.w[0]; }
-template <int W, int I> inline long long allo_get_raw(ap_ufixed<W, I> x) { return (long long)x.v.w[0]; }
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline long long allo_get_raw(ap_fixed<W, I, Q, O, N> x) { return (long long)x.v.w[0]; }
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N> inline long long allo_get_raw(ap_ufixed<W, I, Q, O, N> x) { return (long long)x.v.w[0]; }
 
 #endif  // ALLO_XILINX_AP
 #endif  // ALLO_AP_H

@@ -9,11 +9,11 @@
 
 // File element (numpy container type; raw scaled integer for fixed point) <-> kernel value.
 template <class T, class S> static void allo_load(T &x, S s) { x = (T)s; }
-template <int W, int I, class S> static void allo_load(ap_fixed<W, I> &x, S s) { allo_set_raw(x, (long long)s); }
-template <int W, int I, class S> static void allo_load(ap_ufixed<W, I> &x, S s) { allo_set_raw(x, (long long)s); }
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N, class S> static void allo_load(ap_fixed<W, I, Q, O, N> &x, S s) { allo_set_raw(x, (long long)s); }
+template <int W, int I, ap_q_mode Q, ap_o_mode O, int N, class S> static void allo_load(ap_ufixed<W, I, Q, O, N> &x, S s) { allo_set_raw(x, (long long)s); }
 template <class S, class T> static S allo_store(const T &x) { return (S)x; }
-template <class S, int W, int I> static S allo_store(const ap_fixed<W, I> &x) { return (S)allo_get_raw(x); }
-template <class S, int W, int I> static S allo_store(const ap_ufixed<W, I> &x) { return (S)allo_get_raw(x); }
+template <class S, int W, int I, ap_q_mode Q, ap_o_mode O, int N> static S allo_store(const ap_fixed<W, I, Q, O, N> &x) { return (S)allo_get_raw(x); }
+template <class S, int W, int I, ap_q_mode Q, ap_o_mode O, int N> static S allo_store(const ap_ufixed<W, I, Q, O, N> &x) { return (S)allo_get_raw(x); }
 
 static const char *allo_dir = "data";
 static const char *allo_weights_dir = "weights";
