@@ -40,38 +40,10 @@ def gemm(A: float32[P, Q], B: float32[Q, R], C: float32[P, R]):
         C[i, j] += A[i, k] * B[k, j]
 
 
-def _divisors(n, cap):
-    return [d for d in range(1, min(n, cap) + 1) if n % d == 0]
-
-
-def lanes_space(ni: int, nj: int, out: str, ins: tuple) -> dse.Space:
-    """Unroll factors (ui, uj) of the output loops i, j (divisors, so no guards); arrays `ins` =
-    (row-indexed input, column-indexed input) and `out` partitioned by them."""
-    space = dse.Space()
-    space.choice("ui", _divisors(ni, 64))
-    space.choice("uj", _divisors(nj, nj))
-    row_in, col_in = ins
-
-    def lanes(s, cfg):
-        ui, uj = cfg["ui"], cfg["uj"]
-        s.split("i", ui)
-        s.split("j", uj)
-        s.reorder("k", "i.outer", "j.outer", "i.inner", "j.inner")
-        s.unroll("i.inner")
-        s.unroll("j.inner")
-        s.pipeline("j.outer")
-        for buf, dim, f in ((out, 1, ui), (out, 2, uj), (row_in, 1, ui), (col_in, 2, uj)):
-            if f > 1:
-                s.partition(buf, "cyclic", dim=dim, factor=f)
-
-    space.rule(lanes, name="lanes")
-    return space
-
-
 def rows(kernels=("gemm",), verify: int = 0):
     for name in kernels:
         allo_pub, shls = PUBLISHED[name]
-        space = lanes_space(P, R, "C", ("A", "B"))
+        space = dse.lanes_space(P, R, out="C", rows_in="A", cols_in="B")
         for budget in BUDGETS:
             t0 = time.perf_counter()
             r = dse.explore(gemm, space=space, budget={"DSP": budget}, part="xcu280", trials=space.size,
