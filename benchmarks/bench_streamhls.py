@@ -78,7 +78,7 @@ def run(kernels=("gemm",), verify: int = 0):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", nargs="+", default=["gemm"])
-    ap.add_argument("--verify", type=int, default=0, help="check the best N designs on LLVM (full size: slow)")
+    ap.add_argument("--verify", type=int, default=1, help="check the best N designs on LLVM (full size, ~8 s each)")
     args = ap.parse_args()
     for line in run(args.kernels, args.verify):
         print(line, flush=True)
