@@ -111,6 +111,13 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=300)
     ap.add_argument("--skip-ray", action="store_true")
+    ap.add_argument("--streamhls", action="store_true", help="only the Stream-HLS comparison (bench_streamhls.py)")
     args = ap.parse_args()
+    if args.streamhls:
+        from bench_streamhls import run as run_streamhls
+
+        for line in run_streamhls():
+            print(line, flush=True)
+        sys.exit(0)
     for line in run(args.trials, args.skip_ray):
         print(line, flush=True)

@@ -18,9 +18,10 @@ Example::
 from .derive import default_space
 from .evaluate import Settings
 from .explore import explore, load
+from .lanes import lanes_space
 from .model import ModelResult, explore_model
 from .result import DSEResult, Trial, pareto_front
 from .space import Space
 
 __all__ = ["explore", "explore_model", "Space", "default_space", "DSEResult", "ModelResult", "Trial", "Settings",
-           "pareto_front", "load"]
+           "pareto_front", "load", "lanes_space"]

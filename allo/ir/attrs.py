@@ -127,6 +127,10 @@ NAMED = _declare(
 REUSE = _declare(
     "_reuse", bool, ("Buffer",), "a reuse buffer of `s.reuse_at`: its contents carry state across iterations, "
     "so loop order is fixed", ("schedule",), ("schedule",), NEVER)
+FILL = _declare(
+    "_fill", str, ("For",), "a row/column fill loop of `s.reuse_at`: the name of the loop it serves (the fill is "
+    "pipelined by default and takes the II of a loop pipelined inside the served loop)", ("schedule",),
+    ("schedule",), NEVER)
 
 VOLATILE = _declare(
     "_volatile", bool, ("Buffer",), "loads read the memory every time, never a copy kept in a register (the "

@@ -10,7 +10,7 @@ import math
 
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
-from ..ir.attrs import DATAFLOW, OP_NAME, PARALLEL, PIPELINE_II, REWIND, UNROLL
+from ..ir.attrs import DATAFLOW, FILL, OP_NAME, PARALLEL, PIPELINE_II, REWIND, UNROLL
 from ..ir.loops import find_loop
 from ..ir.ops import BinOpKind
 from . import rewrite as R
@@ -223,6 +223,20 @@ def pipeline(func: N.Func, loop, ii=1, rewind=False) -> None:
         lp.attrs[REWIND] = True
     else:
         lp.attrs.pop(REWIND, None)
+    _fills_follow(func, lp, ii)
+
+
+def _fills_follow(func, lp, ii):
+    """reuse_at's fill loops follow a pipeline: one inside `lp` is unrolled by it (its own pipeline is
+    dropped); one beside `lp` inside the loop it serves takes `lp`'s II (they alternate per row)."""
+    for fill, path in V.iter_loops(func.body):
+        served = fill.attrs.get(FILL)
+        if served is None or fill is lp:
+            continue
+        if any(p is lp for p in path):
+            fill.attrs.pop(PIPELINE_II, None)
+        elif any(p.name == served for p in path) and any(p.name == served for p in V.loop_path(func, lp)):
+            fill.attrs[PIPELINE_II] = ii
 
 
 def parallel(func: N.Func, loop) -> None:

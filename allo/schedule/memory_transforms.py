@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..errors import ScheduleError
 from ..ir import effects as E, nodes as N, visit as V
-from ..ir.attrs import OP_NAME, PARTITION, REUSE, UNROLL, Partition
+from ..ir.attrs import FILL, OP_NAME, PARTITION, PIPELINE_II, REUSE, UNROLL, Partition
 from ..ir.loops import find_buffer, find_loop
 from ..ir.ops import BinOpKind
 from ..ir.types import ArrayType, is_bool, is_fixed, is_float
@@ -86,7 +86,10 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
                                              for j_back: C[i, j_back] = C_buf[j_back]
 
     Dimensions indexed identically by every access with loop-invariant expressions are
-    fixed; the others are kept (full extent). When `buffer` is a local whose initial value is
+    fixed; a dimension indexed `base + inner` (base from loops outside `loop`, inner offsets from
+    loops inside it with constant bounds, as after `split`) keeps only the tile the inner loops
+    address (`buffer_at(C, "j.outer")` after splitting i and j by 4 buffers a 4x4 tile); the
+    others are kept (full extent). When `buffer` is a local whose initial value is
     a constant and each iteration of a top-level `loop` owns its own slice, the init loop
     stores that constant instead of reading the buffer (the seed's `j_init`).
     Returns the new Buffer (named "<buffer>_buf").
@@ -110,29 +113,39 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
                      and not (R.expr_vars(first).keys() & inner.keys()))
     kept = [d for d in range(len(buf.shape)) if not fixed[d]]
     fixed_exprs = {d: access_idx[0][d] for d in range(len(buf.shape)) if fixed[d]}
-    init_value = _initial_value(func, lp, buf, fixed_exprs)
+    tiles = {d: t for d in kept for t in [_tile(func, lp, buf.shape[d], [idx[d] for idx in access_idx])] if t}
+    init_value = _initial_value(func, lp, buf, fixed_exprs) if not tiles else None
 
     taken = {b.name for b in V.iter_buffers(func)}
-    local = N.Buffer(R.fresh_name(taken, f"{buf.name}_buf"), ArrayType(buf.dtype, tuple(buf.shape[d] for d in kept)),
+    extents = [tiles[d].extent if d in tiles else buf.shape[d] for d in kept]
+    local = N.Buffer(R.fresh_name(taken, f"{buf.name}_buf"), ArrayType(buf.dtype, tuple(extents)),
                      "local", loc=buf.loc)
     var_loops = {id(s.var): s.name for s in V.walk_stmts(lp.body) if isinstance(s, N.For)}
     bases = []
     for k, d in enumerate(kept):
-        e = stores[0].indices[d]
+        e = tiles[d].name_var if d in tiles else stores[0].indices[d]
         bases.append(var_loops.get(id(e), f"{local.name}_d{k}") if isinstance(e, N.IterVar) else f"{local.name}_d{k}")
 
     def full_index(vars_):
         it = iter(vars_)
-        return [next(it) if d in kept else V.copy_expr(fixed_exprs[d]) for d in range(len(buf.shape))]
+        return [tiles[d].source(next(it)) if d in tiles else next(it) if d in kept else V.copy_expr(fixed_exprs[d])
+                for d in range(len(buf.shape))]
+
+    def in_bounds(vars_):
+        return R.land([c for d, v in zip(kept, vars_) if d in tiles for c in tiles[d].guard(v)])
+
+    def guarded(vars_, stmt):
+        cond = in_bounds(vars_)
+        return N.If(cond, [stmt], loc=lp.loc) if cond is not None else stmt
 
     def init_stmt(vars_):
         value = V.copy_expr(init_value) if init_value is not None else N.Load(buf, full_index(vars_), loc=lp.loc)
-        return N.Store(local, list(vars_), value, loc=lp.loc)
+        return guarded(vars_, N.Store(local, list(vars_), value, loc=lp.loc))
 
     def back_stmt(vars_):
-        return N.Store(buf, full_index(vars_), N.Load(local, list(vars_), loc=lp.loc), loc=stores[-1].loc)
+        return guarded(vars_, N.Store(buf, full_index(vars_), N.Load(local, list(vars_), loc=lp.loc),
+                                      loc=stores[-1].loc))
 
-    extents = [buf.shape[d] for d in kept]
     init_names = [fresh_loop_name(func, f"{b}_init") for b in bases]
     init_names = _distinct(func, init_names)
     init = _copy_nest(func, init_names, extents, init_stmt, lp.loc)
@@ -142,10 +155,92 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     target = _guarded_body(lp, buf)
     for x in loads + stores:
         x.buf = local
-        x.indices = [x.indices[d] for d in kept]
+        x.indices = [tiles[d].local(x.indices[d]) if d in tiles else x.indices[d] for d in kept]
     target[:] = init + target + back
     _insert_alloc(func, lp, local, lp.loc)
     return local
+
+
+class _Tile:
+    """One dimension of `buffer_at`'s slice that the loops inside the buffered loop address as
+    `base + inner` (`i.outer * 4 + i.inner` after a split): `base` uses only loops outside it, the
+    `inner` offsets span `extent` elements from `lo` (e.g. the 4 rows of a 4x4 tile)."""
+
+    def __init__(self, base, lo, extent, limit, name_var, safe):
+        self.base, self.lo, self.extent, self.limit, self.name_var, self.safe = base, lo, extent, limit, name_var, safe
+
+    def source(self, v):
+        """The element of the original buffer that tile position `v` holds."""
+        e = R.add(v, self.lo)
+        for var, coeff in self.base:
+            e = R.add(R.mul(var, coeff), e)
+        return e
+
+    def local(self, e):
+        """An access index `base + inner` as a position inside the tile: `inner - lo`."""
+        terms, const = R.affine(e)
+        out = R.const(const - self.lo)
+        base_ids = {id(v) for v, _ in self.base}
+        for key, (var, coeff) in terms.items():
+            if key not in base_ids:
+                out = R.add(R.mul(var, coeff), out)
+        return out
+
+    def guard(self, v):
+        """Conditions keeping a copy inside the original buffer (a split that does not divide
+        leaves a partial last tile)."""
+        if self.safe:
+            return []
+        return [R.cmp(BinOpKind.GE, self.source(v), 0), R.cmp(BinOpKind.LT, self.source(v), self.limit)]
+
+
+def _tile(func, lp, extent, indices):
+    """The `_Tile` of one buffered dimension, or None when every access must keep the full extent
+    (an index that is not affine, bases that differ between accesses, or no smaller tile)."""
+    inner = {id(s.var): s for s in V.walk_stmts(lp.body) if isinstance(s, N.For)}
+    base, lo, hi = None, None, None
+    for e in indices:
+        aff = R.affine(e)
+        if aff is None or E.has_load(e):
+            return None
+        terms, const = aff
+        outer = {k: c for k, (_, c) in terms.items() if k not in inner}
+        if base is not None and outer != base[0]:
+            return None
+        base = (outer, [(v, c) for k, (v, c) in terms.items() if k not in inner])
+        a = b = const
+        for k, (_, coeff) in terms.items():
+            if k not in inner:
+                continue
+            loop_ = inner[k]
+            n = R.trip_count(loop_)
+            if not n:
+                return None
+            ends = (coeff * R.as_int(loop_.lb), coeff * (R.as_int(loop_.lb) + (n - 1) * loop_.step))
+            a, b = a + min(ends), b + max(ends)
+        lo, hi = (a, b) if lo is None else (min(lo, a), max(hi, b))
+    if not base[1] or hi - lo + 1 >= extent:
+        return None
+    terms = R.affine(indices[0])[0]
+    inner_vars = [v for k, (v, _) in terms.items() if k in inner]
+    name_var = inner_vars[0] if len(inner_vars) == 1 else None
+    rng = _base_range(func, lp, base[1])
+    safe = rng is not None and rng[0] + lo >= 0 and rng[1] + hi < extent
+    return _Tile(base[1], lo, hi - lo + 1, extent, name_var, safe)
+
+
+def _base_range(func, lp, base):
+    """(min, max) of sum(coeff * var) over the constant-bounded loops enclosing `lp` (and `lp`), else None."""
+    loops = {id(s.var): s for s in V.loop_path(func, lp)}
+    lo = hi = 0
+    for var, coeff in base:
+        s = loops.get(id(var))
+        n = R.trip_count(s) if s is not None else None
+        if not n:
+            return None
+        ends = (coeff * R.as_int(s.lb), coeff * (R.as_int(s.lb) + (n - 1) * s.step))
+        lo, hi = lo + min(ends), hi + max(ends)
+    return lo, hi
 
 
 def _guarded_body(lp, buf) -> list:
@@ -384,7 +479,19 @@ def _fill_stmts(func, lp, src, rbuf, rdim, dims, dropped, k_rows, rows, row):
     nest = _copy_nest(func, names, [src.shape[d] for d in col_dims], make, lp.loc)
     if not names and nest and isinstance(nest[0], N.For):
         nest[0].attrs[OP_NAME] = fresh_op_name(func, [shift_name])
+    if names:
+        _pipeline_fill(func, lp, next(x for x in V.walk_stmts(nest) if isinstance(x, N.For) and x.name == names[-1]))
     return nest
+
+
+def _pipeline_fill(func, lp, inner):
+    """Pipeline the innermost column loop of a fill nest at II 1 (unless a loop around `lp` is already
+    pipelined: the fill is then unrolled inside it) and tag it with the loop it serves. Without this the
+    row fill runs one element per ~9 cycles and a line buffer is slower than none; `pipeline` later
+    gives it the II of the loop it serves (loop_transforms.pipeline)."""
+    inner.attrs[FILL] = lp.name
+    if not any(PIPELINE_II in s.attrs for s in V.loop_path(func, lp)):
+        inner.attrs[PIPELINE_II] = 1
 
 
 def _row_guard(lp, row, extent, rows):

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 from ..dsl.kernel import KernelDef, KernelInstance
 from ..errors import AlloError, ScheduleError, clean
-from ..ir.attrs import INSTANCES
+from ..ir.attrs import INSTANCES, PIPELINE_II
 from ..ir.check import verify_func
 from ..ir.loops import get_loops
-from ..ir.nodes import Buffer, CallStmt, Module
+from ..ir.nodes import Buffer, CallStmt, For, Module
 from ..ir.visit import iter_buffers, walk_stmts
 from ..render import BIG_GLOBAL, parse_with_globals, render_text, to_mlir_module
 from . import targets
@@ -75,6 +75,25 @@ class Placeholder:
     name: str
 
 
+def _loop_ids(ir, func_name) -> set:
+    return {id(lp) for lp in get_loops_flat(ir, func_name)}
+
+
+def get_loops_flat(ir, func_name) -> list:
+    names = [f.name for f in ir.funcs]
+    return [s for s in walk_stmts(ir.func(func_name).body) if isinstance(s, For)] if func_name in names else []
+
+
+def _new_loops(ir, func_name, before) -> str:
+    """"a, b (pipelined II=1)": the loops of `func_name` not in `before`, with their pipeline."""
+    out = []
+    for lp in get_loops_flat(ir, func_name):
+        if id(lp) not in before:
+            ii = lp.attrs.get(PIPELINE_II)
+            out.append(lp.name + (f" (pipelined II={ii})" if ii is not None else ""))
+    return ", ".join(out)
+
+
 @PRIMITIVES.install
 class Schedule:
     """See module docstring. Public attributes: `module` (mlir.ir.Module), `top_func_name`, `steps`,
@@ -86,6 +105,7 @@ class Schedule:
         self.targs = tuple(targs)
         self.top_func_name = ir_module.top
         self.steps = []
+        self.created = {}  # step index -> the loops a buffer_at/reuse_at step made (names users can address)
         self.record_only = record_only
         self._mlir_cache = None
         self._unchecked = False  # set only while `replay(..., checked=False)` runs
@@ -111,7 +131,8 @@ class Schedule:
 
     def __str__(self):
         lines = [f"Schedule of {self.top_func_name} ({len(self.steps)} step(s))"]
-        lines += [f"  {i}: {s}" for i, s in enumerate(self.steps)]
+        lines += [f"  {i}: {s}" + (f"  -> new loops: {self.created[i]}" if i in self.created else "")
+                  for i, s in enumerate(self.steps)]
         return "\n".join(lines)
 
     def __repr__(self):
@@ -176,6 +197,7 @@ class Schedule:
             raise ScheduleError(f"{prim.name}: {e}") from None
         head = (self.ir, step.func) if prim.scope == "module" else (self.ir.func(step.func),)
         checked = Step(step.primitive, step.func, args, tuple(sorted(kwargs.items())))
+        before = _loop_ids(self.ir, step.func) if prim.returns == "buffer" else None
         if self._unchecked:
             result = prim.impl(*head, *args, **kwargs)
             if step.func in self._func_names():
@@ -184,6 +206,10 @@ class Schedule:
             result = self._atomically(checked, lambda: prim.impl(*head, *args, **kwargs),
                                       whole_module=prim.scope == "module")
         self._mlir_cache = None
+        if before is not None:
+            made = _new_loops(self.ir, step.func, before)
+            if made:
+                self.created[len(self.steps)] = made
         self.steps.append(checked)
         return result
 

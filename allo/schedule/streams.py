@@ -14,6 +14,9 @@ checks that both kernels touch every element exactly once in row-major order:
 A consumer load nested in further loops that do not index it (`for k: for j: ... out[i, k]`,
 common after reorder/buffer_at) is hoisted out of them into a scalar first, as an HLS engineer
 would write it (one `.read()` per element).
+
+A local the caller initialises (`y_init: float32[N] = 0.0`) and passes only to the consumer is
+streamed too: the caller's initialisation loop is the producer (`y_init.write(0.0)` per element).
 """
 from __future__ import annotations
 
@@ -47,21 +50,24 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
         raise _err("dst", f"no kernel named {dst!r} and no loop band of that name; kernels: {', '.join(names)}; bands of "
                           f"{func_name!r}: {', '.join(bands) or 'none'} (name a band with allo.grid(..., name=))")
     depth = _check_depth(depth, buf)
-    for st in V.walk_stmts(func.body):
-        if isinstance(st, N.Alloc) and st.buf is buf and st.init is not None:
-            raise _err("target", f"{buf.name!r} has an initial value; a FIFO starts empty (declare it without one, "
-                                 f"e.g. `{buf.name}: T[...]`)")
+    init = next((st.init for st in V.walk_stmts(func.body) if isinstance(st, N.Alloc) and st.buf is buf), None)
+    if init is not None and (dst not in names or not isinstance(init, N.Expr)):
+        raise _err("target", f"{buf.name!r} has an initial value; a FIFO between two bands starts empty (declare "
+                             f"it without one, e.g. `{buf.name}: T[...]`)")
     if dst not in names:
         return _to_band(func, buf, bands[dst], depth)
-    producer, consumer = _producer_consumer(module, func, buf, dst)
-    p_param = _param_for(module, producer, buf)
+    producer, consumer = _producer_consumer(module, func, buf, dst, initialised=init is not None)
     c_param = _param_for(module, consumer, buf)
-    p_func, c_func = module.func(producer.callee), module.func(consumer.callee)
-    _check_called_once(module, p_func.name)
+    c_func = module.func(consumer.callee)
     _check_called_once(module, c_func.name)
-    reason = _order_error(p_func, p_param, "write")
-    if reason:
-        raise _err("target", f"producer {p_func.name!r} cannot write {p_param.name!r} as a FIFO: {reason}")
+    p_param = None
+    if producer is not None:
+        p_param = _param_for(module, producer, buf)
+        p_func = module.func(producer.callee)
+        _check_called_once(module, p_func.name)
+        reason = _order_error(p_func, p_param, "write")
+        if reason:
+            raise _err("target", f"producer {p_func.name!r} cannot write {p_param.name!r} as a FIFO: {reason}")
     hoists = _plan_hoists(c_func, c_param)
     reason = _order_error(c_func, c_param, "read", hoists)
     if reason:
@@ -69,7 +75,8 @@ def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N
     for plan in hoists:  # every check passed: rewrite
         _hoist(c_func, c_param, plan)
     for b in (buf, p_param, c_param):
-        b.attrs[STREAM] = depth
+        if b is not None:
+            b.attrs[STREAM] = depth
     func.attrs[DATAFLOW] = True
     return buf
 
@@ -124,7 +131,10 @@ def _check_depth(depth, buf) -> int:
     return n if depth == -1 else depth
 
 
-def _producer_consumer(module, func, buf, dst):
+def _producer_consumer(module, func, buf, dst, initialised=False):
+    """(producer call, consumer call) passing `buf`. A buffer the caller initialises has no producer
+    kernel (None): the caller's initialisation loop writes the FIFO, one element per write in
+    row-major order (upstream Allo's gesummv streams its zeroed `y_init` this way)."""
     loads, stores, calls = E.accesses(func.body, buf)
     if loads or stores:
         raise _err("target", f"{func.name!r} reads or writes {buf.name!r} itself; only the kernels it is passed to "
@@ -134,6 +144,12 @@ def _producer_consumer(module, func, buf, dst):
         raise _err("dst", f"{func.name!r} passes {buf.name!r} to {dst!r} {len(consumers)} times; expected exactly once")
     others = [c for c in calls if c is not consumers[0]]
     producers = [c for c in others if isinstance(c, N.CallStmt)]
+    if initialised:
+        if others:
+            users = ", ".join(getattr(c, "callee", "return") for c in others)
+            raise _err("target", f"{buf.name!r} has an initial value, which writes the FIFO, and is also passed to "
+                                 f"{users}; a FIFO has one writer (drop the initial value or the other use)")
+        return None, consumers[0]
     if len(others) != 1 or len(producers) != 1:
         users = ", ".join(getattr(c, "callee", "return") for c in others) or "nothing"
         raise _err("target", f"{buf.name!r} must be written by exactly one other kernel call before {dst!r} "

@@ -494,7 +494,10 @@ class FuncEmitter(ExprEmitter):
             return
         if id(buf) not in self.declared:
             self.declare(buf)
-        if isinstance(s.init, N.Expr):
+        if isinstance(s.init, N.Expr) and buf.attrs.get(STREAM):  # the caller's initialisation writes the FIFO
+            value = self.value_as(s.init, buf.dtype)
+            self.fill(buf.shape, lambda idx: f"{name}.write({value.text});")
+        elif isinstance(s.init, N.Expr):
             value = self.value_as(s.init, buf.dtype)
             self.fill(buf.shape, lambda idx: f"{name}{idx} = {value.text};")
         elif isinstance(s.init, N.Buffer):
