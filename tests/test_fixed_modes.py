@@ -160,3 +160,16 @@ def test_static_rtl_float32_source_saturates():
     sch = convert.customize(instantiate=[float32, d])
     np.testing.assert_array_equal(sch.build()(x), want)
     np.testing.assert_array_equal(sch.build(target="rtl")(x), want)
+
+
+@pytest.mark.parametrize("d", [UFixed(3, 0, rounding="trn_zero"), Fixed(4, 1, rounding="rnd_zero"),
+                               Fixed(4, 1, rounding="rnd_inf"), Fixed(5, 2, rounding="trn_zero")])
+def test_floats_beyond_the_widening_round_by_their_own_sign(d):
+    """A float far outside the destination wraps in the exact widening, which can flip its sign:
+    the rounding direction must come from the float (found by CI's unseeded run: 32.5 -> UFixed(3, 0,
+    trn_zero) gave 1, the reference 0)."""
+    x = np.array([32.5, 33.5, -32.5, -33.25, 100.75, -100.75, 64.5, -64.5, 31.5, -31.5, 16.25, -16.25],
+                 dtype=np.float32)
+    want = reference(x, d)
+    np.testing.assert_array_equal(convert[float32, d](x), want)
+    np.testing.assert_array_equal(run(convert.customize(instantiate=[float32, d]).ir, x), want)

@@ -108,7 +108,10 @@ def expand_cast(e, t, loc=None):
     x = Cast(e, E, loc)
     needs_round = is_float or getattr(s, "frac", 0) > F
     if needs_round:
-        r = _round(x, E, R, t.rounding, loc)
+        # the sign that picks a rounding direction: the float's own (its widening into E wraps
+        # values beyond E's range, which can flip the sign of x)
+        neg = BinOp(BinOpKind.LT, e, Const(0.0, s, loc), _bool, loc) if is_float else _lt0(x, E, loc)
+        r = _round(x, E, R, t.rounding, loc, neg)
     else:
         r = Cast(x, R, loc)
     if t.overflow != "wrap":
@@ -135,16 +138,17 @@ def _lt0(x, E, loc):
     return BinOp(BinOpKind.LT, x, Const(0, E, loc), _bool, loc)
 
 
-def _round(x, E, R, mode, loc):
-    """x (in E) rounded to R's fraction bits. Only powers of two appear as constants (exact in
-    every backend); ceilings are negated floors of the negated value."""
+def _round(x, E, R, mode, loc, neg):
+    """x (in E) rounded to R's fraction bits; `neg` is the condition "the value is negative". Only
+    powers of two appear as constants (exact in every backend); ceilings are negated floors of the
+    negated value."""
     half = Fraction(1, 2 << R.frac)
     floor = Cast(x, R, loc)
     if mode == "trn":
         return floor
     ceil = _neg(Cast(_neg(x, E, loc), R, loc), R, loc)
     if mode == "trn_zero":
-        return Select(_lt0(x, E, loc), ceil, floor, R, loc)
+        return Select(neg, ceil, floor, R, loc)
     up = Cast(_add(x, half, E, loc), R, loc)  # floor(y + 1/2): ties up
     down = _neg(Cast(_add(_neg(x, E, loc), half, E, loc), R, loc), R, loc)  # ceil(y - 1/2): ties down
     if mode == "rnd":
@@ -152,9 +156,9 @@ def _round(x, E, R, mode, loc):
     if mode == "rnd_min_inf":
         return down
     if mode == "rnd_zero":
-        return Select(_lt0(x, E, loc), up, down, R, loc)
+        return Select(neg, up, down, R, loc)
     if mode == "rnd_inf":
-        return Select(_lt0(x, E, loc), down, up, R, loc)
+        return Select(neg, down, up, R, loc)
     # rnd_conv: ties (up != down) go to the even one of the two
     tie = BinOp(BinOpKind.NE, up, down, _bool, loc)
     if R.frac == 0:
