@@ -388,3 +388,24 @@ def test_fuzz_findings_through_the_static_circuit(seed, tmp_path):
     from tests.fuzz_kernels import check, generate
 
     assert check(generate(seed), seed, str(tmp_path), csim=False, rtl=True) == "ok"
+
+
+def nest(A: int32[4, 6]) -> int32[4, 6]:
+    B: int32[4, 6] = 0
+    for i in range(4):
+        for j in range(6):
+            B[i, j] = A[i, j] * 3
+    return B
+
+
+def test_report_rows_nest_fsm_loops_with_counted_trips():
+    s = allo.customize(nest)
+    mod, got, want = run_both(s, [_ints((4, 6))])
+    assert_bit_exact(got, want, "nest")
+    rows = {r.name: r for r in mod.report().loops}
+    outer = rows["l_i"]
+    assert outer.trip_count == 4 and outer.kind == "loop" and outer.latency <= mod.cycles
+    (inner,) = outer.children
+    assert inner.name == "l_j" and inner.trip_count == 6 and not inner.pipelined
+    est = {r.name: r for r in allo.report(s).loops}["l_i"]
+    assert abs(outer.latency - est.latency) <= 0.1 * est.latency, (outer.latency, est.latency)

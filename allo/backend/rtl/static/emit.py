@@ -451,6 +451,7 @@ class Emitter:
         if isinstance(it, Loop):
             init, latch = m.new(), m.new()
             body = self.seq(it.body, latch, fsm_vars + [it.var], m)
+            self.loop_counter(it, m, init, len(m.states) - 1, latch)
             lb, ub = self.fsm_value(it.lb, fsm_vars), self.fsm_value(it.ub, fsm_vars)
             sig = it.signal
             self.reg(sig, 64)
@@ -488,6 +489,15 @@ class Emitter:
             m.add(s, f"if ({alldone}) {v} <= {m.sid(succ)};")
             return s
         raise AssertionError(f"internal error: control item {it!r}")
+
+    def loop_counter(self, it, m, first, last, latch):
+        """Outputs counting an FSM loop for mod.report(): busy while the FSM is in one of the
+        loop's states (first..last, contiguous), one iteration per visit of its latch state."""
+        name = it.signal
+        states = " | ".join(f"({m.var} == {m.sid(k)})" for k in range(first, last + 1))
+        self.body.append(f"  assign allo_cnt_{name} = {states};")
+        self.body.append(f"  assign allo_iss_{name} = ({m.var} == {m.sid(latch)});")
+        self.counters += [f"allo_cnt_{name}", f"allo_iss_{name}"]
 
     # ------------------------------------------------------------------ memories and ports
     def memories(self):

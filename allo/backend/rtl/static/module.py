@@ -21,7 +21,7 @@ from ....qor import estimate
 from ....qor.report import LoopRow, QoRReport
 from ...marshal import ArraySpec, CallPlan
 from ..synth import synthesize
-from .design import Design
+from .design import DataflowC, Design, IfC, Loop, Unit, WhileC
 from .emit import emit_design
 from .exprs import sv_width
 from .harness import (MemPort, StaticInterface, StaticMemory, StaticResult, StaticScalar, build_static_simulator,
@@ -131,28 +131,50 @@ class StaticRTLModule:
 
     # ------------------------------------------------------------------ reports
     def report(self) -> QoRReport:
-        """The circuit as it ran: `latency_cycles` of the last call, per unit the trip count (iterations
-        issued), the II and depth the circuit implements and the cycles measured in simulation."""
+        """The circuit as it ran: `latency_cycles` of the last call; one row per FSM loop (nesting its
+        rows) and per unit: the trip count (iterations per entry, counted in the circuit), the II and
+        depth the circuit implements, and the cycles per entry measured in simulation."""
         if self.cycles is None:
             raise BackendError("mod.report() needs a simulated call first: call the module on inputs")
-        rows = []
-        for u in self.design.units:
-            busy, entries = self.counts.get(f"allo_cnt_{u.name}", (0, 0))
-            iss, _ = self.counts.get(f"allo_iss_{u.name}", (0, 0))
-            trip = iss // max(1, entries) if entries else 0
-            kind = "loop" if u.loops else "block"
-            note = u.sched.reason
-            if u.unroll > 1:
-                note = (note + "; " if note else "") + f"unrolled x{u.unroll}"
-            rows.append(LoopRow("l_" + u.name if u.loops else u.name, kind, trip, u.pipelined,
-                                u.sched.ii if u.pipelined else None, u.ii if u.pipelined else None, u.sched.depth,
-                                busy, note, []))
+        rows = self._rows(self.design.root)
         res = {}
         if self._last_synth is not None:
             s = self._last_synth
             res = {"LUT": s.luts, "FF": s.ffs, "DSP": s.dsps, "BRAM_18K": s.brams}
         return QoRReport(self.top_func_name, int(self.cycles), int(self.cycles) + 1, self.clock_ns, "xc7", rows,
                          res, {}, "rtl", "rtl", [])
+
+    def _rows(self, items) -> list:
+        """Report rows of control items: FSM loops with their nested rows, units as leaves."""
+        rows = []
+        for it in items:
+            if isinstance(it, Unit):
+                rows.append(self._unit_row(it))
+            elif isinstance(it, Loop):
+                busy, entries = self.counts.get(f"allo_cnt_{it.signal}", (0, 0))
+                iters, _ = self.counts.get(f"allo_iss_{it.signal}", (0, 0))
+                trip = iters // max(1, entries) if entries else 0
+                rows.append(LoopRow("l_" + it.name, "loop", trip, False, None, None,
+                                    busy // max(1, iters) if iters else None, busy // max(1, entries), "FSM loop",
+                                    self._rows(it.body)))
+            elif isinstance(it, IfC):
+                rows += self._rows(it.then) + self._rows(it.orelse)
+            elif isinstance(it, WhileC):
+                rows += self._rows(it.body)
+            elif isinstance(it, DataflowC):
+                rows += [r for p in it.processes for r in self._rows(p)]
+        return rows
+
+    def _unit_row(self, u) -> LoopRow:
+        busy, entries = self.counts.get(f"allo_cnt_{u.name}", (0, 0))
+        iss, _ = self.counts.get(f"allo_iss_{u.name}", (0, 0))
+        trip = iss // max(1, entries) if entries else 0
+        note = u.sched.reason
+        if u.unroll > 1:
+            note = (note + "; " if note else "") + f"unrolled x{u.unroll}"
+        return LoopRow("l_" + u.name if u.loops else u.name, "loop" if u.loops else "block", trip, u.pipelined,
+                       u.sched.ii if u.pipelined else None, u.ii if u.pipelined else None, u.sched.depth,
+                       busy // max(1, entries), note, [])
 
     def qor(self, clock_ns: float = None, part: str = "xcu280"):
         """The QoR estimate (allo.qor) of the same schedule, to compare with `cycles` and `report()`."""

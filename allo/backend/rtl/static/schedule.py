@@ -75,6 +75,7 @@ def schedule_unit(graph, ii: int, pipelined: bool, name: str = "") -> UnitSchedu
 
 
 def _asap(nodes, ii, floor=None):
+    loaded = {n.mem.name for n in nodes if n.kind == "load"}
     table = {}  # (memory, bank, slot) -> ports used
     order = {}  # memory name -> [(node, "r"|"w")] in program order
     last = 0
@@ -95,7 +96,7 @@ def _asap(nodes, ii, floor=None):
             n.t, n.ready = 0, 0  # a register loaded before the first iteration
         elif k in ("load", "store"):
             if k == "store":
-                start = _early_store(n, start)
+                start = _early_store(n, start, ii is not None and n.mem.name in loaded)
             start = max(start, low, _after(order.get(n.mem.name, []), n))
             n.t = _reserve(table, n, start, ii)
             n.ready = n.t + LOAD_READY if k == "load" else n.t
@@ -127,12 +128,14 @@ def _asap(nodes, ii, floor=None):
     return last + 1
 
 
-def _early_store(n, start) -> int:
+def _early_store(n, start, recurrent: bool) -> int:
     """A store whose value comes out of an operator's pipeline writes it from the last stage,
     one cycle sooner (like an early register write): a recurrence through memory closes at the
     operator's latency + 1, as the estimator counts it."""
     v = n.args[0]
     n.early = False
+    if not recurrent:  # only where it closes a loop-carried dependence (the estimator's datapath has no such cut)
+        return start
     others = [c.ready for c in (n.coords or [])] + ([n.pred.ready] if n.pred is not None else [])
     if start == v.ready >= 1 and all(r < v.ready for r in others) and early_ok(v, v.ready - 1, loads=False):
         n.early = True
