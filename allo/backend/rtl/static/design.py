@@ -258,11 +258,12 @@ class Design:
         return u
 
     def region(self, body) -> DataflowC:
-        groups, cur = [], None
+        groups, cur, self.process_lines = [], None, []
         for s in body:
             if isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK:
                 cur = []
                 groups.append(cur)
+                self.process_lines.append(getattr(s.loc, "lineno", None))
             elif isinstance(s, N.Return):
                 continue
             elif isinstance(s, N.Alloc) and s.buf.shape:
@@ -271,6 +272,7 @@ class Design:
                 if cur is None:
                     cur = []
                     groups.append(cur)
+                    self.process_lines.append(getattr(s.loc, "lineno", None))
                 cur.append(s)
         procs, names, rw = [], [], []
         for k, g in enumerate(groups):
@@ -280,15 +282,21 @@ class Design:
                 self.unit_process[u.uid] = k
             names.append(self.fresh(f"p{k}"))
             rw.append(_arrays_rw(g))
-        deps = []
+        deps, self.dep_arrays = [], {}
         for k, (reads, writes) in enumerate(rw):
             dk = set()
             for j in range(k):
                 rj, wj = rw[j]
-                if (reads & wj) or (writes & (rj | wj)):
+                shared = (reads & wj) | (writes & (rj | wj))
+                if shared:
                     dk.add(j)
+                    self.dep_arrays[(k, j)] = sorted(self.mem_bufs[b].name for b in shared if b in self.mem_bufs)
             deps.append(sorted(dk))
         return DataflowC(procs, deps, names)
+
+    def _process(self, k) -> str:
+        line = self.process_lines[k] if k < len(self.process_lines) else None
+        return f"process {k}" + (f" (line {line})" if line else "")
 
     def stream_buffers(self):
         return {id(b): b for b in self.mem_bufs.values() if self.mems[id(b)].kind == "fifo"}
@@ -314,11 +322,15 @@ class Design:
                 continue
             (p,), (c,) = pw, pr
             if p in _all_deps(region.deps, c) and m.depth < m.size:
+                via = sorted({a for j in region.deps[c] if j == p or p in _all_deps(region.deps, j)
+                              for a in self.dep_arrays.get((c, j), [])})
+                why = f" (they share array{'s' if len(via) > 1 else ''} {', '.join(map(repr, via))}, which a " \
+                      "process may use only after the previous one finished)" if via else ""
                 raise located(BackendError, f"static RTL: stream {buf.name!r} (depth {m.depth}) would deadlock: "
-                                            f"its consumer (process {c}) waits for its producer (process {p}) to "
-                                            f"finish, which needs all {m.size} elements in the FIFO; make the "
-                                            f"stream at least {m.size} deep or let the consumer read only streams "
-                                            "from that producer", buf.loc)
+                                            f"its consumer, {self._process(c)}, waits for its producer, "
+                                            f"{self._process(p)}, to finish{why}, which needs all {m.size} elements "
+                                            f"in the FIFO; make the stream at least {m.size} deep or let the "
+                                            "consumer exchange data with that producer through streams only", buf.loc)
 
     # ------------------------------------------------------------------ unit graphs
     def build_unit(self, u: Unit):
