@@ -3,9 +3,9 @@ lane spaces (`allo.dse.nest_lanes_space`).
 
 The kernels are PolyBench's computations written as separate perfect nests with array accumulators
 and distinct loop names (atax's two products split; bicg's two updates split; gesummv's scalars
-t, u as arrays; alpha and beta kept) so that the nests can be reordered and split. The nests of a kernel
-share one factor u (they share a partitioned buffer; they run one after the other, so their DSPs
-add up). A nest whose lanes
+t, u as arrays, y left uninitialised as it is fully written; alpha and beta kept) so that the nests can be reordered and split. Each nest has its own
+factor (u, u2: the nests run one after the other and their DSPs add up, so the budget is shared
+unevenly when that is faster); a buffer both nests partition gets the lcm of their factors. A nest whose lanes
 would need a second partitioned dimension of A (the estimator honours one partitioned dimension
 per buffer) splits its reduction loop instead: the lanes then add into one accumulator per
 iteration (a chain inside the iteration, II 1 kept because consecutive iterations update different
@@ -45,7 +45,7 @@ def bicg(A: float32[N, M], p: float32[M], r: float32[N]) -> (float32[M], float32
 def gesummv(alpha: float32, beta: float32, A: float32[NG, NG], B: float32[NG, NG], x: float32[NG]) -> float32[NG]:
     t: float32[NG] = 0.0
     u: float32[NG] = 0.0
-    y: float32[NG] = 0.0
+    y: float32[NG]
     for i, j in allo.grid(NG, NG):
         t[i] += A[i, j] * x[j]
         u[i] += B[i, j] * x[j]
@@ -68,21 +68,21 @@ def spaces(max_factor: int = 64) -> dict:
         # tmp = A x: lanes over rows i (A dim 1); y = A^T tmp: lanes over the reduction k (A dim 1 again)
         "atax": (atax, nl([
             {"order": ("j", "i"), "split": {"i": ("u", M)}, "partitions": [("tmp", 1, "i"), ("A", 1, "i")]},
-            {"order": ("k", "l"), "split": {"k": ("u", M)}, "partitions": [("tmp", 1, "k")]},
+            {"order": ("k", "l"), "split": {"k": ("u2", M)}, "partitions": [("tmp", 1, "k")]},
         ], max_factor=max_factor)),
         # s = A^T r: lanes over columns j (A dim 2); q = A p: lanes over the reduction l (A dim 2)
         "bicg": (bicg, nl([
             {"order": ("i", "j"), "split": {"j": ("u", M)}, "partitions": [("s", 1, "j"), ("A", 2, "j")]},
-            {"order": ("k", "l"), "split": {"l": ("u", M)}, "partitions": [("p", 1, "l")]},
+            {"order": ("l", "k"), "split": {"l": ("u2", M)}, "partitions": [("p", 1, "l")]},
         ], max_factor=max_factor)),
         # t, u = A x, B x: lanes over rows i and the the same factor on y = alpha t + beta u
         "gesummv": (gesummv, nl([
             {"order": ("j", "i"), "split": {"i": ("u", NG)}, "partitions": [("t", 1, "i"), ("u", 1, "i"), ("A", 1, "i"), ("B", 1, "i")]},
-            {"order": ("k",), "split": {"k": ("u", NG)}, "partitions": [("y", 1, "k")]},
+            {"order": ("k",), "split": {"k": ("u2", NG)}, "partitions": [("y", 1, "k")]},
         ], max_factor=max_factor)),
         # x1 = A y1: lanes over rows i (A dim 1); x2 = A^T y2: lanes over the reduction l (A dim 1)
         "mvt": (mvt, nl([
             {"order": ("j", "i"), "split": {"i": ("u", NV)}, "partitions": [("x1", 1, "i"), ("A", 1, "i")]},
-            {"order": ("l", "k"), "split": {"l": ("u", NV)}, "partitions": [("y2", 1, "l")]},
+            {"order": ("l", "k"), "split": {"l": ("u2", NV)}, "partitions": [("y2", 1, "l")]},
         ], max_factor=max_factor)),
     }

@@ -7,8 +7,9 @@ different accumulators: no recurrence at II 1), each loop in `split` is split by
 inner part unrolled (the lanes), the outer parts keep `order` and the innermost outer part is
 pipelined (Vitis flattens the perfect outer nest into that pipeline). Each `(buffer, dim, loop)` in
 `partitions` is partitioned cyclically along `dim` by the factor chosen for `loop`, so every lane has
-its own bank. A factor is one parameter; nests that name the same parameter share it (their
-extents' common divisors are the options). The factors are divisors of the extents (no guards).
+its own bank (nests that partition the same dimension with different factors get their lcm). A
+factor is one parameter; nests that name the same parameter share it (their extents' common
+divisors are the options). The factors are divisors of the extents (no guards).
 
 Example (mvt, two nests sharing the factor "u")::
 
@@ -19,6 +20,8 @@ Example (mvt, two nests sharing the factor "u")::
     r = allo.dse.explore(mvt, space=space, budget={"DSP": 220}, strategy="grid", trials=space.size)
 """
 from __future__ import annotations
+
+import math
 
 from ..errors import DSEError
 from .space import Space
@@ -56,6 +59,7 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None) -> Space:
         space.choice(param, opts, group="lanes")
 
     def lanes(s, cfg):
+        banks: dict = {}  # (buffer, dim) -> the lcm of the factors of the loops that index it
         for nest in nests:
             order, split = tuple(nest["order"]), nest["split"]
             factor = {loop: cfg[param] for loop, (param, _e) in split.items()}
@@ -68,8 +72,11 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None) -> Space:
                 s.unroll(lp)
             s.pipeline(outer[-1])
             for buf, dim, loop in nest.get("partitions", ()):
-                if factor[loop] > 1:
-                    s.partition(buf, "cyclic", dim=dim, factor=factor[loop])
+                banks[(buf, dim)] = math.lcm(banks.get((buf, dim), 1), factor[loop])
+        # cyclic by a multiple of u still gives u consecutive indices u different banks
+        for (buf, dim), f in banks.items():
+            if f > 1:
+                s.partition(buf, "cyclic", dim=dim, factor=f)
 
     space.rule(lanes, name="lanes")
     return space
