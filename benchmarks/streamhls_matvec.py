@@ -9,7 +9,9 @@ unevenly when that is faster); a buffer both nests partition gets the lcm of the
 would need a second partitioned dimension of A (the estimator honours one partitioned dimension
 per buffer) splits its reduction loop instead: the lanes then add into one accumulator per
 iteration (a chain inside the iteration, II 1 kept because consecutive iterations update different
-accumulators).
+accumulators). bicg's and mvt's two nests are independent: their spaces may make the kernel a
+dataflow region so that the nests overlap (both read A: in Vitis a dataflow region whose two
+processes read one array needs A copied or streamed to each; the estimate does not count that).
 """
 from __future__ import annotations
 
@@ -74,8 +76,8 @@ def spaces(max_factor: int = 64) -> dict:
         "bicg": (bicg, nl([
             {"order": ("i", "j"), "split": {"j": ("u", M)}, "partitions": [("s", 1, "j"), ("A", 2, "j")]},
             {"order": ("l", "k"), "split": {"l": ("u2", M)}, "partitions": [("p", 1, "l")]},
-        ], max_factor=max_factor)),
-        # t, u = A x, B x: lanes over rows i and the the same factor on y = alpha t + beta u
+        ], max_factor=max_factor, dataflow=True)),
+        # t, u = A x, B x: lanes over rows i; its own factor on y = alpha t + beta u
         "gesummv": (gesummv, nl([
             {"order": ("j", "i"), "split": {"i": ("u", NG)}, "partitions": [("t", 1, "i"), ("u", 1, "i"), ("A", 1, "i"), ("B", 1, "i")]},
             {"order": ("k",), "split": {"k": ("u2", NG)}, "partitions": [("y", 1, "k")]},
@@ -84,5 +86,5 @@ def spaces(max_factor: int = 64) -> dict:
         "mvt": (mvt, nl([
             {"order": ("j", "i"), "split": {"i": ("u", NV)}, "partitions": [("x1", 1, "i"), ("A", 1, "i")]},
             {"order": ("l", "k"), "split": {"l": ("u2", NV)}, "partitions": [("y2", 1, "l")]},
-        ], max_factor=max_factor)),
+        ], max_factor=max_factor, dataflow=True)),
     }

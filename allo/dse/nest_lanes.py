@@ -43,9 +43,11 @@ def _check(nest, k):
             raise DSEError(f"nest {k}: partition {part!r} must be (buffer, dim, split loop)")
 
 
-def nest_lanes_space(nests, max_factor: int = 64, caps=None) -> Space:
+def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False) -> Space:
     """Space over the lane factors of `nests` (see the module docstring for a nest's keys).
-    `max_factor` caps every factor; `caps` ({parameter: cap}) overrides it per parameter."""
+    `max_factor` caps every factor; `caps` ({parameter: cap}) overrides it per parameter.
+    `dataflow=True` adds a choice "dataflow" (False/True): make the top function a dataflow
+    region, so nests that do not depend on each other run at the same time (their DSPs still add)."""
     caps = dict(caps or {})
     extents: dict = {}
     for k, nest in enumerate(nests):
@@ -57,6 +59,8 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None) -> Space:
         cap = caps.get(param, max_factor)
         opts = [d for d in _divisors(min(exts), cap) if all(e % d == 0 for e in exts)]
         space.choice(param, opts, group="lanes")
+    if dataflow:
+        space.choice("dataflow", [False, True], group="lanes")
 
     def lanes(s, cfg):
         banks: dict = {}  # (buffer, dim) -> the lcm of the factors of the loops that index it
@@ -77,6 +81,8 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None) -> Space:
         for (buf, dim), f in banks.items():
             if f > 1:
                 s.partition(buf, "cyclic", dim=dim, factor=f)
+        if cfg.get("dataflow"):
+            s.dataflow(s.top_func_name)
 
     space.rule(lanes, name="lanes")
     return space
