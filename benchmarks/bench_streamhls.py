@@ -57,7 +57,7 @@ def kernel_and_space(name):
     if name == "gemm":
         return gemm, dse.lanes_space(P, R, out="C", rows_in="A", cols_in="B")
     try:
-        return streamhls_matvec.spaces(max_factor=410)[name]
+        return streamhls_matvec.spaces(max_factor=64)[name]
     except KeyError:
         raise SystemExit(f"bench_streamhls: no kernel {name!r}; kernels: {', '.join(KERNELS)}") from None
 

@@ -67,24 +67,33 @@ def spaces(max_factor: int = 64) -> dict:
     """kernel name -> (kernel, its nest_lanes_space)."""
     nl = dse.nest_lanes_space
     return {
-        # tmp = A x: lanes over rows i (A dim 1); y = A^T tmp: lanes over the reduction k (A dim 1 again)
+        # tmp = A x: lanes over rows i and the reduction j; y = A^T tmp: lanes over columns l and
+        # the reduction k. A is partitioned a x b; both nests address it by lane-affine indices.
         "atax": (atax, nl([
-            {"order": ("j", "i"), "split": {"i": ("u", M)}, "partitions": [("tmp", 1, "i"), ("A", 1, "i")]},
-            {"order": ("k", "l"), "split": {"k": ("u2", M)}, "partitions": [("tmp", 1, "k")]},
+            {"order": ("j", "i"), "split": {"i": ("a", M), "j": ("b", N)},
+             "partitions": [("tmp", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("x", 1, "j")]},
+            {"order": ("k", "l"), "split": {"k": ("a", M), "l": ("b", N)},
+             "partitions": [("tmp", 1, "k"), ("y", 1, "l")]},
         ], max_factor=max_factor)),
-        # s = A^T r: lanes over columns j (A dim 2); q = A p: lanes over the reduction l (A dim 2)
+        # s = A^T r: lanes over columns j and the reduction i; q = A p: rows k and the reduction l
         "bicg": (bicg, nl([
-            {"order": ("i", "j"), "split": {"j": ("u", M)}, "partitions": [("s", 1, "j"), ("A", 2, "j")]},
-            {"order": ("l", "k"), "split": {"l": ("u2", M)}, "partitions": [("p", 1, "l")]},
+            {"order": ("i", "j"), "split": {"i": ("a", N), "j": ("b", M)},
+             "partitions": [("s", 1, "j"), ("A", 1, "i"), ("A", 2, "j"), ("r", 1, "i")]},
+            {"order": ("l", "k"), "split": {"k": ("a", N), "l": ("b", M)},
+             "partitions": [("q", 1, "k"), ("p", 1, "l")]},
         ], max_factor=max_factor, dataflow=True)),
-        # t, u = A x, B x: lanes over rows i; its own factor on y = alpha t + beta u
+        # t, u = A x, B x: lanes over rows i and the reduction j; its own factor on y = alpha t + beta u
         "gesummv": (gesummv, nl([
-            {"order": ("j", "i"), "split": {"i": ("u", NG)}, "partitions": [("t", 1, "i"), ("u", 1, "i"), ("A", 1, "i"), ("B", 1, "i")]},
+            {"order": ("j", "i"), "split": {"i": ("a", NG), "j": ("b", NG)},
+             "partitions": [("t", 1, "i"), ("u", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("B", 1, "i"),
+                            ("B", 2, "j"), ("x", 1, "j")]},
             {"order": ("k",), "split": {"k": ("u2", NG)}, "partitions": [("y", 1, "k")]},
         ], max_factor=max_factor)),
-        # x1 = A y1: lanes over rows i (A dim 1); x2 = A^T y2: lanes over the reduction l (A dim 1)
+        # x1 = A y1: lanes over rows i and the reduction j; x2 = A^T y2: columns k and the reduction l
         "mvt": (mvt, nl([
-            {"order": ("j", "i"), "split": {"i": ("u", NV)}, "partitions": [("x1", 1, "i"), ("A", 1, "i")]},
-            {"order": ("l", "k"), "split": {"l": ("u2", NV)}, "partitions": [("y2", 1, "l")]},
+            {"order": ("j", "i"), "split": {"i": ("a", NV), "j": ("b", NV)},
+             "partitions": [("x1", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("y1", 1, "j")]},
+            {"order": ("l", "k"), "split": {"l": ("a", NV), "k": ("b", NV)},
+             "partitions": [("x2", 1, "k"), ("y2", 1, "l")]},
         ], max_factor=max_factor, dataflow=True)),
     }

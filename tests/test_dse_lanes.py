@@ -88,7 +88,7 @@ def mvt(x1: float32[N], x2: float32[N], y1: float32[N], y2: float32[N], A: float
         x2[k] += A[l, k] * y2[l]
 
 
-# the nests of bench_streamhls.py's matrix-vector kernels (benchmarks/streamhls_matvec.py), small sizes
+# one-factor-per-nest variants of the matrix-vector spaces (bench_streamhls.py uses a x b lanes), small sizes
 NESTS = {
     "atax": (atax, [{"order": ("j", "i"), "split": {"i": ("u", M)}, "partitions": [("tmp", 1, "i"), ("A", 1, "i")]},
                     {"order": ("k", "l"), "split": {"k": ("u2", M)}, "partitions": [("tmp", 1, "k")]}]),
