@@ -133,3 +133,19 @@ def test_nest_lanes_space_rejects_a_split_loop_outside_the_order():
         dse.nest_lanes_space([{"order": ("i", "j"), "split": {"q": ("u", 4)}}])
     with pytest.raises(DSEError, match="must be \\(buffer, dim, split loop\\)"):
         dse.nest_lanes_space([{"order": ("i", "j"), "split": {"i": ("u", 4)}, "partitions": [("A", 1, "j")]}])
+
+
+def test_nest_lanes_space_two_factor_lanes_share_a_partition_of_a_across_nests():
+    # bench_streamhls.py's mvt space at a small size: A partitioned a x b, read lane-affinely by both nests
+    space = dse.nest_lanes_space([
+        {"order": ("j", "i"), "split": {"i": ("a", N), "j": ("b", N)},
+         "partitions": [("x1", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("y1", 1, "j")]},
+        {"order": ("l", "k"), "split": {"l": ("a", N), "k": ("b", N)}, "partitions": [("x2", 1, "k"), ("y2", 1, "l")]},
+    ], dataflow=True)
+    assert space.size == 4 * 4 * 2
+    one = dse.explore(mvt, space=space, budget={"DSP": 10_000}, strategy="grid", trials=space.size,
+                      executor="inline", verify=1)
+    best = one.best_trial
+    assert best.verified is True
+    row_lanes_only = min(t.latency for t in one.trials if t.latency is not None and t.config["b"] == 1)
+    assert best.latency < row_lanes_only
