@@ -88,7 +88,7 @@ def spaces(max_factor: int = 64) -> dict:
              "partitions": [("t", 1, "i"), ("u", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("B", 1, "i"),
                             ("B", 2, "j"), ("x", 1, "j")]},
             {"order": ("k",), "split": {"k": ("u2", NG)}, "partitions": [("y", 1, "k")]},
-        ], max_factor=max_factor)),
+        ], max_factor=max_factor, caps={"a": NG, "b": 10})),  # all rows as lanes: t, u become registers
         # x1 = A y1: lanes over rows i and the reduction j; x2 = A^T y2: columns k and the reduction l
         "mvt": (mvt, nl([
             {"order": ("j", "i"), "split": {"i": ("a", NV), "j": ("b", NV)},
