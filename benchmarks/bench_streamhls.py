@@ -12,8 +12,8 @@ The DSP budget binds; LUT, FF and BRAM are held to the device's totals.
 
 Kernels (PolyBench medium sizes, float32): gemm (`C += A @ B` with C an in/out argument:
 PolyBench's alpha and beta are 1 here; `allo.dse.lanes_space`) and atax, bicg, gesummv, mvt
-(benchmarks/streamhls_matvec.py: one `allo.dse.nest_lanes_space` per kernel, one factor per
-nest). 2mm and 3mm are not covered. Also runnable as `bench_dse.py --streamhls`.
+(benchmarks/streamhls_matvec.py: one `allo.dse.nest_lanes_space` per kernel, a x b lanes per
+nest, dataflow between independent nests). 2mm and 3mm are not covered. Also runnable as `bench_dse.py --streamhls`.
 """
 from __future__ import annotations
 

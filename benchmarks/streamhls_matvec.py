@@ -3,15 +3,16 @@ lane spaces (`allo.dse.nest_lanes_space`).
 
 The kernels are PolyBench's computations written as separate perfect nests with array accumulators
 and distinct loop names (atax's two products split; bicg's two updates split; gesummv's scalars
-t, u as arrays, y left uninitialised as it is fully written; alpha and beta kept) so that the nests can be reordered and split. Each nest has its own
-factor (u, u2: the nests run one after the other and their DSPs add up, so the budget is shared
-unevenly when that is faster); a buffer both nests partition gets the lcm of their factors. A nest whose lanes
-would need a second partitioned dimension of A (the estimator honours one partitioned dimension
-per buffer) splits its reduction loop instead: the lanes then add into one accumulator per
-iteration (a chain inside the iteration, II 1 kept because consecutive iterations update different
-accumulators). bicg's and mvt's two nests are independent: their spaces may make the kernel a
-dataflow region so that the nests overlap (both read A: in Vitis a dataflow region whose two
-processes read one array needs A copied or streamed to each; the estimate does not count that).
+t, u as arrays, y left uninitialised as it is fully written; alpha and beta kept) so that the
+nests can be reordered and split. Each nest splits its output loop and its reduction loop
+(a x b lanes); A is partitioned a on dim 1 and b on dim 2, and both nests (one reads A by rows,
+the other by columns) split the loop indexing each dimension by that dimension's factor, so every
+access is lane-affine (the estimator counts a plain loop index on a partitioned dimension as "any
+bank"). The b reduction lanes add into one accumulator per iteration: a chain inside the iteration,
+II 1 kept while the flattened pipeline revisits an accumulator less often than the chain takes.
+bicg's and mvt's two nests are independent: their spaces may make the kernel a dataflow region so
+that the nests overlap (both read A: in Vitis a dataflow region whose two processes read one array
+needs A copied or streamed to each; the estimate does not count that).
 """
 from __future__ import annotations
 
