@@ -8,9 +8,12 @@ budget (its estimate, DSP/LUT/BRAM), trials and seconds. The space is "parallel 
 reduction loop k outermost, the two output loops split by (ui, uj), their inner parts unrolled and
 the outer j pipelined (Vitis flattens k x i.outer x j.outer), with the arrays partitioned cyclically
 by the unroll factors - the structure Stream-HLS's designs have - searched on a grid of factors.
+The DSP budget binds; LUT, FF and BRAM are held to the device's totals.
 
-Only gemm is covered so far (PolyBench medium sizes, float32, `C += A @ B` with C an in/out
-argument: PolyBench's alpha and beta are 1 here). Also runnable as `bench_dse.py --streamhls`.
+Kernels (PolyBench medium sizes, float32): gemm (`C += A @ B` with C an in/out argument:
+PolyBench's alpha and beta are 1 here; `allo.dse.lanes_space`) and atax, bicg, gesummv, mvt
+(benchmarks/streamhls_matvec.py: one `allo.dse.nest_lanes_space` per kernel, a x b lanes per
+nest, dataflow between independent nests). 2mm and 3mm are not covered. Also runnable as `bench_dse.py --streamhls`.
 """
 from __future__ import annotations
 
@@ -25,13 +28,22 @@ sys.path.insert(0, ROOT)
 
 import allo  # noqa: E402
 from allo import dse  # noqa: E402
+from allo.dse.search import resolve_budget  # noqa: E402
 from allo.ir.types import float32  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import streamhls_matvec  # noqa: E402
 
 BUDGETS = (220, 2560, 9024)
 # kernel -> (Allo published RTL cycles, {budget: Stream-HLS Opt5_<budget> RTL cycles}) (compare.csv)
 PUBLISHED = {
     "gemm": (238622, {220: 330053, 2560: 24051, 9024: 7100}),
+    "atax": (8822, {220: 15855, 2560: 2180, 9024: 2180}),
+    "bicg": (1651, {220: 8033, 2560: 1112, 9024: 1112}),
+    "gesummv": (1538, {220: 3177, 2560: 673, 9024: 673}),
+    "mvt": (468, {220: 8041, 2560: 667, 9024: 550}),
 }
+KERNELS = tuple(PUBLISHED)
 P, R, Q = 200, 220, 240  # gemm: C[P, R] += A[P, Q] @ B[Q, R]
 
 
@@ -40,13 +52,25 @@ def gemm(A: float32[P, Q], B: float32[Q, R], C: float32[P, R]):
         C[i, j] += A[i, k] * B[k, j]
 
 
-def rows(kernels=("gemm",), verify: int = 0):
+def kernel_and_space(name):
+    """(kernel, lane space) of a kernel of the table."""
+    if name == "gemm":
+        return gemm, dse.lanes_space(P, R, out="C", rows_in="A", cols_in="B")
+    try:
+        return streamhls_matvec.spaces(max_factor=64)[name]
+    except KeyError:
+        raise SystemExit(f"bench_streamhls: no kernel {name!r}; kernels: {', '.join(KERNELS)}") from None
+
+
+def rows(kernels=KERNELS, verify: int = 0):
     for name in kernels:
         allo_pub, shls = PUBLISHED[name]
-        space = dse.lanes_space(P, R, out="C", rows_in="A", cols_in="B")
+        kernel, space = kernel_and_space(name)
         for budget in BUDGETS:
             t0 = time.perf_counter()
-            r = dse.explore(gemm, space=space, budget={"DSP": budget}, part="xcu280", trials=space.size,
+            # the DSP budget binds; LUT, FF and BRAM are held to the device (xcu280)
+            limits = dict(resolve_budget(None, "xcu280"), DSP=budget)
+            r = dse.explore(kernel, space=space, budget=limits, part="xcu280", trials=space.size,
                             strategy="grid", seed=0, executor="local", verify=verify)
             best = r.best_trial
             yield {"kernel": name, "budget": budget, "allo": allo_pub, "streamhls": shls[budget],
@@ -56,7 +80,7 @@ def rows(kernels=("gemm",), verify: int = 0):
                    "trials": len(r.trials), "seconds": time.perf_counter() - t0}
 
 
-def run(kernels=("gemm",), verify: int = 0):
+def run(kernels=KERNELS, verify: int = 0):
     """The table's lines, then the geomean speedup vs Stream-HLS per budget (estimate)."""
     yield "allo.dse vs Stream-HLS (FPGA'25) at equal DSP budgets (xcu280 @ 3.33 ns, estimate vs published RTL cycles)"
     yield (f"{'kernel':<8} {'DSP<=':>5} {'Allo pub':>9} {'SHLS pub':>9} {'ours':>9} {'DSP':>5} {'LUT':>7} "
@@ -77,8 +101,8 @@ def run(kernels=("gemm",), verify: int = 0):
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
-    ap.add_argument("--kernels", nargs="+", default=["gemm"])
-    ap.add_argument("--verify", type=int, default=1, help="check the best N designs on LLVM (full size, ~8 s each)")
+    ap.add_argument("--kernels", nargs="+", default=list(KERNELS))
+    ap.add_argument("--verify", type=int, default=1, help="check the best N designs on LLVM (full size; gemm ~8 s each)")
     args = ap.parse_args()
     for line in run(args.kernels, args.verify):
         print(line, flush=True)

@@ -19,9 +19,10 @@ from .derive import default_space
 from .evaluate import Settings
 from .explore import explore, load
 from .lanes import lanes_space
+from .nest_lanes import nest_lanes_space
 from .model import ModelResult, explore_model
 from .result import DSEResult, Trial, pareto_front
 from .space import Space
 
 __all__ = ["explore", "explore_model", "Space", "default_space", "DSEResult", "ModelResult", "Trial", "Settings",
-           "pareto_front", "load", "lanes_space"]
+           "pareto_front", "load", "lanes_space", "nest_lanes_space"]

@@ -1,0 +1,91 @@
+"""`nest_lanes_space`: parallel lanes for kernels made of one or more loop nests, each with one
+reduction loop and output loops that index the accumulators (matrix-vector kernels: atax, bicg,
+gesummv, mvt; chained products: 2mm, 3mm).
+
+Per nest: the loops are put in `order` (reduction outermost, so consecutive iterations update
+different accumulators: no recurrence at II 1), each loop in `split` is split by its factor and its
+inner part unrolled (the lanes), the outer parts keep `order` and the innermost outer part is
+pipelined (Vitis flattens the perfect outer nest into that pipeline). Each `(buffer, dim, loop)` in
+`partitions` is partitioned cyclically along `dim` by the factor chosen for `loop`, so every lane has
+its own bank (nests that partition the same dimension with different factors get their lcm). A
+factor is one parameter; nests that name the same parameter share it (their extents' common
+divisors are the options). The factors are divisors of the extents (no guards).
+
+Example (mvt, two nests sharing the factor "u")::
+
+    space = allo.dse.nest_lanes_space([
+        {"order": ("j", "i"), "split": {"i": ("u", 400)}, "partitions": [("x1", 1, "i"), ("A", 1, "i")]},
+        {"order": ("l", "k"), "split": {"k": ("u", 400)}, "partitions": [("x2", 1, "k"), ("A", 2, "k")]},
+    ], max_factor=64)
+    r = allo.dse.explore(mvt, space=space, budget={"DSP": 220}, strategy="grid", trials=space.size)
+"""
+from __future__ import annotations
+
+import math
+
+from ..errors import DSEError
+from .space import Space
+
+
+def _divisors(n: int, cap: int) -> list:
+    return [d for d in range(1, min(n, cap) + 1) if n % d == 0]
+
+
+def _check(nest, k):
+    if not isinstance(nest, dict) or "order" not in nest or "split" not in nest:
+        raise DSEError(f"nest {k}: expected a dict with 'order' and 'split' (and optional 'partitions'), "
+                       f"got {nest!r}")
+    for loop in nest["split"]:
+        if loop not in nest["order"]:
+            raise DSEError(f"nest {k}: split loop {loop!r} is not in its order {tuple(nest['order'])}")
+    for part in nest.get("partitions", ()):
+        if len(part) != 3 or part[2] not in nest["split"]:
+            raise DSEError(f"nest {k}: partition {part!r} must be (buffer, dim, split loop)")
+
+
+def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False) -> Space:
+    """Space over the lane factors of `nests` (see the module docstring for a nest's keys).
+    `max_factor` caps every factor; `caps` ({parameter: cap}) overrides it per parameter.
+    `dataflow=True` adds a choice "dataflow" (False/True): make the top function a dataflow
+    region, so nests that do not depend on each other run at the same time (their DSPs still add)."""
+    caps = dict(caps or {})
+    extents: dict = {}
+    for k, nest in enumerate(nests):
+        _check(nest, k)
+        for _loop, (param, extent) in nest["split"].items():
+            extents.setdefault(param, []).append(extent)
+    space = Space()
+    for param, exts in extents.items():
+        cap = caps.get(param, max_factor)
+        opts = [d for d in _divisors(min(exts), cap) if all(e % d == 0 for e in exts)]
+        space.choice(param, opts, group="lanes")
+    if dataflow:
+        space.choice("dataflow", [False, True], group="lanes")
+
+    def lanes(s, cfg):
+        banks: dict = {}  # (buffer, dim) -> the lcm of the factors of the loops that index it
+        for nest in nests:
+            order, split = tuple(nest["order"]), nest["split"]
+            factor = {loop: cfg[param] for loop, (param, _e) in split.items()}
+            for loop, f in factor.items():
+                s.split(loop, f)
+            outer = [f"{lp}.outer" if lp in split else lp for lp in order]
+            inner = [f"{lp}.inner" for lp in order if lp in split]
+            s.reorder(*outer, *inner)
+            for lp in inner:
+                s.unroll(lp)
+            s.pipeline(outer[-1])
+            for buf, dim, loop in nest.get("partitions", ()):
+                banks[(buf, dim)] = math.lcm(banks.get((buf, dim), 1), factor[loop])
+        # cyclic by a multiple of u still gives u consecutive indices u different banks
+        for (buf, dim), f in banks.items():
+            if f > 1:
+                s.partition(buf, "cyclic", dim=dim, factor=f)
+        if cfg.get("dataflow"):
+            s.dataflow(s.top_func_name)
+
+    space.rule(lanes, name="lanes")
+    return space
+
+
+__all__ = ["nest_lanes_space"]
