@@ -23,7 +23,9 @@ from .....ir.ops import MathFn
 from .checks import F32, SPECIAL_BITS, _leaf
 
 # unit -> (max ulp vs the correctly rounded value, max ulp vs libm): the documented bounds
-BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (2, 2), "rsqrt": (1, 0)}
+BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0)}
+# kernels of allo.library.nn through the static RTL: max ulp from the LLVM build
+KERNEL_BOUNDS = {"softmax": 4}
 # thresholds of the units (exp: overflow, underflow, subnormal results; tanh: branch points)
 EDGES = [88.72283, 88.7228394, 89.0, -87.33654, -103.972, -104.0, 0.625, 9.0, -0.625, -9.0, 0.3465736, 1.0]
 
@@ -134,4 +136,4 @@ def bench_outputs(cases: dict, emitter):
     return outs, emitter.functions()
 
 
-__all__ = ["math_cases", "math_operands", "ulp_distance", "special_mismatches", "worst", "bench_outputs", "BOUNDS"]
+__all__ = ["math_cases", "math_operands", "ulp_distance", "special_mismatches", "worst", "bench_outputs", "BOUNDS", "KERNEL_BOUNDS"]

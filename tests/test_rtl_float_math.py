@@ -1,0 +1,88 @@
+"""The float32 math units (f32_exp, f32_tanh, f32_sigmoid, f32_rsqrt: fixed sequences of the
+basic float32 units) through Verilator, against the correctly rounded value and this machine's
+libm (what the LLVM build calls), within the ulp bounds docs/rtl.md states, specials exact; and
+softmax / sigmoid / tanh / layer_norm kernels through the static RTL against the LLVM build.
+Reduced sweep by default; ALLO_RTL_FULL=1 (or benchmarks/bench_float_units.py --math) runs a
+million inputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import allo
+from allo.backend.rtl.static.exprs import ExprEmitter
+from allo.backend.rtl.static.float import bench, math_checks
+from allo.ir.types import float32
+from allo.library import nn
+from tests.rtl_util import FULL, assert_bit_exact, needs_rtl, run_both
+
+pytestmark = needs_rtl
+N = 1_000_000 if FULL else 30_000
+CASES = math_checks.math_cases()
+
+
+@pytest.fixture(scope="module")
+def sweep():
+    outs, text = math_checks.bench_outputs(CASES, ExprEmitter())
+    exe = bench.build_bench(outs, text)
+    a = math_checks.math_operands(N, seed=2025)
+    got = bench.run_bench(exe, list(outs), a, a, np.zeros(len(a), dtype=np.uint64))
+    return got, a, math_checks.worst(got, CASES, a, libm_n=N)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_math_unit_within_its_ulp_bound(sweep, name):
+    _, _, worst = sweep
+    cr, libm, special = worst[name]
+    bound_cr, bound_libm = math_checks.BOUNDS[name]
+    assert cr <= bound_cr, f"{name}: {cr} ulp from the correctly rounded value (bound {bound_cr})"
+    assert libm <= bound_libm, f"{name}: {libm} ulp from libm (bound {bound_libm})"
+    assert special == 0, f"{name}: {special} zero / inf / NaN results differ from libm"
+
+
+def test_sweep_reaches_overflow_underflow_and_subnormal_exp(sweep):
+    got, a, _ = sweep
+    e = (got["exp"] & np.uint64(0xffffffff)).astype(np.uint32).view(np.float32)
+    fin = np.isfinite(a.view(np.float32))
+    assert (e[fin] == np.inf).sum() >= 10 and (e[fin] == 0).sum() >= 10
+    sub = (e > 0) & (e < np.float32(1.1754944e-38))
+    assert sub.sum() >= 20, int(sub.sum())
+
+
+def test_ulp_distance_counts_adjacent_floats_and_nan():
+    x = np.array([1.0, -0.0, np.nan, 2.0], dtype=np.float32)
+    y = np.array([np.nextafter(np.float32(1), np.float32(2)), 0.0, np.nan, np.nan], dtype=np.float32)
+    assert math_checks.ulp_distance(x, y).tolist() == [1, 0, 0, 2 ** 32]
+
+
+def _ulps(got, want):
+    return int(math_checks.ulp_distance(np.asarray(got).ravel(), np.asarray(want).ravel()).max())
+
+
+def test_softmax_kernel_within_bound_of_llvm():
+    rng = np.random.default_rng(5)
+    X = (rng.standard_normal((4, 16)) * 4).astype(np.float32)
+    X[0, :3] = [-100.0, 80.0, 0.0]  # an exp that underflows next to a large one
+    s = allo.customize(nn.softmax[float32, 4, 16])
+    _, got, want = run_both(s, [X])
+    assert _ulps(got, want) <= math_checks.KERNEL_BOUNDS["softmax"]
+
+
+@pytest.mark.parametrize("act", ["sigmoid", "tanh"])
+def test_activation_kernel_within_bound_of_llvm(act):
+    rng = np.random.default_rng(6)
+    X = (rng.standard_normal((4, 16)) * 5).astype(np.float32)
+    X[0, :6] = [0.0, -0.0, np.inf, -np.inf, 100.0, -100.0]
+    s = allo.customize(getattr(nn, act)[float32, 4, 16])
+    _, got, want = run_both(s, [X])
+    assert _ulps(got, want) <= math_checks.BOUNDS[act][1]
+
+
+def test_layer_norm_kernel_equals_llvm_bit_for_bit():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((4, 16)).astype(np.float32)
+    g, b = rng.standard_normal(16).astype(np.float32), rng.standard_normal(16).astype(np.float32)
+    s = allo.customize(nn.layer_norm[float32, 4, 16])
+    _, got, want = run_both(s, [X, g, b, 1e-5])
+    assert_bit_exact(got, want, "layer_norm")
