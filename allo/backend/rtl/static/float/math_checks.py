@@ -1,5 +1,5 @@
 """Operand sweeps and ulp references for the float32 math units (f32_exp, f32_tanh, f32_sigmoid,
-f32_rsqrt): the units are fixed sequences of the basic float32 units, the CPU build calls libm,
+f32_rsqrt, f32_erf): the units are fixed sequences of the basic float32 units, the CPU build calls libm,
 so they are compared in ulp, against the correctly rounded value (float64 rounded to float32)
 and against this machine's libm (expf, tanhf: what the LLVM build calls), with every special
 (zeros, inf, NaN, overflow / underflow) required exact. The bounds are the ones docs/rtl.md states.
@@ -14,6 +14,7 @@ Example::
 from __future__ import annotations
 
 import ctypes
+import math
 import ctypes.util
 
 import numpy as np
@@ -23,11 +24,11 @@ from .....ir.ops import MathFn
 from .checks import F32, SPECIAL_BITS, _leaf
 
 # unit -> (max ulp vs the correctly rounded value, max ulp vs libm): the documented bounds
-BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0)}
+BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0), "erf": (1, 2)}
 # kernels of allo.library.nn through the static RTL: max ulp from the LLVM build
 KERNEL_BOUNDS = {"softmax": 4}
 # thresholds of the units (exp: overflow, underflow, subnormal results; tanh: branch points)
-EDGES = [88.72283, 88.7228394, 89.0, -87.33654, -103.972, -104.0, 0.625, 9.0, -0.625, -9.0, 0.3465736, 1.0]
+EDGES = [88.72283, 88.7228394, 89.0, -87.33654, -103.972, -104.0, 0.625, 9.0, -0.625, -9.0, 0.3465736, 1.0, -1.0, 2.25, -2.25, 4.0, -4.0]
 
 
 def _f64(fn):
@@ -56,6 +57,10 @@ def _sigmoid_with(exp):
     return ref
 
 
+def _erf64(x):
+    return np.array([math.erf(v) for v in x.tolist()])
+
+
 def _rsqrt(a):
     with np.errstate(all="ignore"):
         return (np.float32(1) / np.sqrt(a.view(np.float32))).astype(np.float32)
@@ -73,6 +78,7 @@ def math_cases() -> dict:
         "exp": (call(MathFn.EXP), _f64(np.exp), _libm("expf")),
         "tanh": (call(MathFn.TANH), _f64(np.tanh), _libm("tanhf")),
         "sigmoid": (call(MathFn.SIGMOID), _sigmoid_with(_f64(np.exp)), _sigmoid_with(_libm("expf"))),
+        "erf": (call(MathFn.ERF), _f64(_erf64), _libm("erff")),
         "rsqrt": (call(MathFn.RSQRT), _f64(lambda x: 1.0 / np.sqrt(x)), _rsqrt),
     }
 
