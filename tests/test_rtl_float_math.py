@@ -1,7 +1,7 @@
-"""The float32 math units (f32_exp, f32_tanh, f32_sigmoid, f32_rsqrt: fixed sequences of the
+"""The float32 math units (f32_exp, f32_tanh, f32_sigmoid, f32_rsqrt, f32_erf: fixed sequences of the
 basic float32 units) through Verilator, against the correctly rounded value and this machine's
 libm (what the LLVM build calls), within the ulp bounds docs/rtl.md states, specials exact; and
-softmax / sigmoid / tanh / layer_norm kernels through the static RTL against the LLVM build.
+softmax / sigmoid / tanh / gelu / layer_norm kernels through the static RTL against the LLVM build.
 Reduced sweep by default; ALLO_RTL_FULL=1 (or benchmarks/bench_float_units.py --math) runs a
 million inputs.
 """
@@ -86,3 +86,17 @@ def test_layer_norm_kernel_equals_llvm_bit_for_bit():
     s = allo.customize(nn.layer_norm[float32, 4, 16])
     _, got, want = run_both(s, [X, g, b, 1e-5])
     assert_bit_exact(got, want, "layer_norm")
+
+
+def test_gelu_kernel_within_absolute_bound_of_llvm():
+    """1 + erf(x / sqrt 2) cancels for negative x, so erf's 1 ulp (2^-24 near -1) is carried in
+    absolute terms: |RTL - LLVM| <= 2^-23 |x| plus one ulp of the result."""
+    rng = np.random.default_rng(8)
+    X = (rng.standard_normal((4, 16)) * 3).astype(np.float32)
+    X[0, :4] = [0.0, -0.0, 6.0, -6.0]
+    s = allo.customize(nn.gelu[float32, 4, 16])
+    _, got, want = run_both(s, [X])
+    d = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    lim = 2.0 ** -23 * np.abs(X) + np.spacing(np.abs(want))
+    assert (d <= lim).all(), float((d / lim).max())
+    assert _ulps(got[X > 0], want[X > 0]) <= 4  # no cancellation: a relative bound
