@@ -2,7 +2,7 @@
 basic float32 units) through Verilator, against the correctly rounded value and this machine's
 libm (what the LLVM build calls), within the ulp bounds docs/rtl.md states, specials exact; and
 softmax / sigmoid / tanh / gelu / layer_norm kernels through the static RTL against the LLVM build.
-Reduced sweep by default; ALLO_RTL_FULL=1 (or benchmarks/bench_float_units.py --math) runs a
+Reduced sweep by default; ALLO_RTL_FULL=1 (or benchmarks/bench_float_math.py) runs a
 million inputs.
 """
 from __future__ import annotations
@@ -25,7 +25,7 @@ CASES = math_checks.math_cases()
 @pytest.fixture(scope="module")
 def sweep():
     outs, text = math_checks.bench_outputs(CASES, ExprEmitter())
-    exe = bench.build_bench(outs, text)
+    exe = bench.build_bench(outs, text, opt="-O2" if FULL else "-O0")  # -O0: 5 s to build, not 50
     a = math_checks.math_operands(N, seed=2025)
     got = bench.run_bench(exe, list(outs), a, a, np.zeros(len(a), dtype=np.uint64))
     return got, a, math_checks.worst(got, CASES, a, libm_n=N)
