@@ -7,6 +7,8 @@ million inputs.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -100,3 +102,20 @@ def test_gelu_kernel_within_absolute_bound_of_llvm():
     lim = 2.0 ** -23 * np.abs(X) + np.spacing(np.abs(want))
     assert (d <= lim).all(), float((d / lim).max())
     assert _ulps(got[X > 0], want[X > 0]) <= 4  # no cancellation: a relative bound
+
+
+def exp_kernel(A: float32[4]) -> float32[4]:
+    C: float32[4] = 0.0
+    for i in range(4):
+        C[i] = allo.exp(A[i])
+    return C
+
+
+def test_math_unit_takes_the_table_latency():
+    """The scheduler registers exp for allo.qor's fexp latency (Tables.float_op(math_kind("exp")))."""
+    mod = allo.customize(exp_kernel).build(target="rtl")
+    t = mod.design.tables
+    fexp = t.float_op(t.math_kind("exp"), 32)
+    regs = {m for m in re.findall(r"(u\d+_n\d+)_p(\d+);", mod.verilog)}
+    assert max(int(k) for _, k in regs) == fexp.latency + 1 and fexp.latency >= 10, fexp
+    assert "allo_f32_exp(" in mod.verilog

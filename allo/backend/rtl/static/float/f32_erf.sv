@@ -1,5 +1,5 @@
-// allo float32 error function: erf(a), as a fixed sequence of the float32 units: |a| < 1 gives
-// a + a R(a^2) (R degree 6); 1 <= |a| < 4 gives +-(1 - Q(|a| - c)), Q a degree-10 fit of erfc
+// allo float32 erf(a), the Gauss error integral, as a fixed sequence of the float32 units:
+// |a| < 1 gives a + a R(a^2) (R degree 6); 1 <= |a| < 4 gives +-(1 - Q(|a| - c)), Q a degree-10 fit of erfc
 // on [1, 2.25) (c = 1.625) or [2.25, 4) (c = 3.125), Horner with the piece's coefficients muxed;
 // |a| >= 4 gives +-1. Coefficients: least-squares fits on Chebyshev nodes, rounded to float32.
 // Format: IEEE-754 binary32. Latency: combinational here; the scheduler adds the operator table's
