@@ -3,7 +3,8 @@ printed as calls of the float32 units (allo.backend.rtl.static.float), bit-exact
 build. `ExprEmitter.float_op` hands such nodes here.
 
 Covered: float32 + - * / min max, the six comparisons (ordered, != unordered, as allo.render),
-unary minus, abs, sqrt, exp, tanh, sigmoid, rsqrt, erf (float/f32_*.sv), select, and/or/not of floats (x != 0), constants, bitcasts, and casts
+unary minus, abs, sqrt, exp, log, tanh, sigmoid, rsqrt, erf
+(float/f32_*.sv), select, and/or/not of floats (x != 0), constants, bitcasts, and casts
 float32 <-> bool / int / uint (8..64 bits) / index / Fixed / UFixed (raw width <= 64). Other float
 types (float16, bfloat16, float64) and other float operations (//, %, ** and the elementary
 functions without a unit) raise a BackendError naming the operation and the kernel line.
@@ -32,7 +33,8 @@ PRED = {BinOpKind.LT: 4, BinOpKind.LE: 5, BinOpKind.GT: 2, BinOpKind.GE: 3, BinO
 UNE = 14
 # one-argument math functions -> their unit file (float/f32_*.sv)
 MATH_UNITS = {MathFn.SQRT: "f32_sqrt", MathFn.EXP: "f32_exp", MathFn.TANH: "f32_tanh", MathFn.SIGMOID: "f32_sigmoid",
-              MathFn.RSQRT: "f32_rsqrt", MathFn.ERF: "f32_erf"}
+              MathFn.RSQRT: "f32_rsqrt", MathFn.ERF: "f32_erf",
+              MathFn.LOG: "f32_log"}
 
 
 def f32_bits(value) -> int:

@@ -1,8 +1,9 @@
-"""Operand sweeps and ulp references for the float32 math units (f32_exp, f32_tanh, f32_sigmoid,
-f32_rsqrt, f32_erf): the units are fixed sequences of the basic float32 units, the CPU build calls libm,
-so they are compared in ulp, against the correctly rounded value (float64 rounded to float32)
-and against this machine's libm (expf, tanhf: what the LLVM build calls), with every special
-(zeros, inf, NaN, overflow / underflow) required exact. The bounds are the ones docs/rtl.md states.
+"""Operand sweeps and ulp references for the float32 math units (f32_exp, f32_log, f32_tanh,
+f32_sigmoid, f32_rsqrt, f32_erf): the units are fixed sequences of the basic float32 units, the
+CPU build calls libm, so they are compared in ulp, against the correctly rounded value (float64
+rounded to float32) and against this machine's libm (expf, logf, tanhf, erff: what the LLVM build
+calls), with every special (zeros, inf, NaN, overflow / underflow) required exact. The bounds are
+the ones docs/rtl.md states.
 
 Example::
 
@@ -24,11 +25,11 @@ from .....ir.ops import MathFn
 from .checks import F32, SPECIAL_BITS, _leaf
 
 # unit -> (max ulp vs the correctly rounded value, max ulp vs libm): the documented bounds
-BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0), "erf": (1, 2)}
+BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0), "erf": (1, 2), "log": (1, 2)}
 # kernels of allo.library.nn through the static RTL: max ulp from the LLVM build
 KERNEL_BOUNDS = {"softmax": 4}
 # thresholds of the units (exp: overflow, underflow, subnormal results; tanh: branch points)
-EDGES = [88.72283, 88.7228394, 89.0, -87.33654, -103.972, -104.0, 0.625, 9.0, -0.625, -9.0, 0.3465736, 1.0, -1.0, 2.25, -2.25, 4.0, -4.0]
+EDGES = [88.72283, 88.7228394, 89.0, -87.33654, -103.972, -104.0, 0.625, 9.0, -0.625, -9.0, 0.3465736, 1.0, -1.0, 2.25, -2.25, 4.0, -4.0, 0.7071068, 1.4142135, 1.1754944e-38]
 
 
 def _f64(fn):
@@ -78,6 +79,7 @@ def math_cases() -> dict:
         "exp": (call(MathFn.EXP), _f64(np.exp), _libm("expf")),
         "tanh": (call(MathFn.TANH), _f64(np.tanh), _libm("tanhf")),
         "sigmoid": (call(MathFn.SIGMOID), _sigmoid_with(_f64(np.exp)), _sigmoid_with(_libm("expf"))),
+        "log": (call(MathFn.LOG), _f64(np.log), _libm("logf")),
         "erf": (call(MathFn.ERF), _f64(_erf64), _libm("erff")),
         "rsqrt": (call(MathFn.RSQRT), _f64(lambda x: 1.0 / np.sqrt(x)), _rsqrt),
     }
