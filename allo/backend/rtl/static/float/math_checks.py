@@ -8,9 +8,10 @@ the ones docs/rtl.md states.
 Example::
 
     cases = math_cases()
+    outs, text = bench_outputs(cases, ExprEmitter())
     a = math_operands(20000, seed=1)
-    outs = run the bench on a (bench.build_bench / run_bench on bench_outputs(cases, ExprEmitter()))
-    worst(outs, cases, a)     # {case: (max ulp vs correctly rounded, max ulp vs libm, special mismatches)}
+    got = run_bench(build_bench(outs, text), list(outs), a, a, np.zeros(len(a), dtype=np.uint64))
+    worst(got, cases, a)     # {"exp": (1, 1, 0), ...}: ulp vs correctly rounded, ulp vs libm, specials
 """
 from __future__ import annotations
 
