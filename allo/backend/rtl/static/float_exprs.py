@@ -3,10 +3,11 @@ printed as calls of the float32 units (allo.backend.rtl.static.float), bit-exact
 build. `ExprEmitter.float_op` hands such nodes here.
 
 Covered: float32 + - * / min max, the six comparisons (ordered, != unordered, as allo.render),
-unary minus, abs, sqrt, select, and/or/not of floats (x != 0), constants, bitcasts, and casts
+unary minus, abs, sqrt, exp, log, tanh, sigmoid, rsqrt, erf
+(float/f32_*.sv), select, and/or/not of floats (x != 0), constants, bitcasts, and casts
 float32 <-> bool / int / uint (8..64 bits) / index / Fixed / UFixed (raw width <= 64). Other float
 types (float16, bfloat16, float64) and other float operations (//, %, ** and the elementary
-functions but sqrt) raise a BackendError naming the operation and the kernel line.
+functions without a unit) raise a BackendError naming the operation and the kernel line.
 
 Example::
 
@@ -30,6 +31,10 @@ from .svfuncs import iso, lit
 # comparison -> LLVM fcmp predicate number (f32_cmp.sv): olt, ole, ogt, oge, oeq, une
 PRED = {BinOpKind.LT: 4, BinOpKind.LE: 5, BinOpKind.GT: 2, BinOpKind.GE: 3, BinOpKind.EQ: 1, BinOpKind.NE: 14}
 UNE = 14
+# one-argument math functions -> their unit file (float/f32_*.sv)
+MATH_UNITS = {MathFn.SQRT: "f32_sqrt", MathFn.EXP: "f32_exp", MathFn.TANH: "f32_tanh", MathFn.SIGMOID: "f32_sigmoid",
+              MathFn.RSQRT: "f32_rsqrt", MathFn.ERF: "f32_erf",
+              MathFn.LOG: "f32_log"}
 
 
 def f32_bits(value) -> int:
@@ -187,10 +192,10 @@ class FloatPrinter:
             return args[0]
         if fn == MathFn.ABS and isinstance(t, Float):
             return f"{self.unit('f32_sign')}({self.cast(args[0], e.args[0].type, t).strip()}, 1'b1)"
-        if fn == MathFn.SQRT and isinstance(t, Float):
-            return f"{self.unit('f32_sqrt')}({self.cast(args[0], e.args[0].type, t).strip()})"
-        raise self.fail(e, "has no hardware unit in the static RTL yet (of the math functions only abs and sqrt "
-                           "have float32 units)")
+        if fn in MATH_UNITS and isinstance(t, Float):
+            return f"{self.unit(MATH_UNITS[fn])}({self.cast(args[0], e.args[0].type, t).strip()})"
+        raise self.fail(e, "has no hardware unit in the static RTL yet (of the math functions abs, "
+                           f"{', '.join(map(str, MATH_UNITS))} have float32 units)")
 
 
 def _children(e):

@@ -7,7 +7,9 @@ The units are combinational; the static emitter pipelines every operator by putt
 estimator) in registers after it. Semantics are IEEE-754 binary32 with round to nearest even,
 subnormals in and out, signed zeros, infinities and NaNs, bit-exact with the CPU (x86 SSE:
 invalid operations give the default NaN 0xffc00000, a NaN operand comes back quietened), and
-allo's cast rules (docs/language.md section 4) for the conversions.
+allo's cast rules (docs/language.md section 4) for the conversions. The math functions (exp, log,
+tanh, sigmoid, rsqrt, erf) are fixed sequences of those units (range reduction + polynomial), within
+the ulp bounds of docs/rtl.md of the CPU build's libm (checked by math_checks.py).
 
 Example::
 
@@ -28,7 +30,9 @@ _NEEDS = re.compile(r"^// needs:(.*)$", re.M)
 UNITS = {"f32_common": None, "f32_add": "allo_f32_add", "f32_mul": "allo_f32_mul", "f32_div": "allo_f32_div",
          "f32_sqrt": "allo_f32_sqrt", "f32_cmp": "allo_f32_cmp", "f32_minmax": "allo_f32_minmax",
          "f32_sign": "allo_f32_sign", "f32_from_int": "allo_f32_from_int", "f32_from_fixed": "allo_f32_from_fixed",
-         "f32_to_fixed": "allo_f32_to_fixed"}
+         "f32_to_fixed": "allo_f32_to_fixed", "f32_exp": "allo_f32_exp", "f32_sigmoid": "allo_f32_sigmoid",
+         "f32_tanh": "allo_f32_tanh", "f32_rsqrt": "allo_f32_rsqrt", "f32_erf": "allo_f32_erf",
+         "f32_log": "allo_f32_log"}
 
 
 @functools.lru_cache(maxsize=None)

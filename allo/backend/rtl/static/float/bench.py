@@ -66,13 +66,14 @@ def bench_verilog(outputs: dict, functions: str) -> str:
     return f"module {TOP}(\n" + ",\n".join(ports) + "\n);\n" + functions + "\n".join(body) + "\nendmodule\n"
 
 
-def build_bench(outputs: dict, functions: str) -> Path:
-    """The bench executable (cached by content hash; built at -O2 so sweeps of millions run in seconds)."""
+def build_bench(outputs: dict, functions: str, opt: str = "-O2") -> Path:
+    """The bench executable (cached by content hash; built at `opt`, -O2 by default so sweeps of
+    millions run in seconds; a reduced sweep of a big bench builds faster at -O0)."""
     verilog = bench_verilog(outputs, functions)
     names = list(outputs)
     outs = "\n".join(f"    o[{k}] = m->o_{n};" for k, n in enumerate(names))
     main = _MAIN.replace("NOUT", str(len(names))).replace("OUTS", outs)
-    flags = [f for f in CXX_FLAGS if f != "-O0"] + ["-O2"]
+    flags = [f for f in CXX_FLAGS if f != "-O0"] + [opt]
     exe = cache_dir("rtl") / f"fubench_{_key(verilog, main, flags)}"
     if exe.exists():
         return exe
