@@ -312,10 +312,10 @@ class Estimator:
         piped, target, explicit = self.is_pipelined(s, ranges)
         if piped:
             return self.pipelined(fctx, [s], ranges, target, explicit)
-        chain = self._flatten_chain(s, inner_ranges)
+        chain = self.flatten_chain(s, inner_ranges)
         if chain is not None:
             p = chain[-1]
-            _, t, e = self.is_pipelined(p, self._chain_ranges(chain[:-1], ranges))
+            _, t, e = self.is_pipelined(p, self.chain_ranges(chain[:-1], ranges))
             return self.pipelined(fctx, chain, ranges, t, e)
         unroll = s.attrs.get(UNROLL)
         if unroll is not None and not _has_loop(s.body):
@@ -344,7 +344,7 @@ class Estimator:
         lat = iters * (it + 1)
         return lat, [LoopRow(_label(s), "loop", iters, False, None, None, it + 1, lat, f"unrolled x{u}", [])]
 
-    def _flatten_chain(self, s, ranges):
+    def flatten_chain(self, s, ranges):
         """Loops s .. p of a perfect nest ending in a pipelined loop p (Vitis flattens them)."""
         if s.attrs.get(UNROLL) is not None or s.attrs.get(DATAFLOW):
             return None
@@ -357,14 +357,14 @@ class Estimator:
             if lb is None or ub is None or not lb.known or not ub.known:
                 return None  # Vitis flattens only when inner bounds are constant
             chain.append(nxt)
-            piped, _, _ = self.is_pipelined(nxt, self._chain_ranges(chain[:-1], ranges))
+            piped, _, _ = self.is_pipelined(nxt, self.chain_ranges(chain[:-1], ranges))
             if piped:
                 return chain
             if nxt.attrs.get(UNROLL) is not None or nxt.attrs.get(DATAFLOW):
                 return None
             cur = nxt
 
-    def _chain_ranges(self, loops, ranges):
+    def chain_ranges(self, loops, ranges):
         out = dict(ranges)
         for lp in loops:
             _, rng = self.trip(lp, out)

@@ -224,9 +224,9 @@ class Design:
         piped, target, _ = est.is_pipelined(s, ranges)
         if piped:
             return self.new_unit(s.name, [s], s.body, True, target, s.attrs.get(UNROLL), fsm_vars, ranges, s.loc)
-        chain = est._flatten_chain(s, inner)
+        chain = est.flatten_chain(s, inner)
         if chain is not None:
-            _, t, _ = est.is_pipelined(chain[-1], est._chain_ranges(chain[:-1], ranges))
+            _, t, _ = est.is_pipelined(chain[-1], est.chain_ranges(chain[:-1], ranges))
             return self.new_unit("_".join(lp.name for lp in chain), chain, chain[-1].body, True, t,
                                  chain[-1].attrs.get(UNROLL), fsm_vars, ranges, s.loc)
         if not _has_loop(s.body):  # an innermost loop: its iterations one after another
