@@ -21,7 +21,7 @@ import itertools
 from ..errors import AlloSyntaxError, AlloTypeError
 from ..ir import emit
 from ..ir.attrs import DF_STREAM, STREAM, TEMP
-from ..ir.nodes import Alloc, Buffer, Const, Expr, For, If, IterVar, Load, Store, While
+from ..ir.nodes import Alloc, Buffer, Const, Expr, For, If, Load, Store, While
 from ..ir.types import ArrayType, StreamType, index
 from ..ir.visit import stmt_exprs, walk_expr
 

@@ -19,9 +19,8 @@ from dataclasses import dataclass, field
 
 from ....errors import BackendError, located
 from ....ir import nodes as N
-from ....ir.ops import BinOpKind
 from ....ir.types import Index, UInt
-from ....qor.affine import Aff, cond_value, index_aff
+from ....qor.affine import cond_value, index_aff
 from ....qor.body import children, op_cost
 from ....qor.tables import FREE
 from .memories import Memory
