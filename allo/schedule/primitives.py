@@ -24,6 +24,7 @@ from .loop_transforms import (dataflow as _dataflow, fuse as _fuse, parallel as 
                               reorder as _reorder, split as _split, unroll as _unroll)
 from .memory_transforms import buffer_at as _buffer_at, partition as _partition, reuse_at as _reuse_at
 from .parallel_check import keeps_parallel_loops
+from .reduce_tree import reduce_tree as _reduce_tree
 from .streams import to as _to
 from .structure_transforms import inline as _inline, reshape as _reshape, unfold as _unfold
 
@@ -123,6 +124,13 @@ PRIMITIVES = Table(
 
             s.to(s.out_AB, "mm2")            # mm1 -> mm2 through a FIFO
             s.to("top:tmp", "stage_N", depth=390)""", scope="module"),
+    Primitive("reduce_tree", _reduce_tree, [Arg("axis", LOOP)], """
+        Sum reduction loop `axis` (`for j: acc[i] += term`) as partial sums and a balanced adder tree:
+        `part[j] = term`, then `acc[i] += ((part[0] + part[1]) + ...)`, so the loop-carried path of
+        `acc` is one adder when `axis` is unrolled. Floating-point sums are reassociated (results may
+        differ in the last bits); integer sums are exact.
+
+        Example: `s.split("j", 8); s.reduce_tree("j.inner"); s.unroll("j.inner")`."""),
     Primitive("dataflow", _dataflow, [Arg("func_or_axis", FUNCTION_OR_LOOP, None)], """
         Mark a function (by name; default: the top function) or a loop for HLS dataflow.
 
@@ -144,6 +152,7 @@ reuse_at = PRIMITIVES["reuse_at"].function
 compute_at = PRIMITIVES["compute_at"].function
 to = PRIMITIVES["to"].function
 dataflow = PRIMITIVES["dataflow"].function
+reduce_tree = PRIMITIVES["reduce_tree"].function
 
 __all__ = ["PRIMITIVES", "Partition", "PARTITION_KINDS", "split", "reorder", "fuse", "unroll", "pipeline", "parallel",
-           "partition", "reshape", "unfold", "inline", "buffer_at", "reuse_at", "compute_at", "to", "dataflow"]
+           "partition", "reshape", "unfold", "inline", "buffer_at", "reuse_at", "compute_at", "to", "dataflow", "reduce_tree"]

@@ -1,0 +1,133 @@
+"""`s.reduce_tree(axis)`: sum a reduction loop as partial sums and a balanced adder tree.
+
+A loop whose body only accumulates, `for j: acc[i] += e(j)` (one or more such stores, `acc`'s
+index free of `j`), adds its terms in a chain: `((acc + e0) + e1) + ...`. Unrolled by b, the
+chain is b adders deep and every one of them is on the loop-carried path of `acc`. HLS engineers
+write instead
+
+    part: T[b]                        # completely partitioned: registers
+    for j: part[j] = e(j)             # the b terms side by side (the loop keeps its name)
+    acc[i] = acc[i] + (((part[0] + part[1]) + (part[2] + part[3])) + ...)
+
+so the recurrence through `acc` is one adder and the tree (ceil(log2 b) adders) only lengthens
+the pipeline. For floats this reassociates the sum: the result can differ from the sequential
+order in the last bits (compare with a tolerance); integer sums (wrap-around) are exact.
+
+Example::
+
+    s.split("j", 8)
+    s.reduce_tree("j.inner")
+    s.unroll("j.inner")
+    s.pipeline("j.outer")
+"""
+from __future__ import annotations
+
+from ..errors import ScheduleError
+from ..ir import nodes as N, visit as V
+from ..ir.attrs import PARTITION, Partition
+from ..ir.loops import find_loop
+from ..ir.ops import BinOpKind
+from ..ir.types import ArrayType
+from . import rewrite as R
+
+
+def _err(msg):
+    return ScheduleError(f"reduce_tree: argument 'axis': {msg}")
+
+
+def _strip(e):
+    return e.value if isinstance(e, N.Cast) else e
+
+
+def _accumulation(st, lp):
+    """(the add node, the term) of `st` = `acc[idx] (+ cast) = acc[idx] + term`, else None."""
+    if not isinstance(st, N.Store) or any(id(lp.var) in R.expr_vars(i) for i in st.indices):
+        return None
+    add = _strip(st.value)
+    if not isinstance(add, N.BinOp) or add.op != BinOpKind.ADD:
+        return None
+    for acc, term in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        acc = _strip(acc)
+        if (isinstance(acc, N.Load) and acc.buf is st.buf and len(acc.indices) == len(st.indices)
+                and all(R.expr_equal(a, b) for a, b in zip(acc.indices, st.indices))):
+            return add, term
+    return None
+
+
+def _accumulations(lp):
+    out = []
+    written = {id(st.buf) for st in lp.body if isinstance(st, N.Store)}
+    for st in lp.body:
+        got = _accumulation(st, lp)
+        if got is None:
+            raise _err(f"loop {lp.name!r} must only accumulate (`acc[i] += term`, acc's index without "
+                       f"{lp.name!r}); found {type(st).__name__} {getattr(getattr(st, 'buf', None), 'name', '')!r}")
+        if any(isinstance(x, N.Load) and id(x.buf) in written for x in V.walk_expr(got[1])):
+            raise _err(f"loop {lp.name!r}: a term reads an accumulator of the loop; the sums are not independent")
+        out.append((st, got[0], got[1]))
+    if len({id(st.buf) for st, _, _ in out}) != len(out):
+        raise _err(f"loop {lp.name!r} accumulates into one array twice; write one accumulation per array")
+    return out
+
+
+def _parent_body(func, lp) -> list:
+    bodies = [func.body] + [b for s in V.walk_stmts(func.body) for b in _bodies(s)]
+    for body in bodies:
+        if any(s is lp for s in body):
+            return body
+    raise _err(f"loop {lp.name!r} not found in its function")  # find_loop found it: cannot happen
+
+
+def _bodies(s):
+    if isinstance(s, (N.For, N.While)):
+        return [s.body]
+    if isinstance(s, N.If):
+        return [s.then, s.orelse]
+    return []
+
+
+def _tree(leaves, dtype):
+    """Pairwise sums, level by level: ((l0 + l1) + (l2 + l3)) + ..."""
+    while len(leaves) > 1:
+        nxt = [N.BinOp(BinOpKind.ADD, a, b, dtype) for a, b in zip(leaves[::2], leaves[1::2])]
+        if len(leaves) % 2:
+            nxt.append(leaves[-1])
+        leaves = nxt
+    return leaves[0]
+
+
+def reduce_tree(func: N.Func, loop) -> list:
+    """Rewrite reduction loop `loop` into partial sums and an adder tree (see the module docstring);
+    returns the partial-sum buffers."""
+    lp = find_loop(func, loop, "reduce_tree", "axis")
+    n, lb = R.trip_count(lp), R.as_int(lp.lb)
+    if n is None or lb is None or lp.step != 1:
+        raise _err(f"loop {lp.name!r} needs constant bounds and step 1 (got trip count {n}, step {lp.step})")
+    if n < 2:
+        raise _err(f"loop {lp.name!r} runs {n} time(s): nothing to sum as a tree")
+    accs = _accumulations(lp)
+    taken = {b.name for b in V.iter_buffers(func)}
+    allocs, finals, body = [], [], []
+    for st, add, term in accs:
+        name = R.fresh_name(taken, f"{st.buf.name}_part")
+        taken.add(name)
+        part = N.Buffer(name, ArrayType(add.type, (n,)), "local", attrs={PARTITION: [(Partition.Complete, 0, 0)]})
+        if term.type != add.type:
+            term = N.Cast(term, add.type)
+        allocs.append(N.Alloc(part, None, loc=st.loc))
+        body.append(N.Store(part, [R.sub(lp.var, lb)], term, loc=st.loc))
+        leaves = [N.Load(part, [R.const(k)], add.type) for k in range(n)]
+        total = N.BinOp(BinOpKind.ADD, N.Load(st.buf, [V.copy_expr(i) for i in st.indices], st.buf.dtype), _tree(leaves, add.type), add.type)
+        if isinstance(add.lhs, N.Cast) or isinstance(add.rhs, N.Cast):
+            acc_side = add.lhs if isinstance(_strip(add.lhs), N.Load) and _strip(add.lhs).buf is st.buf else add.rhs
+            total.lhs = N.Cast(total.lhs, acc_side.type) if isinstance(acc_side, N.Cast) else total.lhs
+        value = N.Cast(total, st.value.type) if isinstance(st.value, N.Cast) else total
+        finals.append(N.Store(st.buf, [V.copy_expr(i) for i in st.indices], value, loc=st.loc))
+    lp.body = body
+    parent = _parent_body(func, lp)
+    k = next(k for k, s in enumerate(parent) if s is lp)
+    parent[k:k + 1] = allocs + [lp] + finals
+    return [a.buf for a in allocs]
+
+
+__all__ = ["reduce_tree"]
