@@ -4,15 +4,17 @@ lane spaces (`allo.dse.nest_lanes_space`).
 The kernels are PolyBench's computations written as separate perfect nests with array accumulators
 and distinct loop names (atax's two products split; bicg's two updates split; gesummv's scalars
 t, u as arrays, y left uninitialised as it is fully written; alpha and beta kept) so that the
-nests can be reordered and split. Each nest splits its output loop and its reduction loop
+nests can be reordered and split. The accumulators are zeroed by nests of their own (not by an
+initial value, whose fill loop writes one element per cycle), which take the lanes of the
+dimension they write. Each nest splits its output loop and its reduction loop
 (a x b lanes); A is partitioned a on dim 1 and b on dim 2, and both nests (one reads A by rows,
 the other by columns) split the loop indexing each dimension by that dimension's factor, so every
 access is lane-affine (the estimator counts a plain loop index on a partitioned dimension as "any
 bank"). The b reduction lanes add into one accumulator per iteration: a chain inside the iteration,
 II 1 kept while the flattened pipeline revisits an accumulator less often than the chain takes.
 bicg's and mvt's two nests are independent: their spaces may make the kernel a dataflow region so
-that the nests overlap (both read A: in Vitis a dataflow region whose two processes read one array
-needs A copied or streamed to each; the estimate does not count that).
+that the nests overlap; both read A, and a dataflow channel has one reader, so the estimate counts
+a copy of A for the second nest (a process of its own that the second nest waits for).
 """
 from __future__ import annotations
 
@@ -26,8 +28,12 @@ NV = 400  # mvt
 
 
 def atax(A: float32[M, N], x: float32[N]) -> float32[N]:
-    tmp: float32[M] = 0.0
-    y: float32[N] = 0.0
+    tmp: float32[M]
+    y: float32[N]
+    for i0 in range(M):
+        tmp[i0] = 0.0
+    for l0 in range(N):
+        y[l0] = 0.0
     for i, j in allo.grid(M, N):
         tmp[i] += A[i, j] * x[j]
     for k, l in allo.grid(M, N):
@@ -36,8 +42,12 @@ def atax(A: float32[M, N], x: float32[N]) -> float32[N]:
 
 
 def bicg(A: float32[N, M], p: float32[M], r: float32[N]) -> (float32[M], float32[N]):
-    s: float32[M] = 0.0
-    q: float32[N] = 0.0
+    s: float32[M]
+    q: float32[N]
+    for j0 in range(M):
+        s[j0] = 0.0
+    for k0 in range(N):
+        q[k0] = 0.0
     for i, j in allo.grid(N, M):
         s[j] += r[i] * A[i, j]
     for k, l in allo.grid(N, M):
@@ -46,9 +56,12 @@ def bicg(A: float32[N, M], p: float32[M], r: float32[N]) -> (float32[M], float32
 
 
 def gesummv(alpha: float32, beta: float32, A: float32[NG, NG], B: float32[NG, NG], x: float32[NG]) -> float32[NG]:
-    t: float32[NG] = 0.0
-    u: float32[NG] = 0.0
+    t: float32[NG]
+    u: float32[NG]
     y: float32[NG]
+    for i0 in range(NG):
+        t[i0] = 0.0
+        u[i0] = 0.0
     for i, j in allo.grid(NG, NG):
         t[i] += A[i, j] * x[j]
         u[i] += B[i, j] * x[j]
@@ -71,30 +84,33 @@ def spaces(max_factor: int = 64) -> dict:
         # tmp = A x: lanes over rows i and the reduction j; y = A^T tmp: lanes over columns l and
         # the reduction k. A is partitioned a x b; both nests address it by lane-affine indices.
         "atax": (atax, nl([
-            {"order": ("j", "i"), "split": {"i": ("a", M), "j": ("b", N)},
+            {"order": ("i0",), "split": {"i0": ("a", M)}}, {"order": ("l0",), "split": {"l0": ("b", N)}},
+            {"order": ("j", "i"), "split": {"i": ("a", M), "j": ("b", N)}, "reduce": "j",
              "partitions": [("tmp", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("x", 1, "j")]},
-            {"order": ("k", "l"), "split": {"k": ("a", M), "l": ("b", N)},
+            {"order": ("k", "l"), "split": {"k": ("a", M), "l": ("b", N)}, "reduce": "k",
              "partitions": [("tmp", 1, "k"), ("y", 1, "l")]},
         ], max_factor=max_factor)),
         # s = A^T r: lanes over columns j and the reduction i; q = A p: rows k and the reduction l
         "bicg": (bicg, nl([
-            {"order": ("i", "j"), "split": {"i": ("a", N), "j": ("b", M)},
+            {"order": ("j0",), "split": {"j0": ("b", M)}}, {"order": ("k0",), "split": {"k0": ("a", N)}},
+            {"order": ("i", "j"), "split": {"i": ("a", N), "j": ("b", M)}, "reduce": "i",
              "partitions": [("s", 1, "j"), ("A", 1, "i"), ("A", 2, "j"), ("r", 1, "i")]},
-            {"order": ("l", "k"), "split": {"k": ("a", N), "l": ("b", M)},
+            {"order": ("l", "k"), "split": {"k": ("a", N), "l": ("b", M)}, "reduce": "l",
              "partitions": [("q", 1, "k"), ("p", 1, "l")]},
         ], max_factor=max_factor, dataflow=True)),
         # t, u = A x, B x: lanes over rows i and the reduction j; its own factor on y = alpha t + beta u
         "gesummv": (gesummv, nl([
-            {"order": ("j", "i"), "split": {"i": ("a", NG), "j": ("b", NG)},
+            {"order": ("i0",), "split": {"i0": ("a", NG)}},
+            {"order": ("j", "i"), "split": {"i": ("a", NG), "j": ("b", NG)}, "reduce": "j",
              "partitions": [("t", 1, "i"), ("u", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("B", 1, "i"),
                             ("B", 2, "j"), ("x", 1, "j")]},
             {"order": ("k",), "split": {"k": ("u2", NG)}, "partitions": [("y", 1, "k")]},
         ], max_factor=max_factor, caps={"a": NG, "b": 10})),  # all rows as lanes: t, u become registers
         # x1 = A y1: lanes over rows i and the reduction j; x2 = A^T y2: columns k and the reduction l
         "mvt": (mvt, nl([
-            {"order": ("j", "i"), "split": {"i": ("a", NV), "j": ("b", NV)},
+            {"order": ("j", "i"), "split": {"i": ("a", NV), "j": ("b", NV)}, "reduce": "j",
              "partitions": [("x1", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("y1", 1, "j")]},
-            {"order": ("l", "k"), "split": {"l": ("a", NV), "k": ("b", NV)},
+            {"order": ("l", "k"), "split": {"l": ("a", NV), "k": ("b", NV)}, "reduce": "l",
              "partitions": [("x2", 1, "k"), ("y2", 1, "l")]},
         ], max_factor=max_factor, dataflow=True)),
     }

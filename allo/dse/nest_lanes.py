@@ -4,7 +4,10 @@ gesummv, mvt; chained products: 2mm, 3mm).
 
 Per nest: the loops are put in `order` (reduction outermost, so consecutive iterations update
 different accumulators: no recurrence at II 1), each loop in `split` is split by its factor and its
-inner part unrolled (the lanes), the outer parts keep `order` and the innermost outer part is
+inner part unrolled (the lanes); a nest may name its reduction loop (`"reduce": loop`, one of
+`split`): then the choice "tree" (False/True) sums that loop's lanes as an adder tree
+(`reduce_tree`: the recurrence through the accumulator is one adder, not a chain of them, so the
+reduction can have many lanes; float sums are reassociated), the outer parts keep `order` and the innermost outer part is
 pipelined (Vitis flattens the perfect outer nest into that pipeline). Each `(buffer, dim, loop)` in
 `partitions` is partitioned cyclically along `dim` by the factor chosen for `loop`, so every lane has
 its own bank (nests that partition the same dimension with different factors get their lcm). A
@@ -38,16 +41,22 @@ def _check(nest, k):
     for loop in nest["split"]:
         if loop not in nest["order"]:
             raise DSEError(f"nest {k}: split loop {loop!r} is not in its order {tuple(nest['order'])}")
+    if nest.get("reduce") is not None and nest["reduce"] not in nest["split"]:
+        raise DSEError(f"nest {k}: reduce loop {nest['reduce']!r} must be one of its split loops {tuple(nest['split'])}")
     for part in nest.get("partitions", ()):
         if len(part) != 3 or part[2] not in nest["split"]:
             raise DSEError(f"nest {k}: partition {part!r} must be (buffer, dim, split loop)")
 
 
-def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False) -> Space:
+def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False, fuse=()) -> Space:
     """Space over the lane factors of `nests` (see the module docstring for a nest's keys).
     `max_factor` caps every factor; `caps` ({parameter: cap}) overrides it per parameter.
     `dataflow=True` adds a choice "dataflow" (False/True): make the top function a dataflow
-    region, so nests that do not depend on each other run at the same time (their DSPs still add)."""
+    region, so nests that do not depend on each other run at the same time (their DSPs still add).
+    `fuse`: pairs (producer loop, consumer loop) of outermost split loops (same factor parameter):
+    adds a choice "fuse" (False/True) that moves each producer's row blocks into its consumer's
+    (`compute_at` on the ".outer" loops, in the order given) and makes the last consumer's block
+    loop a dataflow region, so a consumer works on block b while its producer makes block b + 1."""
     caps = dict(caps or {})
     extents: dict = {}
     for k, nest in enumerate(nests):
@@ -61,6 +70,10 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
         space.choice(param, opts, group="lanes")
     if dataflow:
         space.choice("dataflow", [False, True], group="lanes")
+    if fuse:
+        space.choice("fuse", [False, True], group="lanes")
+    if any(nest.get("reduce") is not None for nest in nests):
+        space.choice("tree", [False, True], group="lanes")
 
     def lanes(s, cfg):
         banks: dict = {}  # (buffer, dim) -> the lcm of the factors of the loops that index it
@@ -70,13 +83,20 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
             for loop, f in factor.items():
                 s.split(loop, f)
             outer = [f"{lp}.outer" if lp in split else lp for lp in order]
-            inner = [f"{lp}.inner" for lp in order if lp in split]
+            red = nest.get("reduce") if cfg.get("tree") and factor.get(nest.get("reduce"), 1) > 1 else None
+            inner = [f"{lp}.inner" for lp in order if lp in split and lp != red] + ([f"{red}.inner"] if red else [])
             s.reorder(*outer, *inner)
+            if red:
+                s.reduce_tree(f"{red}.inner")
             for lp in inner:
                 s.unroll(lp)
             s.pipeline(outer[-1])
             for buf, dim, loop in nest.get("partitions", ()):
                 banks[(buf, dim)] = math.lcm(banks.get((buf, dim), 1), factor[loop])
+        if cfg.get("fuse"):
+            for src, dst in fuse:
+                s.compute_at(f"{src}.outer", f"{dst}.outer")
+            s.dataflow(f"{fuse[-1][1]}.outer")
         # cyclic by a multiple of u still gives u consecutive indices u different banks
         for (buf, dim), f in banks.items():
             if f > 1:

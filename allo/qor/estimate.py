@@ -481,8 +481,9 @@ class Estimator:
             reads, writes = self._rw(fctx, s)
             procs.append((max(1, lat), reads, writes, rows, s))
         start, finish = [], []
+        copy_rows, copy_done = self._reader_copies(fctx, procs)
         for k, (dur, reads, writes, _, _) in enumerate(procs):
-            st, fin_floor = 0, 0
+            st, fin_floor = copy_done.get(k, 0), 0
             for uid, mem in reads.items():
                 prod = next((j for j in range(k - 1, -1, -1) if uid in procs[j][2]), None)
                 if prod is None:
@@ -501,11 +502,35 @@ class Estimator:
             start.append(st)
             finish.append(max(st + dur, fin_floor))
         latency = max(finish, default=0)
-        interval = max((p[0] for p in procs), default=1) + 1
-        rows = []
+        interval = max([p[0] for p in procs] + [r.latency for r in copy_rows], default=1) + 1
+        rows = list(copy_rows)
         for (dur, _, _, prow, s), st in zip(procs, start):
             rows += prow
         return latency, rows, interval
+
+    def _reader_copies(self, fctx, procs) -> tuple:
+        """A dataflow channel has one reader: an array the region only reads, read by several
+        processes, needs a copy per extra reader (Vitis refuses the region otherwise). Each copy
+        is a process of its own, run from the start at one element per bank per cycle, double-
+        buffered; its reader starts when it is complete. Returns (rows, {process: copy finish})."""
+        written = {uid for p in procs for uid in p[2]}
+        readers: dict = {}
+        for k, (_, reads, _, _, _) in enumerate(procs):
+            for uid, mem in reads.items():
+                if uid not in written and mem.shape and mem.kind not in ("fifo", "reg", "rom"):
+                    readers.setdefault(uid, (mem, []))[1].append(k)
+        rows, done = [], {}
+        for mem, ks in readers.values():
+            trip = math.ceil(mem.size / max(1, mem.banks))
+            lat = trip + int(self.tables.control["pipeline_overhead"]) + 2
+            for k in ks[1:]:
+                copy = Mem(f"{mem.name}_copy{k}", "bram", mem.shape, mem.bits, parts=list(mem.all_parts))
+                fctx.res.add_memory(copy, self.tables, copies=2)
+                done[k] = max(done.get(k, 0), lat)
+                rows.append(LoopRow(f"copy_{_sanitize(mem.name)}_{k}", "loop", trip, True, 1, 1, 1, lat,
+                                    f"copy of {mem.name!r} for a second reader in the dataflow region "
+                                    "(a channel has one reader)", []))
+        return rows, done
 
     def _rw(self, fctx, s) -> tuple:
         """Memories a statement reads and writes ({uid: Mem} each); initialising a local writes it,

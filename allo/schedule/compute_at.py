@@ -98,11 +98,18 @@ def _check_legal(func, block, p_pos, c_pos, prod, cons, dst):
             raise _err("from_loop", f"{buf.name!r} is used between the producer and the consumer")
         dims = _store_dims(buf, producer, prod)
         c_loads, c_stores, c_calls = E.accesses([consumer], buf)
-        if c_stores or c_calls:
-            raise _err("target_loop", f"the consumer also writes {buf.name!r}")
+        inner = {id(lp.var): lp for lp, _ in V.iter_loops(dst.body)}
+        # a consumer updating the merged iteration's elements (an accumulation after the producer's
+        # initialisation) touches nothing a later producer iteration writes
+        if c_calls or not all(any(x is st for x in V.walk_stmts(dst.body)) and all(
+                _within(st.indices[d], q.var, inner, c) or (c == 1 and st.indices[d] is q.var)
+                for (d, c), q in zip(dims, cons)) for st in c_stores):
+            raise _err("target_loop", f"the consumer also writes {buf.name!r} outside the merged iteration's elements")
         inside = {id(x) for x in E.accesses(dst.body, buf)[0]}
         for ld in c_loads:
-            ok = id(ld) in inside and isinstance(ld, N.Load) and all(ld.indices[d] is q.var for d, q in zip(dims, cons))
+            ok = id(ld) in inside and isinstance(ld, N.Load) and all(
+                (c == 1 and ld.indices[d] is q.var) or _within(ld.indices[d], q.var, inner, c)
+                for (d, c), q in zip(dims, cons))
             if not ok:
                 raise _err("target_loop", f"the consumer reads {buf.name!r} at elements other than the one the "
                                           f"merged iteration produces (it must read {buf.name}[...] at the "
@@ -116,14 +123,53 @@ def _store_dims(buf, producer, prod) -> list:
     if calls:
         raise _err("from_loop", f"the producer passes {buf.name!r} to a call")
     dims = []
+    inner = {id(lp.var): lp for lp, _ in V.iter_loops(prod[-1].body)}
+    guarded = any(isinstance(x, N.If) for x in V.walk_stmts(prod[-1].body))
     for p in prod:
         cand = [d for d, e in enumerate(stores[0].indices) if e is p.var]
-        good = [d for d in cand if all(st.indices[d] is p.var for st in stores)]
+        good = [(d, 1) for d in cand if all(st.indices[d] is p.var for st in stores)]
+        if not good and not guarded:  # split loops: p.var * f + inner, the inner loop covering [0, f)
+            for d in range(len(stores[0].indices)):
+                blocks = {_block(st.indices[d], p.var, inner) for st in stores}
+                if len(blocks) == 1 and (b := blocks.pop()) is not None and b[1:] == (0, b[0] - 1) and \
+                        all(_covers(st.indices[d], p.var, inner) for st in stores):
+                    good.append((d, b[0]))
         if not good:
             raise _err("from_loop", f"the producer's stores to {buf.name!r} are not indexed by loop {p.name!r} "
                                     "in one dimension")
         dims.append(good[0])
     return dims
+
+
+def _block(e, var, inner):
+    """(c, lo, hi) when index `e` is `c * var + rest` (c > 0), rest an affine form of the loops `inner`
+    ({id(var): For}) taking values in [lo, hi]; None otherwise."""
+    aff = R.affine(e)
+    if aff is None or id(var) not in aff[0] or aff[0][id(var)][1] <= 0:
+        return None
+    lo = hi = aff[1]
+    for key, (v, k) in aff[0].items():
+        if key == id(var):
+            continue
+        lp = inner.get(key)
+        n, lb = (R.trip_count(lp), R.as_int(lp.lb)) if lp is not None else (None, None)
+        if n is None or lb is None or n < 1:
+            return None
+        ends = (k * lb, k * (lb + (n - 1) * lp.step))
+        lo, hi = lo + min(ends), hi + max(ends)
+    return aff[0][id(var)][1], lo, hi
+
+
+def _covers(e, var, inner) -> bool:
+    """`e` = c * var + w with w one inner loop (step 1) running over exactly [0, c)."""
+    terms = R.affine(e)[0]
+    rest = [(key, k) for key, (v, k) in terms.items() if key != id(var)]
+    return len(rest) == 1 and rest[0][1] == 1 and R.affine(e)[1] == 0 and inner[rest[0][0]].step == 1
+
+
+def _within(e, var, inner, c) -> bool:
+    b = _block(e, var, inner)
+    return b is not None and b[0] == c and b[1] >= 0 and b[2] <= c - 1
 
 
 def _all_except(body, skip):
