@@ -4,8 +4,12 @@ Per function reachable from the top, for every innermost loop `L` and the perfec
 above it (up to three), one group of parameters (`<func>:<L>:<what>`):
 
 - `order`  the chain's loop permutations (the identity first; reorder refuses illegal ones);
-- `pipe`   "none" (Vitis's defaults), "inner" (pipeline the innermost loop of the order) or
-           "outer" (pipeline the loop above it, which unrolls the innermost fully);
+- `pipe`   "none" (Vitis's defaults), "inner" (pipeline the innermost loop of the order),
+           "outer" (pipeline the loop above it, which unrolls the innermost fully), or
+           "loop:<name>" for a loop enclosing the chain that the chain cannot include (an
+           imperfect nest, e.g. a scalar accumulator initialised and stored around the inner
+           loops): pipelining it unrolls everything inside, offered when that is at most
+           `max_lanes` iterations;
 - `lanes`  unroll factor of a pipelined innermost loop: the divisors of the innermost loop's
            trip count nearest below 1, 2, 4, ..., max_lanes (for another order: the largest
            divisor of the new innermost loop's trip count not above the value);
@@ -22,6 +26,10 @@ wins, else the largest factor) and arrays that became streams are not partitione
 
 Seeds (scored first): the kernel unchanged, and every nest pipelined with one lane count for all
 (1, 2, 4, ...), "auto" partitions, streams and dataflow on.
+
+`space.left_out` ({loop address: reason}) lists the loops no parameter covers and why (an
+imperfect nest's outer loops whose bodies unroll to too many iterations, loops above the three
+innermost, unknown trip counts).
 
 Example::
 
@@ -71,11 +79,14 @@ def default_space(obj, funcs=None, max_lanes: int = 256, iis=DEFAULT_IIS, stream
     ir = _ir_of(obj)
     names = funcs if funcs is not None else reachable_funcs(ir)
     space = Space()
+    space.left_out = {}
     streamed = set()  # (func, buffer) made FIFOs by the chosen stream options
     for name in names:
         func = ir.func(name)
+        covered = set()
         for leaf, chain in _leaf_chains(func):
-            _add_nest(space, func, chain, max_lanes, iis, streamed)
+            covered |= _add_nest(space, func, chain, max_lanes, iis, streamed)
+        space.left_out.update(_left_out(func, covered, max_lanes))
         _add_dataflow(space, func)
         if streams:
             _add_streams(space, ir, func, streamed)
@@ -166,7 +177,53 @@ def _divisor_at_most(n: int, cap: int) -> int:
     return max(d for d in range(1, min(n, cap) + 1) if n % d == 0)
 
 
-def _add_nest(space, func, chain, max_lanes, iis, streamed):
+def _unrolled_iterations(loop):
+    """Iterations of everything inside `loop` when pipelining it unrolls them (None: unknown)."""
+    total = 0
+    for s in loop.body:
+        if isinstance(s, N.For):
+            n, inner = R.trip_count(s), _unrolled_iterations(s)
+            if n is None or inner is None:
+                return None
+            total += n * max(1, inner)
+        elif any(isinstance(x, (N.For, N.While)) for x in V.walk_stmts([s])):
+            return None  # loops under if/while: not unrolled by a count we know
+    return total
+
+
+def _enclosing_options(func, chain, max_lanes) -> dict:
+    """{"loop:<name>": loop} for loops enclosing `chain` whose bodies unroll to <= max_lanes iterations."""
+    path = V.loop_path(func, chain[0])[:-1]
+    out = {}
+    for lp in reversed(path):
+        n = _unrolled_iterations(lp)
+        if n is None or n > max_lanes:
+            break
+        out[f"loop:{loop_address(func, lp).split(':', 1)[1]}"] = lp
+    return out
+
+
+def _left_out(func, covered, max_lanes) -> dict:
+    out = {}
+    for lp, _path in V.iter_loops(func.body):
+        if id(lp) in covered:
+            continue
+        n = _unrolled_iterations(lp)
+        if R.trip_count(lp) is None:
+            why = "trip count unknown"
+        elif n is None:
+            why = "holds loops under if/while: pipelining it would unroll an unknown number of iterations"
+        elif n > max_lanes:
+            why = (f"pipelining it unrolls {n} inner iterations (> max_lanes={max_lanes}); "
+                   "only the loops inside it are searched")
+        else:
+            why = f"above the {MAX_ORDER_DEPTH} innermost loops of a perfect nest: kept in place, not pipelined"
+        out[loop_address(func, lp)] = why
+    return out
+
+
+def _add_nest(space, func, chain, max_lanes, iis, streamed) -> set:
+    """Add one nest's group; returns the ids of the loops its parameters cover."""
     tail = chain[-MAX_ORDER_DEPTH:]
     trips = {id(lp): R.trip_count(lp) for lp in tail}
     addr = {id(lp): loop_address(func, lp) for lp in tail}
@@ -179,7 +236,9 @@ def _add_nest(space, func, chain, max_lanes, iis, streamed):
     done = _already_partitioned(func)
     if len(orders) > 1:
         space.choice(f"{group}:order", [[local[id(lp)] for lp in o] for o in orders], group=group)
-    space.choice(f"{group}:pipe", ["none", "inner"] + (["outer"] if len(tail) > 1 else []), group=group)
+    enclosing = _enclosing_options(func, tail, max_lanes)
+    space.choice(f"{group}:pipe", ["none", "inner"] + (["outer"] if len(tail) > 1 else []) + list(enclosing),
+                 group=group)
     space.choice(f"{group}:lanes", _lane_options(trips[id(chain[-1])], max_lanes), group=group)
     space.choice(f"{group}:ii", [int(k) for k in iis], group=group)
     if dims:
@@ -189,7 +248,12 @@ def _add_nest(space, func, chain, max_lanes, iis, streamed):
         order = [by_local[n] for n in cfg.get(f"{group}:order", [local[id(lp)] for lp in tail])]
         if order != list(tail):
             s.reorder(*[addr[id(lp)] for lp in order])
-        unrolled = _record_pipeline(s, cfg, group, order, addr, trips, max_lanes)
+        pipe = cfg[f"{group}:pipe"]
+        if pipe in enclosing:
+            s.pipeline(loop_address(func, enclosing[pipe]), cfg[f"{group}:ii"])
+            unrolled = {id(lp.var): R.trip_count(lp) for lp, _ in V.iter_loops(enclosing[pipe].body)}
+        else:
+            unrolled = _record_pipeline(s, cfg, group, order, addr, trips, max_lanes)
         kind = cfg.get(f"{group}:part", "none")
         if kind == "none":
             return
@@ -202,6 +266,7 @@ def _add_nest(space, func, chain, max_lanes, iis, streamed):
                                     0 if full else factor)
 
     space.rule(record, name=group)
+    return {id(lp) for lp in tail} | {id(lp) for lp in enclosing.values()}
 
 
 def _record_pipeline(s, cfg, group, order, addr, trips, max_lanes) -> dict:

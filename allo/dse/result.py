@@ -184,6 +184,7 @@ class DSEResult:
         n_feas = sum(t.feasible for t in self.trials)
         head = (f"DSE of {self.header.get('kernel')}: {len(self.trials)} trials ({n_ok} estimated, {n_feas} within "
                 f"budget {self.budget}), objective {self.objective}")
+        head += "".join(f"\nleft out of the space: {a}: {why}" for a, why in (self.header.get("left_out") or {}).items())
         t = self.best_trial
         if t is None:
             return head + "\nno feasible candidate: " + self.why_no_best()

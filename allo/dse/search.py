@@ -133,7 +133,8 @@ class Search:
         self.evaluated = 0
         self.header = {"allo_dse": LOG_VERSION, "kernel": base.source, "fingerprint": base.key,
                        "space": space.describe(), "settings": settings.to_dict(), "objective": objective,
-                       "budget": limits, "seed": seed, "strategy": strategy.name, "batch": batch}
+                       "budget": limits, "seed": seed, "strategy": strategy.name, "batch": batch,
+                       "left_out": dict(getattr(space, "left_out", {}))}
         self.next_round = 0
         if log and os.path.exists(log):
             self._resume(log)

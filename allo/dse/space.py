@@ -107,6 +107,7 @@ class Space:
     def __init__(self):
         self.items = []
         self.seeds = []  # configs the searches score first (see `seed`)
+        self.left_out = {}  # loop address -> why no parameter covers it (default spaces fill it)
 
     # ------------------------------------------------------------------ DSL
     def choice(self, name: str, options, apply: Callable | None = None, group: str = "") -> "Space":
