@@ -181,8 +181,8 @@ def _bank_pressure(keys) -> int:
             wild.append(k)
         else:
             concrete[k] += 1
-    if not concrete:
-        return len(wild)
+    if not concrete:  # only run-time banks: accesses conflict where their known dimensions agree
+        return max((sum(1 for w in wild if _overlap(w, v)) for v in wild), default=0)
     best = 0
     for k, n in concrete.items():
         hits = sum(1 for w in wild if all(a is None or a == b for a, b in zip(w, k)))
