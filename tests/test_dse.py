@@ -51,8 +51,9 @@ def test_default_space_of_a_two_stage_kernel():
         assert want in names
     p = {p.name: p for p in space.params}
     assert p["mm1:j0:order"].options == (["k0", "j0"], ["j0", "k0"])
-    assert p["mm1:j0:pipe"].options == ("none", "inner", "outer")
-    assert p["mm1:j0_init:pipe"].options == ("none", "inner")  # no perfect parent: no "outer"
+    # i0 holds an init loop and the k0-j0 nest (imperfect): pipelining it is offered too
+    assert p["mm1:j0:pipe"].options == ("none", "inner", "outer", "loop:i0")
+    assert p["mm1:j0_init:pipe"].options == ("none", "inner", "loop:i0")  # no perfect parent: no "outer"
     assert p["mm1:j0:lanes"].options == (1, 2, 4, 6, 12)  # largest divisors of 12 up to 1, 2, 4, 8, 16
     assert all(12 % f == 0 for f in p["mm1:j0:lanes"].options)
     assert space.size == np.prod([len(q.options) for q in space.params])

@@ -5,6 +5,7 @@ import numpy as np
 
 import allo
 from allo import dse, qor
+from allo.dse.space import recipe_key
 from allo.ir.types import float32
 
 
@@ -40,3 +41,30 @@ def test_default_space_reports_left_out_loops():
     assert "90 inner iterations" in space.left_out["conv:y"] and "max_lanes=16" in space.left_out["conv:y"]
     r = dse.explore(conv, space=space, trials=4, strategy="random", executor="inline", verify=0)
     assert "left out of the space: conv:y: pipelining it unrolls 90" in r.summary()
+
+
+def test_dse_table_shows_each_design_once():
+    space = dse.default_space(allo.customize(conv))
+    r = dse.explore(conv, space=space, trials=space.size, strategy="grid", executor="inline", verify=0)
+    lines = r.table(n=1000).splitlines()[2:]
+    designs = [line.split()[2:] for line in lines]  # latency ... steps, without rank and trial
+    keys = {recipe_key(t.steps) for t in r.ranked()}
+    assert len(lines) == len(keys) < len(r.ranked())  # configs that give one schedule are one row
+    assert any("same)" in line for line in lines) and designs
+
+
+def fill_kernel(A: float32[16, 16]) -> float32[16, 16]:
+    B: float32[16, 16] = 0.0
+    for i, j in allo.grid(16, 16):
+        B[i, j] += A[i, j] * 2.0
+    return B
+
+
+def test_fill_loops_are_rows_and_rows_add_up():
+    s = allo.customize(fill_kernel)
+    s.pipeline("j")
+    r = qor.estimate(s)
+    names = [row.name for row in r.loops]
+    assert names[0] == "fill_B" and r.loops[0].trip_count == 256
+    # the rows account for the latency but for the exit states and the function's overhead
+    assert 0 <= r.latency_cycles - sum(row.latency for row in r.loops) <= 4

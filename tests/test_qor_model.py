@@ -371,10 +371,10 @@ def test_report_object_round_trips():
     text = str(r)
     assert "Latency:" in text and "l_i" in text and "Resources:" in text
     d = json.loads(r.to_json())
-    assert d["latency_cycles"] == r.latency_cycles and d["loops"][0]["name"] == "l_i"
+    assert d["latency_cycles"] == r.latency_cycles and d["loops"][-1]["name"] == "l_i"
     assert qor.QoRReport.from_dict(d).to_dict() == r.to_dict()
     assert pickle.loads(pickle.dumps(r)).to_dict() == r.to_dict()
-    with pytest.raises(KeyError, match="loops: l_i"):
+    with pytest.raises(KeyError, match="loops: .*l_i"):
         r.loop("nope")
 
 

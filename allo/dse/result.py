@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..errors import DSEError
-from .space import format_step, steps_from_json, steps_to_json, to_json
+from .space import format_step, recipe_key, steps_from_json, steps_to_json, to_json
 
 LOG_VERSION = 1
 
@@ -168,10 +168,20 @@ class DSEResult:
         return pareto_front([t for t in self.trials if t.feasible])
 
     def table(self, n: int = 10) -> str:
-        """The best `n` feasible trials as text."""
+        """The best `n` distinct feasible designs as text: trials whose configs give the same
+        schedule (the same recipe) are one row, under the first trial, with the others counted."""
         rows = [("#", "trial", "latency", "interval", "DSP", "BRAM_18K", "FF", "LUT", "verified", "steps")]
-        for k, t in enumerate(self.ranked()[:n]):
-            rows.append((str(k + 1), str(t.index), str(t.latency), str(t.interval), str(t.dsp), str(t.bram),
+        firsts, same = [], {}
+        for t in self.ranked():
+            key = recipe_key(t.steps)
+            if key in same:
+                same[key] += 1
+            else:
+                same[key] = 0
+                firsts.append((key, t))
+        for k, (key, t) in enumerate(firsts[:n]):
+            trial = f"{t.index} (+{same[key]} same)" if same[key] else str(t.index)
+            rows.append((str(k + 1), trial, str(t.latency), str(t.interval), str(t.dsp), str(t.bram),
                          str(t.resources.get("FF", 0)), str(t.resources.get("LUT", 0)),
                          {None: "-", True: "yes", False: "NO"}[t.verified], str(len(t.steps))))
         widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]

@@ -141,7 +141,11 @@ class Estimator:
         else:
             lat, rows = self.block(fctx, body, {})
             interval = None
-        lat += self._return_copy(fctx, func)
+        copy = self._return_copy(fctx, func)
+        if copy:
+            rows = rows + [LoopRow("copy_result", "loop", None, False, None, None, None, copy,
+                                   "the emitter copies a returned argument or constant into the output", [])]
+        lat += copy
         ctrl = self.tables.control
         inlined = (func.name != self.mod.top and not _has_loop(func.body)
                    and _op_count(func.body) <= int(ctrl["inline_max_ops"])
@@ -221,11 +225,24 @@ class Estimator:
                 self.notes.append("a while loop's trip count is unknown; the latency counts one iteration")
             elif isinstance(s, N.Alloc) and s.buf.shape and s.init is not None:
                 flush()
-                total += self._fill(fctx, s.buf)
+                lat = self._fill(fctx, s.buf)
+                total += lat
+                if lat > 1:
+                    per = self._fill_ii(fctx, s.buf)
+                    rows.append(LoopRow(f"fill_{_sanitize(s.buf.name)}", "loop", s.buf.type.size, per is not None, per,
+                                        None, None, lat, f"initialisation of {s.buf.name!r} (the emitter's fill loop)",
+                                        []))
             else:
                 segment.append(s)
         flush()
         return total, rows
+
+    def _fill_ii(self, fctx, buf):
+        """The II of an auto-pipelined fill loop, None when it is not pipelined (see `_fill`)."""
+        mem = fctx.mem(buf)
+        if int(buf.shape[-1]) >= int(self.tables.control["pipeline_loops"]) or buf.type.size >= 64:
+            return port_ii([(mem, tuple(Aff({}, 0) for _ in buf.shape), "w", ("fill",))], self.tables)[0]
+        return None
 
     def _fill(self, fctx, buf) -> int:
         """The emitter's initialisation nest of an array (auto-pipelined when large)."""
