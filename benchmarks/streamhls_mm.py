@@ -69,12 +69,18 @@ def spaces(max_factor: int = 64) -> dict:
             _product("k", "i", "j", NI, NJ, "tmp", "A", "B", uj="uj"),
             _product("k2", "i2", "j2", NI, NL, "D", "tmp", "C", uj="uj2"),
         ], max_factor=max_factor, fuse=[("i0", "i"), ("i", "i2")])),
+        # 3mm in k-blocks of uk: block b makes rows b of F = C D and columns b of E = A B, and adds
+        # E[:, b] F[b, :] into G (G's reduction k2 outermost): the three products overlap
         "3mm": (k3mm, nl([
-            _zero("f0", "f1", J3, L3, "F", ui="uf", uj="uj2"),
-            _product("fk", "fi", "fj", J3, L3, "F", "C", "D", ui="uf", uj="uj2"),
-            _zero("e0", "e1", I3, J3, "E", uj="uj"),
-            _product("k", "i", "j", I3, J3, "E", "A", "B", uj="uj"),
-            _zero("g0", "g1", I3, L3, "G", uj="uj2"),
-            _product("k2", "i2", "j2", I3, L3, "G", "E", "F", uj="uj2"),
-        ], max_factor=max_factor, fuse=[("e0", "i"), ("i", "g0"), ("g0", "i2")])),
+            {"order": ("f0", "f1"), "block": {"f0": ("uk", J3)}, "split": {"f1": ("uf", L3)}},
+            {"order": ("fi", "fk", "fj"), "block": {"fi": ("uk", J3)}, "split": {"fj": ("uf", L3), "fk": ("ufk", M3)},
+             "reduce": "fk", "partitions": [("F", 2, "fj"), ("D", 2, "fj"), ("D", 1, "fk"), ("C", 2, "fk")]},
+            {"order": ("e1", "e0"), "block": {"e1": ("uk", J3)}, "split": {"e0": ("ue", I3)}},
+            {"order": ("j", "k", "i"), "block": {"j": ("uk", J3)}, "split": {"i": ("ue", I3), "k": ("uek", K3)},
+             "reduce": "k", "partitions": [("E", 1, "i"), ("A", 1, "i"), ("A", 2, "k"), ("B", 1, "k")]},
+            _zero("g0", "g1", I3, L3, "G", ui="ui2", uj="uj2"),
+            {"order": ("k2", "i2", "j2"), "block": {"k2": ("uk", J3)}, "split": {"i2": ("ui2", I3), "j2": ("uj2", L3)},
+             "partitions": [("G", 1, "i2"), ("G", 2, "j2"), ("E", 1, "i2"), ("F", 2, "j2")]},
+        ], max_factor=max_factor, caps={"ufk": 10, "uek": 10},
+           fuse=[("f0", "fi"), ("fi", "k2"), ("e1", "j"), ("j", "k2")], fuse_options=(True,))),
     }

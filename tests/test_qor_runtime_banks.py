@@ -11,7 +11,12 @@ def lanes_over_rows(T: float32[8, 8], out: float32[8, 8]):
         out[k, i] = T[i, k] * 2.0
 
 
-def three_in_a_row(T: float32[4, 12], out: float32[4, 10]):
+def three_in_a_row(T: float32[4, 14], out: float32[4, 10]):
+    for i, k in allo.grid(4, 10):
+        out[i, k] = T[i, k] + T[i, k + 2] + T[i, k + 4]
+
+
+def three_apart(T: float32[4, 14], out: float32[4, 10]):
     for i, k in allo.grid(4, 10):
         out[i, k] = T[i, k] + T[i, k + 1] + T[i, k + 2]
 
@@ -32,9 +37,12 @@ def test_lanes_in_a_known_bank_dimension_do_not_collide():
     assert _ii(s) == 1
 
 
-def test_accesses_agreeing_in_the_known_dimensions_may_collide():
+def test_run_time_banks_with_the_same_varying_part_collide_by_their_offsets():
     s = allo.customize(three_in_a_row)
     s.pipeline("k")
-    s.partition("T", allo.Partition.Cyclic, dim=1, factor=4)
     s.partition("T", allo.Partition.Cyclic, dim=2, factor=2)
-    assert _ii(s) == 2  # three reads that may hit one dual-port bank
+    assert _ii(s) == 2  # k, k + 2, k + 4: one bank (k % 2) for all three reads, two ports
+    s = allo.customize(three_apart)
+    s.pipeline("k")
+    s.partition("T", allo.Partition.Cyclic, dim=2, factor=2)
+    assert _ii(s) == 1  # k, k + 1, k + 2: two reads on bank k % 2, one on the other

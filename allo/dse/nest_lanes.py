@@ -38,7 +38,7 @@ def _check(nest, k):
     if not isinstance(nest, dict) or "order" not in nest or "split" not in nest:
         raise DSEError(f"nest {k}: expected a dict with 'order' and 'split' (and optional 'partitions'), "
                        f"got {nest!r}")
-    for loop in nest["split"]:
+    for loop in list(nest["split"]) + list(nest.get("block", {})):
         if loop not in nest["order"]:
             raise DSEError(f"nest {k}: split loop {loop!r} is not in its order {tuple(nest['order'])}")
     if nest.get("reduce") is not None and nest["reduce"] not in nest["split"]:
@@ -48,7 +48,8 @@ def _check(nest, k):
             raise DSEError(f"nest {k}: partition {part!r} must be (buffer, dim, split loop)")
 
 
-def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False, fuse=()) -> Space:
+def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False, fuse=(),
+                     fuse_options=(False, True)) -> Space:
     """Space over the lane factors of `nests` (see the module docstring for a nest's keys).
     `max_factor` caps every factor; `caps` ({parameter: cap}) overrides it per parameter.
     `dataflow=True` adds a choice "dataflow" (False/True): make the top function a dataflow
@@ -56,12 +57,15 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
     `fuse`: pairs (producer loop, consumer loop) of outermost split loops (same factor parameter):
     adds a choice "fuse" (False/True) that moves each producer's row blocks into its consumer's
     (`compute_at` on the ".outer" loops, in the order given) and makes the last consumer's block
-    loop a dataflow region, so a consumer works on block b while its producer makes block b + 1."""
+    loop a dataflow region, so a consumer works on block b while its producer makes block b + 1
+    (`fuse_options`: the values the choice may take).
+    A nest's `"block": {loop: (parameter, extent)}` splits that loop into blocks without lanes: its
+    outer part goes outermost (the loop `fuse` merges), its inner part stays in `order`'s place."""
     caps = dict(caps or {})
     extents: dict = {}
     for k, nest in enumerate(nests):
         _check(nest, k)
-        for _loop, (param, extent) in nest["split"].items():
+        for _loop, (param, extent) in list(nest["split"].items()) + list(nest.get("block", {}).items()):
             extents.setdefault(param, []).append(extent)
     space = Space()
     for param, exts in extents.items():
@@ -71,7 +75,7 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
     if dataflow:
         space.choice("dataflow", [False, True], group="lanes")
     if fuse:
-        space.choice("fuse", [False, True], group="lanes")
+        space.choice("fuse", list(fuse_options), group="lanes")
     if any(nest.get("reduce") is not None for nest in nests):
         space.choice("tree", [False, True], group="lanes")
 
@@ -80,9 +84,11 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
         for nest in nests:
             order, split = tuple(nest["order"]), nest["split"]
             factor = {loop: cfg[param] for loop, (param, _e) in split.items()}
-            for loop, f in factor.items():
+            blocks = {loop: cfg[param] for loop, (param, _e) in nest.get("block", {}).items()}
+            for loop, f in list(factor.items()) + list(blocks.items()):
                 s.split(loop, f)
-            outer = [f"{lp}.outer" if lp in split else lp for lp in order]
+            outer = [f"{lp}.outer" if lp in split else f"{lp}.inner" if lp in blocks else lp for lp in order]
+            outer = [f"{lp}.outer" for lp in blocks] + outer
             red = nest.get("reduce") if cfg.get("tree") and factor.get(nest.get("reduce"), 1) > 1 else None
             inner = [f"{lp}.inner" for lp in order if lp in split and lp != red] + ([f"{red}.inner"] if red else [])
             s.reorder(*outer, *inner)

@@ -198,8 +198,10 @@ def bank_count(shape, parts) -> int:
 
 
 def bank_key(idx: list, shape, parts):
-    """The bank an access hits: a tuple with one entry per partitioned dimension (an int, or
-    None when the index varies at run time and the access may hit any bank of that dimension)."""
+    """The bank an access hits: a tuple with one entry per partitioned dimension (an int; None
+    when the index varies at run time and the access may hit any bank of that dimension; or
+    ("rel", varying part, offset) for a cyclic dimension whose bank varies at run time but two
+    accesses with the same varying part hit the same bank exactly when their offsets agree)."""
     key = []
     for kind, d, factor in parts:
         a = idx[d - 1] if d - 1 < len(idx) else None
@@ -210,7 +212,9 @@ def bank_key(idx: list, shape, parts):
             key.append(a.const if a.known else None)
         elif kind == Partition.Cyclic:
             f = max(1, int(factor))
-            key.append(a.const % f if all(c % f == 0 for c in a.coefs.values()) else None)
+            varying = tuple(sorted((v, c % f) for v, c in a.coefs.items() if c % f))
+            # a run-time bank, but fixed relative to other accesses with the same varying part
+            key.append(a.const % f if not varying else ("rel", varying, a.const % f))
         else:  # block
             size = -(-n // max(1, int(factor)))
             key.append(a.const // size if a.known else None)

@@ -177,7 +177,7 @@ def _bank_pressure(keys) -> int:
     concrete = defaultdict(int)
     wild = []
     for k in keys:
-        if any(x is None for x in k):
+        if any(not isinstance(x, int) for x in k):
             wild.append(k)
         else:
             concrete[k] += 1
@@ -185,13 +185,21 @@ def _bank_pressure(keys) -> int:
         return max((sum(1 for w in wild if _overlap(w, v)) for v in wild), default=0)
     best = 0
     for k, n in concrete.items():
-        hits = sum(1 for w in wild if all(a is None or a == b for a, b in zip(w, k)))
+        hits = sum(1 for w in wild if _overlap(w, k))
         best = max(best, n + hits)
     return max(best, len(wild) and max(sum(1 for w in wild if _overlap(w, v)) for v in wild))
 
 
+def _same_bank_possible(x, y) -> bool:
+    if isinstance(x, int) and isinstance(y, int):
+        return x == y
+    if isinstance(x, tuple) and isinstance(y, tuple) and x[1] == y[1]:
+        return x[2] == y[2]  # same run-time part: the offsets decide
+    return True  # None, or unrelated run-time parts: may collide
+
+
 def _overlap(a, b) -> bool:
-    return all(x is None or y is None or x == y for x, y in zip(a, b))
+    return all(_same_bank_possible(x, y) for x, y in zip(a, b))
 
 
 __all__ = ["Mem", "local_mem", "interface_mem", "bind_param", "port_ii"]
