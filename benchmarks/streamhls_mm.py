@@ -81,6 +81,6 @@ def spaces(max_factor: int = 64) -> dict:
             _zero("g0", "g1", I3, L3, "G", ui="ui2", uj="uj2"),
             {"order": ("k2", "i2", "j2"), "block": {"k2": ("uk", J3)}, "split": {"i2": ("ui2", I3), "j2": ("uj2", L3)},
              "partitions": [("G", 1, "i2"), ("G", 2, "j2"), ("E", 1, "i2"), ("F", 2, "j2")]},
-        ], max_factor=max_factor, caps={"ufk": 10, "uek": 10},
+        ], max_factor=max_factor,
            fuse=[("f0", "fi"), ("fi", "k2"), ("e1", "j"), ("j", "k2")], fuse_options=(True,))),
     }

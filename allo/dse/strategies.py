@@ -7,6 +7,8 @@ per batch, so a seed fixes the search whatever executor scores it.
 
 - `grid`: every config in order (first parameter slowest) until the trials run out.
 - `random`: uniform over configs, without repeats.
+- `local`: hill climbing from the best configs so far (neighbours one option away, and pairs of
+  parameters moved in opposite directions), for spaces of ordered factors.
 - `tpe`: a Tree-structured Parzen Estimator over categorical parameters (Bergstra et al. 2011):
   after `n_startup` random configs, split the history into the best `gamma` fraction and the
   rest, model each parameter's option frequencies in both (with a uniform prior), draw
@@ -158,11 +160,61 @@ class TPE:
         return None
 
 
-STRATEGIES = {"grid": Grid, "random": Random, "tpe": TPE}
+class Local:
+    """Hill climbing over ordered options (lane factors, sorted): after `n_startup` random configs,
+    unseen neighbours of the best configs so far, drawn at random (half the batch around the best,
+    a quarter around the second, ...): one parameter one option up or down, or two parameters
+    moved in opposite directions (trading lanes between the nests under one budget). Random
+    configs fill a batch when no neighbour is left."""
+
+    name = "local"
+
+    def __init__(self, n_startup: int = 32, centers: int = 4):
+        self.n_startup, self.centers = n_startup, centers
+
+    def propose(self, space, history, n, rng, seen) -> list:
+        if len(history) < self.n_startup:
+            return Random().propose(space, history, n, rng, seen)
+        taken, out = set(seen), []
+        sizes = [len(p.options) for p in space.params]
+        for rank, (idx, _) in enumerate(sorted(history, key=lambda h: h[1])[:self.centers]):
+            cands = [c for c in _neighbours(idx, sizes) if c not in taken]
+            share = n if rank == self.centers - 1 else max(1, n >> (rank + 1))  # most from the best
+            for j in rng.permutation(len(cands))[:min(share, n - len(out))]:
+                out.append(cands[int(j)])
+                taken.add(cands[int(j)])
+        while len(out) < n:
+            idx = _random_unseen(space, rng, taken)
+            if idx is None:
+                break
+            out.append(idx)
+            taken.add(idx)
+        return out
+
+
+def _neighbours(idx, sizes):
+    def moved(changes):
+        child = list(idx)
+        for k, d in changes:
+            child[k] += d
+            if not 0 <= child[k] < sizes[k]:
+                return None
+        return tuple(child)
+
+    ks = range(len(idx))
+    singles = [[(k, d)] for k in ks for d in (1, -1)]
+    trades = [[(a, 1), (b, -1)] for a in ks for b in ks if a != b]
+    for changes in singles + trades:
+        cand = moved(changes)
+        if cand is not None:
+            yield cand
+
+
+STRATEGIES = {"grid": Grid, "random": Random, "tpe": TPE, "local": Local}
 
 
 def make_strategy(strategy, space, trials: int):
-    """A strategy object from "auto" | "grid" | "random" | "tpe" (or an object with propose())."""
+    """A strategy object from "auto" | "grid" | "random" | "tpe" | "local" (or an object with propose())."""
     if not isinstance(strategy, str):
         if not callable(getattr(strategy, "propose", None)):
             raise DSEError(f"explore: strategy must be one of {sorted(STRATEGIES)} or 'auto', or an object with "
@@ -171,5 +223,5 @@ def make_strategy(strategy, space, trials: int):
     if strategy == "auto":
         return Grid() if space.size <= trials else TPE()
     if strategy not in STRATEGIES:
-        raise DSEError(f"explore: unknown strategy {strategy!r}; use 'auto', 'grid', 'random' or 'tpe'")
+        raise DSEError(f"explore: unknown strategy {strategy!r}; use 'auto', 'grid', 'random', 'tpe' or 'local'")
     return STRATEGIES[strategy]()
