@@ -164,3 +164,23 @@ def test_compute_at_of_split_blocks_refuses_reads_outside_the_block():
     s.split("i", 2)
     with pytest.raises(allo.AlloError, match="compute_at: argument 'target_loop'"):
         s.compute_at("i0.outer", "i.outer")
+
+
+def test_local_strategy_proposes_neighbours_of_the_best_and_finds_the_grid_optimum():
+    from allo.dse.strategies import Local
+
+    space = _chain_space()
+    sizes = [len(p.options) for p in space.params]
+    best, worse = (1, 1, 0, 1), (0, 0, 0, 0)
+    history = [(best, (0, 10.0)), (worse, (0, 99.0))] + [((3, 2, 1, 0), (1, 5.0))] * 30
+    out = Local(n_startup=8, centers=1).propose(space, history, 6, np.random.default_rng(0), seen={best, worse})
+    assert len(out) == 6 and len(set(out)) == 6
+    for idx in out:  # one option away, or two parameters traded
+        diff = [a - b for a, b in zip(idx, best)]
+        assert all(0 <= i < n for i, n in zip(idx, sizes))
+        assert sorted(d for d in diff if d) in ([1], [-1], [-1, 1])
+    budget = {"DSP": 40}
+    grid = dse.explore(chain2, space=space, budget=budget, strategy="grid", trials=space.size, executor="inline", verify=0)
+    local = dse.explore(chain2, space=space, budget=budget, strategy="local", trials=space.size * 3 // 4,
+                        executor="inline", verify=0)
+    assert local.best_trial.latency == grid.best_trial.latency

@@ -42,7 +42,8 @@ def explore(kernel_or_schedule, space: Space | None = None, objective="latency",
     - `budget`: {"DSP": n, "BRAM_18K": n, ...} upper limits; default: the totals of `part`
       (default "xcu280"). A candidate over any limit is infeasible.
     - `strategy`: "auto" (grid when the space has at most `trials` configs, else "tpe"),
-      "grid", "random", "tpe". `trials`: candidates to score. `seed`: fixes the search.
+      "grid", "random", "tpe", "local" (hill climbing over ordered factors). `trials`: candidates to
+      score. `seed`: fixes the search.
     - `executor`: "local" (processes on this machine, `workers=` cores), "ray" (`address=None`
       starts Ray on 127.0.0.1, "auto" or "ray://host:port" joins a cluster), "inline".
     - `verify`: how many of the best candidates to check numerically (0: none).
