@@ -184,3 +184,54 @@ def test_local_strategy_proposes_neighbours_of_the_best_and_finds_the_grid_optim
     local = dse.explore(chain2, space=space, budget=budget, strategy="local", trials=space.size * 3 // 4,
                         executor="inline", verify=0)
     assert local.best_trial.latency == grid.best_trial.latency
+
+
+I3, J3, K3, L3, M3 = 4, 6, 3, 4, 2
+
+
+def chain3(A: int32[I3, K3], B: int32[K3, J3], C: int32[J3, M3], D: int32[M3, L3]) -> int32[I3, L3]:
+    F: int32[J3, L3]
+    for f0, f1 in allo.grid(J3, L3):
+        F[f0, f1] = 0
+    for fk, fi, fj in allo.grid(M3, J3, L3):
+        F[fi, fj] += C[fi, fk] * D[fk, fj]
+    E: int32[I3, J3]
+    for e0, e1 in allo.grid(I3, J3):
+        E[e0, e1] = 0
+    for k, i, j in allo.grid(K3, I3, J3):
+        E[i, j] += A[i, k] * B[k, j]
+    G: int32[I3, L3]
+    for g0, g1 in allo.grid(I3, L3):
+        G[g0, g1] = 0
+    for k2, i2, j2 in allo.grid(J3, I3, L3):
+        G[i2, j2] += E[i2, k2] * F[k2, j2]
+    return G
+
+
+def test_k_blocks_of_a_chained_product_overlap_and_stay_exact():
+    # the 3mm structure of benchmarks/streamhls_mm.py: block b makes rows b of F, columns b of E
+    # and adds E[:, b] F[b, :] into G (blocks without lanes: the "block" key)
+    space = dse.nest_lanes_space([
+        {"order": ("f0", "f1"), "block": {"f0": ("uk", J3)}, "split": {"f1": ("uf", L3)}},
+        {"order": ("fi", "fk", "fj"), "block": {"fi": ("uk", J3)}, "split": {"fj": ("uf", L3)},
+         "partitions": [("F", 2, "fj"), ("D", 2, "fj")]},
+        {"order": ("e1", "e0"), "block": {"e1": ("uk", J3)}, "split": {"e0": ("ue", I3)}},
+        {"order": ("j", "k", "i"), "block": {"j": ("uk", J3)}, "split": {"i": ("ue", I3)},
+         "partitions": [("E", 1, "i"), ("A", 1, "i")]},
+        {"order": ("g0", "g1"), "split": {"g0": ("ue", I3), "g1": ("uf", L3)}},
+        {"order": ("k2", "i2", "j2"), "block": {"k2": ("uk", J3)}, "split": {"i2": ("ue", I3), "j2": ("uf", L3)},
+         "partitions": [("G", 1, "i2"), ("G", 2, "j2")]},
+    ], max_factor=8, fuse=[("f0", "fi"), ("fi", "k2"), ("e1", "j"), ("j", "k2")])
+    rng = np.random.default_rng(4)
+    args = [rng.integers(-9, 9, sh).astype(np.int32) for sh in ((I3, K3), (K3, J3), (J3, M3), (M3, L3))]
+    lat = {}
+    for fuse in (False, True):
+        s = allo.customize(chain3)
+        s.replay(space.expand(s.ir, space.indices({"uk": 2, "uf": 2, "ue": 2, "fuse": fuse})))
+        np.testing.assert_array_equal(s.build()(*args), (args[0] @ args[1]) @ (args[2] @ args[3]))
+        r = qor.estimate(s)
+        lat[fuse] = r.latency_cycles
+        if fuse:
+            loop = next(row for row in r.loops if row.kind == "dataflow")
+            assert loop.name == "l_k2_outer" and loop.trip_count == J3 // 2
+    assert lat[True] < lat[False]
