@@ -78,40 +78,41 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
         space.choice("fuse", list(fuse_options), group="lanes")
     if any(nest.get("reduce") is not None for nest in nests):
         space.choice("tree", [False, True], group="lanes")
-
-    def lanes(s, cfg):
-        banks: dict = {}  # (buffer, dim) -> the lcm of the factors of the loops that index it
-        for nest in nests:
-            order, split = tuple(nest["order"]), nest["split"]
-            factor = {loop: cfg[param] for loop, (param, _e) in split.items()}
-            blocks = {loop: cfg[param] for loop, (param, _e) in nest.get("block", {}).items()}
-            for loop, f in list(factor.items()) + list(blocks.items()):
-                s.split(loop, f)
-            outer = [f"{lp}.outer" if lp in split else f"{lp}.inner" if lp in blocks else lp for lp in order]
-            outer = [f"{lp}.outer" for lp in blocks] + outer
-            red = nest.get("reduce") if cfg.get("tree") and factor.get(nest.get("reduce"), 1) > 1 else None
-            inner = [f"{lp}.inner" for lp in order if lp in split and lp != red] + ([f"{red}.inner"] if red else [])
-            s.reorder(*outer, *inner)
-            if red:
-                s.reduce_tree(f"{red}.inner")
-            for lp in inner:
-                s.unroll(lp)
-            s.pipeline(outer[-1])
-            for buf, dim, loop in nest.get("partitions", ()):
-                banks[(buf, dim)] = math.lcm(banks.get((buf, dim), 1), factor[loop])
-        if cfg.get("fuse"):
-            for src, dst in fuse:
-                s.compute_at(f"{src}.outer", f"{dst}.outer")
-            s.dataflow(f"{fuse[-1][1]}.outer")
-        # cyclic by a multiple of u still gives u consecutive indices u different banks
-        for (buf, dim), f in banks.items():
-            if f > 1:
-                s.partition(buf, "cyclic", dim=dim, factor=f)
-        if cfg.get("dataflow"):
-            s.dataflow(s.top_func_name)
-
-    space.rule(lanes, name="lanes")
+    space.rule(lambda s, cfg: _record(s, cfg, nests, fuse), name="lanes")
     return space
+
+
+def _record(s, cfg, nests, fuse):
+    """Record one config's steps: per nest split, order, trees, unroll, pipeline; then fusion and partitions."""
+    banks: dict = {}  # (buffer, dim) -> the lcm of the factors of the loops that index it
+    for nest in nests:
+        order, split = tuple(nest["order"]), nest["split"]
+        factor = {loop: cfg[param] for loop, (param, _e) in split.items()}
+        blocks = {loop: cfg[param] for loop, (param, _e) in nest.get("block", {}).items()}
+        for loop, f in list(factor.items()) + list(blocks.items()):
+            s.split(loop, f)
+        outer = [f"{lp}.outer" if lp in split else f"{lp}.inner" if lp in blocks else lp for lp in order]
+        outer = [f"{lp}.outer" for lp in blocks] + outer
+        red = nest.get("reduce") if cfg.get("tree") and factor.get(nest.get("reduce"), 1) > 1 else None
+        inner = [f"{lp}.inner" for lp in order if lp in split and lp != red] + ([f"{red}.inner"] if red else [])
+        s.reorder(*outer, *inner)
+        if red:
+            s.reduce_tree(f"{red}.inner")
+        for lp in inner:
+            s.unroll(lp)
+        s.pipeline(outer[-1])
+        for buf, dim, loop in nest.get("partitions", ()):
+            banks[(buf, dim)] = math.lcm(banks.get((buf, dim), 1), factor[loop])
+    if cfg.get("fuse"):
+        for src, dst in fuse:
+            s.compute_at(f"{src}.outer", f"{dst}.outer")
+        s.dataflow(f"{fuse[-1][1]}.outer")
+    # cyclic by a multiple of u still gives u consecutive indices u different banks
+    for (buf, dim), f in banks.items():
+        if f > 1:
+            s.partition(buf, "cyclic", dim=dim, factor=f)
+    if cfg.get("dataflow"):
+        s.dataflow(s.top_func_name)
 
 
 __all__ = ["nest_lanes_space"]
