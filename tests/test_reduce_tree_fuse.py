@@ -235,3 +235,26 @@ def test_k_blocks_of_a_chained_product_overlap_and_stay_exact():
             loop = next(row for row in r.loops if row.kind == "dataflow")
             assert loop.name == "l_k2_outer" and loop.trip_count == J3 // 2
     assert lat[True] < lat[False]
+
+
+def two_sums(A: int32[4, 6], p: int32[6], r: int32[4]) -> (int32[6], int32[4]):
+    s: int32[6] = 0
+    q: int32[4] = 0
+    for i, j in allo.grid(4, 6):
+        s[j] += r[i] * A[i, j]
+        q[i] += A[i, j] * p[j]
+    return s, q
+
+
+def test_reduce_tree_keeps_stores_indexed_by_the_loop():
+    s = allo.customize(two_sums)
+    s.split("j", 3)
+    s.reduce_tree("j.inner")  # q[i] summed as a tree; s[j] (a new element per j) stays in the loop
+    s.unroll("j.inner")
+    rng = np.random.default_rng(5)
+    A, p, r = rng.integers(-9, 9, (4, 6)).astype(np.int32), rng.integers(-9, 9, 6).astype(np.int32), \
+        rng.integers(-9, 9, 4).astype(np.int32)
+    got_s, got_q = s.build()(A, p, r)
+    np.testing.assert_array_equal(got_s, r @ A)
+    np.testing.assert_array_equal(got_q, A @ p)
+    assert "q_part" in s.build(target="vhls").hls_code

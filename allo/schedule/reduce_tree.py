@@ -55,19 +55,30 @@ def _accumulation(st, lp):
 
 
 def _accumulations(lp):
-    out = []
-    written = {id(st.buf) for st in lp.body if isinstance(st, N.Store)}
+    """The accumulations of `lp`'s body to sum as trees: [(store, add, term)]. Stores indexed by
+    the loop's variable (a different element per iteration, e.g. bicg's `s[j] += ...` in a loop
+    over j that also sums `q[i]`) stay in the loop as they are."""
+    out, stay = [], []
     for st in lp.body:
         got = _accumulation(st, lp)
-        if got is None:
+        if got is not None:
+            out.append((st, got[0], got[1]))
+        elif isinstance(st, N.Store) and any(id(lp.var) in R.expr_vars(i) for i in st.indices):
+            stay.append(st)
+        else:
             raise _err(f"loop {lp.name!r} must only accumulate (`acc[i] += term`, acc's index without "
                        f"{lp.name!r}); found {type(st).__name__} {getattr(getattr(st, 'buf', None), 'name', '')!r}")
-        if any(isinstance(x, N.Load) and id(x.buf) in written for x in V.walk_expr(got[1])):
-            raise _err(f"loop {lp.name!r}: a term reads an accumulator of the loop; the sums are not independent")
-        out.append((st, got[0], got[1]))
+    if not out:
+        raise _err(f"loop {lp.name!r} must only accumulate (`acc[i] += term`, acc's index without {lp.name!r}); "
+                   "no store of its body does")
+    written = {id(st.buf) for st in lp.body if isinstance(st, N.Store)}
+    for st in [st for st, _, _ in out] + stay:
+        reads = [x for x in V.walk_expr(st.value) if isinstance(x, N.Load) and id(x.buf) in written]
+        if any(x.buf is not st.buf for x in reads):
+            raise _err(f"loop {lp.name!r}: a statement reads an array the loop writes; the sums are not independent")
     if len({id(st.buf) for st, _, _ in out}) != len(out):
         raise _err(f"loop {lp.name!r} accumulates into one array twice; write one accumulation per array")
-    return out
+    return out, stay
 
 
 def _parent_body(func, lp) -> list:
@@ -105,9 +116,9 @@ def reduce_tree(func: N.Func, loop) -> list:
         raise _err(f"loop {lp.name!r} needs constant bounds and step 1 (got trip count {n}, step {lp.step})")
     if n < 2:
         raise _err(f"loop {lp.name!r} runs {n} time(s): nothing to sum as a tree")
-    accs = _accumulations(lp)
+    accs, stay = _accumulations(lp)
     taken = {b.name for b in V.iter_buffers(func)}
-    allocs, finals, body = [], [], []
+    allocs, finals, body = [], [], list(stay)
     for st, add, term in accs:
         name = R.fresh_name(taken, f"{st.buf.name}_part")
         taken.add(name)
