@@ -32,7 +32,7 @@ from __future__ import annotations
 import ast
 import itertools
 
-from ..errors import AlloSyntaxError, AlloTypeError, DataflowError, located
+from ..errors import AlloSyntaxError, AlloTypeError, DataflowArgsError, DataflowError, located
 from ..ir.attrs import DATAFLOW, DF_REGION, DF_STREAM, KERNEL
 from ..ir.nodes import Alloc, Buffer, CallStmt, For, Func, Load
 from ..ir.types import ConstType, StreamType
@@ -198,6 +198,10 @@ class RegionBuilder(FunctionBuilder):
             if not (isinstance(a, Buffer) and a.kind in ("arg", "scalar_arg")):
                 raise self.error(AlloTypeError, f"kernel {st.name!r}: args= must list arguments of region "
                                  f"{self.kernel.name!r}", deco)
+            if a.kind == "scalar_arg":  # upstream refuses these; instances exchange arrays and streams
+                raise self.error(DataflowArgsError, f"kernel {st.name!r}: args= binds scalar {a.name!r} of region "
+                                 f"{self.kernel.name!r}; kernels take the region's arrays (pass a one-element "
+                                 f"array such as {a.type!r}[1] instead)", deco)
         if len(args) != len(st.args.args):
             raise self.error(AlloTypeError, f"kernel {st.name!r} has {len(st.args.args)} parameter(s) but args= binds "
                              f"{len(args)}", deco)
