@@ -30,6 +30,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 
 from ..errors import AlloSyntaxError, AlloTypeError, DataflowArgsError, DataflowError, located
@@ -164,6 +165,8 @@ class RegionBuilder(FunctionBuilder):
         name = st.target.id
         if isinstance(t, ConstType):
             bind_const(self, st, t)
+            # later declarations of the region spell it too (`fifo: Stream[T, 4][P0 - 1]`)
+            self.env = dataclasses.replace(self.env, template=dict(self.env.template, **{name: self.locals[name]}))
             return
         if not isinstance(t, StreamType):
             raise self.error(AlloSyntaxError, f"{name!r}: a region declares streams (Stream[T, depth]) and ConstExpr "
