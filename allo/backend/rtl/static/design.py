@@ -294,6 +294,7 @@ class Design:
     def port_deps(self, region):
         """Concurrent processes must not share a port of a bank (reads included): the later one
         waits for the earlier one, as for shared data."""
+        self.spread_ports(region)
         use = [set() for _ in region.processes]
         for u in self.units:
             k = self.unit_process.get(u.uid)
@@ -306,6 +307,26 @@ class Design:
                 if common and j not in _all_deps(region.deps, k) and k not in _all_deps(region.deps, j):
                     region.deps[k] = sorted(set(region.deps[k]) | {j})
                     self.dep_arrays[(k, j)] = sorted({m for m, _, _ in common})
+
+    def spread_ports(self, region):
+        """Rotate each process's port numbers per memory (a unit's own accesses keep distinct
+        ports) so that processes reading the same banks use different ports where they can."""
+        taken = set()
+        for k in range(len(region.processes)):
+            by_mem = {}
+            for u in self.units:
+                if self.unit_process.get(u.uid) == k:
+                    for n in u.graph.nodes:
+                        if n.kind in ("load", "store") and n.mem.kind == "mem" and n.mem.ports > 1:
+                            by_mem.setdefault(n.mem.name, []).append(n)
+            for name, ns in by_mem.items():
+                ports = ns[0].mem.ports
+                clash = [sum((name, b, (n.port + r) % ports) in taken for n in ns for b in n.candidates())
+                         for r in range(ports)]
+                r = clash.index(min(clash))
+                for n in ns:
+                    n.port = (n.port + r) % ports
+                    taken.update((name, b, n.port) for b in n.candidates())
 
     def _process(self, k) -> str:
         line = self.process_lines[k] if k < len(self.process_lines) else None
@@ -348,6 +369,7 @@ class Design:
     # ------------------------------------------------------------------ unit graphs
     def build_unit(self, u: Unit):
         gb = GraphBuilder(self, u.ranges)
+        gb.iter_ranges = _iter_ranges(u)
         env, aenv = {}, {}
         for v in u.fsm_vars:
             env[id(v)] = gb.add("var", [], reg=self.fsm_loops[id(v)].signal, type=index_t, expr=0)
@@ -408,6 +430,20 @@ class Design:
                                   getattr(x, "loc", None))
             outs.append(gb.ev(e, env, {}, None))
         return gb, outs
+
+
+def _iter_ranges(u) -> dict:
+    """Ranges of the aff terms of unit u's accesses: values of enclosing FSM loops (their signals
+    hold the variable) and of the unit's outer loops when they count from 0 by 1; the innermost
+    loop's term counts its iterations."""
+    out = {k: r for k, r in u.ranges.items() if k not in {id(lp.var) for lp in u.loops}}
+    for lp, t in zip(u.loops[:-1], u.trips[:-1]):
+        lb = index_aff(lp.lb, {})
+        if lb is not None and lb.known and lb.const == 0 and lp.step == 1 and t:
+            out[id(lp.var)] = (0, t - 1)
+    if u.loops and u.trips[-1]:
+        out[id(u.loops[-1].var)] = (0, max(0, math.ceil(u.trips[-1] / u.unroll) - 1))
+    return out
 
 
 def _groups(body) -> tuple:
