@@ -52,8 +52,8 @@ def _expected(A):
                                           + A.reshape(NB, L * L).max(axis=1))
 
 
-def test_block_streams_emit_hls_vectors():
-    code = df.build(blocks_top, target="vhls").hls_code
+def test_block_streams_emit_hls_vectors(tmp_path):
+    code = df.build(blocks_top, target="vhls", project=str(tmp_path / "top.prj")).hls_code  # not into the checkout
     assert "hls::stream< hls::vector< int16_t, 16 > > &blocks" in code
     assert "allo_block_writer< int16_t, 16 > blocks_w;" in code and "blocks_w.put(blocks, " in code
     assert "allo_block_reader< float, 2 > sums_r;" in code and "sums_r.get(sums)" in code
