@@ -25,6 +25,7 @@ import numpy as np
 from ....errors import BackendError, located
 from ....ir import nodes as N
 from ....ir import visit as V
+from ....ir.ops import BinOpKind
 from ....ir.types import Index, Int, UInt
 from ..ifconv import if_convert
 from ..prepare import HWTop, copy_loops, index_t, prepare_for_hw
@@ -58,16 +59,16 @@ class _ConstMulToShifts(V.Rewriter):
     type's width, as the multiply is."""
 
     def rewrite_BinOp(self, e):
-        if e.op != "mul" or not isinstance(e.type, (Int, UInt, Index)):
+        if e.op != BinOpKind.MUL or not isinstance(e.type, (Int, UInt, Index)):
             return e
         for x, c in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
             if isinstance(c, N.Const) and isinstance(c.value, int) and not isinstance(c.value, bool) \
                     and c.value > 1 and bin(c.value).count("1") <= 3:
-                terms = [x if k == 0 else N.BinOp("shl", x, N.Const(k, e.type), e.type, e.loc)
+                terms = [x if k == 0 else N.BinOp(BinOpKind.SHL, x, N.Const(k, e.type), e.type, e.loc)
                          for k in range(c.value.bit_length()) if c.value >> k & 1]
                 out = terms[0]
                 for t in terms[1:]:
-                    out = N.BinOp("add", out, t, e.type, e.loc)
+                    out = N.BinOp(BinOpKind.ADD, out, t, e.type, e.loc)
                 return out
         return e
 
