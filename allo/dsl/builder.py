@@ -17,7 +17,8 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
-from ..ir.attrs import BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCTION, TEMP, USER_BANDS
+from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, PIPELINE_II, REDUCTION, TEMP,
+                        UNROLL, USER_BANDS)
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
@@ -594,7 +595,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if node.orelse:
             raise self.error(AlloSyntaxError, "for-else is not supported in kernels", node)
         loc = self.loc(node)
-        kind, ranges, band = self.calls.loop_ranges(node.iter)
+        kind, ranges, band, hints = self.calls.loop_ranges(node.iter)
         targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
         if not all(isinstance(t, ast.Name) for t in targets):
             raise self.error(AlloSyntaxError, "loop variables must be plain names", node)
@@ -631,6 +632,12 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             for f in loops:
                 f.attrs[REDUCTION] = True
         loops[0].attrs[OP_NAME] = self.user_band(band, node) if band else self.band_name([f.name for f in loops])
+        for f, ii, factor in zip(loops, hints.get("pipeline", [None] * len(loops)),
+                                 hints.get("unroll", [None] * len(loops))):  # allo.grid(..., pipeline=, unroll=)
+            if ii is not None:
+                f.attrs[PIPELINE_II] = ii
+            if factor is not None:
+                f.attrs[UNROLL] = factor
         body = self.nested(node.body)
         for outer, inner in zip(loops, loops[1:]):
             outer.body = [inner]
