@@ -22,7 +22,8 @@ from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, 
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
-from ..ir.types import AlloType, ArrayType, Float, Index, Int, StreamType, UInt, float32, float64, index, int32
+from ..ir.types import (AlloType, ArrayType, Float, Index, Int, StatefulType, StreamType, UInt, float32, float64,
+                        index, int32)
 from ..ir.visit import walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
@@ -32,6 +33,7 @@ from .meta import ConstType, bind_const
 from .regions import check_stale_regions, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
+from .stateful import declare_stateful
 from .unsupported import UNSUPPORTED_HINTS
 
 
@@ -263,20 +265,21 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             return list(t)
         return [t]
 
-    def eval_type(self, node, fallback=None):
+    def eval_type(self, node, fallback=None, local=False):
         """Evaluate an annotation (possibly a string) to an AlloType/ArrayType.
 
         Names resolve in the kernel's environment (template parameters, closure, the defining
         function's live locals, globals); when that fails, `fallback` (the annotation Python
-        evaluated when the function was defined) is used as it is."""
+        evaluated when the function was defined) is used as it is. `local`: the annotation of a
+        local, which may also be `T @ Stateful`."""
         try:
-            return self._eval_type(node)
+            return self._eval_type(node, local)
         except AlloTypeError:
             if fallback is not None:
                 return fallback
             raise
 
-    def _eval_type(self, node):
+    def _eval_type(self, node, local=False):
         self.current = node
         expr = node
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -292,7 +295,10 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
         if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
             return value
-        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType)):
+        if isinstance(value, StatefulType) and not local:
+            raise self.error(AlloTypeError, f"{ast.unparse(expr)!r}: `@ Stateful` marks a local variable that keeps its "
+                             "value across calls; parameters and results cannot be Stateful", node)
+        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType, StatefulType)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value
@@ -357,9 +363,12 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if not isinstance(node.target, ast.Name):
             raise self.error(AlloSyntaxError, "annotated assignment needs a plain name on the left", node)
         name = node.target.id
-        t = self.eval_type(node.annotation)
+        t = self.eval_type(node.annotation, local=True)
         if isinstance(t, ConstType):
             bind_const(self, node, t)
+            return
+        if isinstance(t, StatefulType):
+            declare_stateful(self, node, name, t)
             return
         self.current = node
         loc = self.loc(node)

@@ -133,6 +133,10 @@ FILL = _declare(
     "pipelined by default and takes the II of a loop pipelined inside the served loop)", ("schedule",),
     ("schedule",), NEVER)
 
+STATEFUL = _declare(
+    "_stateful", object, ("Buffer",), "a local declared `T @ Stateful`: its initial contents (an array of "
+    "its shape); the value persists across calls (a mutable memref.global, a C++ `static`)", ("dsl",),
+    ("render", "transforms", "llvm", "hls", "interp", "rtl"), NEVER)
 VOLATILE = _declare(
     "_volatile", bool, ("Buffer",), "loads read the memory every time, never a copy kept in a register (the "
     "status array, whose abort flag a signal handler sets while a call runs)", ("transforms",), ("render",), NEVER)
