@@ -1,0 +1,160 @@
+"""Upstream Allo's helper APIs that its top-level tests call: allo.primitives.unify with
+allo.LLVMModule/HLSModule, allo.passes.analyze_arg_load_store(_in_func), s.get_equivalent_variables,
+s.compose([...]), N-D allo.matmul and allo.ones(dtype=float). Kernels are checked against numpy."""
+import numpy as np
+import pytest
+
+import allo
+from allo.passes import analyze_arg_load_store, analyze_arg_load_store_in_func
+from allo.primitives.unify import unify
+from allo.ir.types import float32, int8, int32
+
+L = 6
+
+
+def inc(A: int8[L], B: int8[L]):
+    for i in range(L):
+        A[i] = A[i] + B[i]
+        for j in range(2):
+            A[i] += 1
+
+
+def dec(A: int8[L], B: int8[L]):
+    for i in range(L):
+        A[i] = A[i] - B[i]
+        for j in range(2):
+            A[i] -= 1
+
+
+def test_unify_runs_the_chosen_kernel_each_step_and_shares_loops():
+    s = unify(inc, dec, 5)
+    assert s.top_func_name == "inc_dec_unified"
+    mod = allo.LLVMModule(s, "inc_dec_unified")
+    rng = np.random.default_rng(0)
+    A, B = rng.integers(-5, 5, L).astype(np.int8), rng.integers(-3, 3, L).astype(np.int8)
+    inst = np.array([0, 1, 1, 0, 1], np.int8)
+    ref = A.astype(np.int64)
+    for k in inst:
+        ref = ref + B + 2 if k == 0 else ref - B - 2
+    mod(A, B, inst)
+    np.testing.assert_array_equal(A, ref.astype(np.int8))
+    code = allo.HLSModule(s, "inc_dec_unified", "vivado_hls").hls_code
+    assert "void inc_dec_unified(int8_t A[6], int8_t B[6], int8_t inst[5])" in code
+    assert code.count("for (int i = 0; i < 6; i++)") == 1  # the common loop is shared
+    with pytest.raises(allo.AlloError, match="top function is 'inc_dec_unified'"):
+        allo.LLVMModule(s, "other")
+
+
+def test_unify_refuses_different_signatures_and_results():
+    def other(A: int8[L]):
+        for i in range(L):
+            A[i] = 0
+
+    def ret(A: int8[L], B: int8[L]) -> int8[L]:
+        return A
+
+    with pytest.raises(allo.AlloError, match="same parameters"):
+        unify(inc, other, 2)
+    with pytest.raises(allo.AlloError, match="must not return"):
+        unify(inc, ret, 2)
+    with pytest.raises(allo.AlloError, match="positive"):
+        unify(inc, dec, 0)
+
+
+def test_arg_load_store_analysis_follows_calls():
+    def kernel(A: int32[8], B: int32[8], C: int32[8]):
+        for i in range(8):
+            C[i] = A[i] + B[i]
+
+    def rw(D: int32[8], n: int32):
+        for i in range(8):
+            D[i] = D[i] + n
+
+    def top(X: int32[8], Y: int32[8], Z: int32[8], P: int32[8], Q: int32[8]):
+        kernel(X, Y, Z)
+        rw(P, 3)
+
+    s = allo.customize(top)
+    res = analyze_arg_load_store(s.module)
+    assert res["kernel"] == ["in", "in", "out"] and res["rw"] == ["both", "scalar"]
+    assert res["top"] == ["in", "in", "out", "both", "func"]
+    assert analyze_arg_load_store_in_func(s.ir.func("kernel")) == ["in", "in", "out"]
+    assert analyze_arg_load_store_in_func(s.top_func) == ["func"] * 5  # without the callees' mapping
+    with pytest.raises(allo.AlloError, match="allo IR function"):
+        analyze_arg_load_store_in_func(s.module)
+
+
+def test_equivalent_variables_link_arguments_both_ways():
+    def leaf(x: int32) -> int32:
+        return x + 1
+
+    def mid(a: int32) -> int32:
+        b: int32 = leaf(a)
+        return b
+
+    def top(p: int32) -> int32:
+        d: int32 = p * 2
+        e: int32 = mid(d)
+        return e
+
+    s = allo.customize(top)
+    assert s.get_equivalent_variables("top:d") == {"top:d", "mid:0", "leaf:0"}
+    assert s.get_equivalent_variables("mid:0") == {"top:d", "mid:0", "leaf:0"}
+    assert s.get_equivalent_variables("top:0") == {"top:0"}
+    with pytest.raises(allo.ScheduleError, match="no variable 'top:zz'"):
+        s.get_equivalent_variables("top:zz")
+
+
+def test_compose_a_list_is_all_or_nothing():
+    def f(A: int32[8]) -> int32[8]:
+        B: int32[8] = 0
+        for i in range(8):
+            B[i] = A[i] * 2
+        return B
+
+    def g(A: int32[8]) -> int32[8]:
+        B: int32[8] = 0
+        for j in range(8):
+            B[j] = A[j] + 1
+        return B
+
+    def top(A: int32[8]) -> int32[8]:
+        return g(f(A))
+
+    sf, sg = allo.customize(f), allo.customize(g)
+    sf.pipeline("i")
+    sg.unroll("j", 2)
+    s = allo.customize(top)
+    s.compose([sf, sg])
+    code = s.build(target="vhls").hls_code
+    assert "#pragma HLS pipeline II=1" in code and "#pragma HLS unroll factor=2" in code
+    A = np.arange(8, dtype=np.int32)
+    np.testing.assert_array_equal(s.build()(A), A * 2 + 1)
+    s2 = allo.customize(top)
+    s2.compose([sf])
+    before, steps = str(s2.module), len(s2.steps)
+    with pytest.raises(allo.ScheduleError):
+        s2.compose([sg, "not a schedule"])
+    assert str(s2.module) == before and len(s2.steps) == steps  # sg's steps were undone
+
+
+def test_batched_matmul_and_python_dtypes():
+    def kernel(A: int32[2, 3, 4, 5], B: int32[2, 3, 5, 6]) -> int32[2, 3, 4, 6]:
+        return allo.matmul(A, B)
+
+    rng = np.random.default_rng(1)
+    A, B = rng.integers(-9, 9, (2, 3, 4, 5)).astype(np.int32), rng.integers(-9, 9, (2, 3, 5, 6)).astype(np.int32)
+    np.testing.assert_array_equal(allo.customize(kernel).build()(A, B), A @ B)
+
+    def bad(A: int32[2, 4, 5], B: int32[3, 5, 6]) -> int32[2, 4, 6]:
+        return allo.matmul(A, B)
+
+    with pytest.raises(allo.AlloTypeError, match="same batch"):
+        allo.customize(bad)
+
+    def ones(A: float32[3, 4]) -> float32[3, 4]:
+        C = allo.ones((3, 4), dtype=float)
+        return A + C
+
+    X = rng.random((3, 4), dtype=np.float32)
+    np.testing.assert_allclose(allo.customize(ones).build()(X), X + 1, rtol=1e-6)
