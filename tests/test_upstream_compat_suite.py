@@ -8,7 +8,7 @@ import pytest
 
 import allo
 from allo.errors import AlloValueError
-from allo.ir.types import int32
+from allo.ir.types import int32, uint8, uint32
 from allo.memory import DTensor, Layout, Memory
 from allo.utils import get_np_struct_type
 
@@ -116,3 +116,47 @@ def test_grid_scalar_keywords_apply_to_the_innermost_loop_and_bad_values_are_ref
 
     with pytest.raises(allo.AlloSyntaxError, match="non-negative"):
         allo.customize(bad2)
+
+
+def test_bit_slices_with_run_time_bounds_of_constant_width():
+    def unpack(w: int32, out: int32[11]):
+        for i in range(1, 12):
+            out[i - 1] = w[i - 1:i]  # one bit at a time
+
+    def lanes(A: uint32[2]) -> uint8[8]:
+        res: uint8[8] = 0
+        for k in range(2):
+            for i in range(4):
+                res[k * 4 + i] = A[k][i * 8:(i + 1) * 8]
+        return res
+
+    def pack(A: uint8[8]) -> uint32[2]:
+        res: uint32[2] = 0
+        for k in range(2):
+            for i in range(4):
+                res[k][i * 8:i * 8 + 8] = A[k * 4 + i]
+        return res
+
+    bits = np.zeros(11, np.int32)
+    allo.customize(unpack).build()(1234, bits)
+    assert "".join(map(str, bits[::-1])) == format(1234, "011b")
+    words = np.array([0x12345678, 0xDEADBEEF], np.uint32)
+    np.testing.assert_array_equal(allo.customize(lanes).build()(words), words.view(np.uint8))
+    s = allo.customize(pack)
+    np.testing.assert_array_equal(s.build()(words.view(np.uint8)), words)
+    np.testing.assert_array_equal(s.build(target="vitis_hls", mode="csim")(words.view(np.uint8)), words)
+
+    def ragged(w: int32, n: int32) -> int32:
+        return w[0:n]
+
+    with pytest.raises(allo.AlloTypeError, match="differ by a constant"):
+        allo.customize(ragged)
+
+    def too_wide(w: uint8[2]) -> uint8:
+        r: uint8 = 0
+        for i in range(2):
+            r = w[i][i:i + 9]
+        return r
+
+    with pytest.raises(allo.AlloTypeError, match="width 9 does not fit"):
+        allo.customize(too_wide)

@@ -9,8 +9,9 @@
 | `x[i] = b`        | x = bit_set(x, i, b)                   | x's type (no-op outside x)  |
 | `x[lo:hi] = v`    | x = bit_setslice(x, lo, hi, v)         | x's type                    |
 
-`lo`/`hi` of a slice are compile-time integers with 0 <= lo < hi <= width; a bit index may be
-computed at run time. The HLS C++ uses ap_int's `[]`, `range(hi, lo)` and `reverse()`.
+`lo`/`hi` of a slice are compile-time integers with 0 <= lo < hi <= width, or run-time bounds a
+constant width apart (`x[i * 8:(i + 1) * 8]`, see bits_dynamic); a bit index may be computed at
+run time. The HLS C++ uses ap_int's `[]`, `range(hi, lo)` and `reverse()`.
 
 Example::
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from ..errors import AlloTypeError
 from . import emit
+from .bits_dynamic import dynamic_slice, dynamic_slice_set
 from .nodes import Const, Expr, MathCall
 from .ops import MathFn
 from .types import Float, Index, Int, UInt, float16, float32, float64, index, int16, int32, int64
@@ -66,8 +68,15 @@ def bit_get(x, i, loc=None) -> Expr:
     return MathCall(MathFn.BIT_GET, [x, _bit_index(i, x, loc)], UInt(1), loc)
 
 
+def _dynamic(lo, hi, step) -> bool:
+    """A slice whose bounds are not both compile-time numbers (bits_dynamic handles it)."""
+    return step is None and lo is not None and hi is not None and not (emit.is_number(lo) and emit.is_number(hi))
+
+
 def bit_slice(x, lo, hi, step=None, loc=None) -> Expr:
     x = _integer(x, "x[lo:hi]")
+    if _dynamic(lo, hi, step):
+        return dynamic_slice(x, lo, hi, loc)
     lo, hi = slice_bounds(lo, hi, step, x)
     return MathCall(MathFn.BIT_SLICE, [x, Const(lo, index, loc), Const(hi, index, loc)], UInt(hi - lo), loc)
 
@@ -97,6 +106,8 @@ def bit_set(x, i, b, loc=None) -> Expr:
 def slice_set(x, lo, hi, step, v, loc=None) -> Expr:
     """x with bits lo..hi-1 replaced by the low bits of v."""
     x = _integer(x, "x[lo:hi] = v")
+    if _dynamic(lo, hi, step):
+        return dynamic_slice_set(x, lo, hi, v, loc)
     lo, hi = slice_bounds(lo, hi, step, x)
     v = emit.to_expr(v, UInt(hi - lo), loc)
     if not isinstance(v.type, (Int, UInt, Index)):
