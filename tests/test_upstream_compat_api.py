@@ -158,3 +158,15 @@ def test_batched_matmul_and_python_dtypes():
 
     X = rng.random((3, 4), dtype=np.float32)
     np.testing.assert_allclose(allo.customize(ones).build()(X), X + 1, rtol=1e-6)
+
+
+def test_systolic_tile_of_processing_elements_matches_numpy():
+    from allo.library.systolic import systolic_tile
+
+    s = allo.customize(systolic_tile, instantiate=[int8, int8, int32, 5, 3, 4])
+    rng = np.random.default_rng(2)
+    A, B = rng.integers(-8, 8, (3, 5)).astype(np.int8), rng.integers(-8, 8, (5, 4)).astype(np.int8)
+    C = np.zeros((3, 4), np.int32)
+    s.build()(A, B, C)
+    np.testing.assert_array_equal(C, A.astype(np.int32) @ B.astype(np.int32))
+    assert s.get_loops()["PE"]["j"] is not None
