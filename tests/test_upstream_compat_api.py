@@ -170,3 +170,24 @@ def test_systolic_tile_of_processing_elements_matches_numpy():
     s.build()(A, B, C)
     np.testing.assert_array_equal(C, A.astype(np.int32) @ B.astype(np.int32))
     assert s.get_loops()["PE"]["j"] is not None
+
+
+def test_upstream_rope_and_modulate_fused_match_numpy():
+    from allo.library import nn
+
+    H, L, D = 2, 3, 8
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((L, D)).astype(np.float32)
+    cos, sin = rng.standard_normal((L, 2)).astype(np.float32), rng.standard_normal((L, 2)).astype(np.float32)
+    s = allo.customize(nn.RoPE, instantiate=[float32, H, L, D])
+    nn.RoPE.schedule_fn(s)
+    heads = X.reshape(L, H, 2, 2)  # [L, head, half, D/H/2]
+    x1, x2 = heads[:, :, 0], heads[:, :, 1]
+    want = np.stack([x1 * cos[:, None] - x2 * sin[:, None], x1 * sin[:, None] + x2 * cos[:, None]], axis=2)
+    np.testing.assert_allclose(s.build()(X, cos, sin), want.reshape(L, D), rtol=1e-5, atol=1e-6)
+
+    s = allo.customize(nn.modulate_fused, instantiate=[float32, L, D])
+    nn.schedule_modulate_fused(s)
+    scale, shift = rng.standard_normal(D).astype(np.float32), rng.standard_normal(D).astype(np.float32)
+    np.testing.assert_allclose(s.build()(X, scale, shift), X * (1 + scale) + shift, rtol=1e-5, atol=1e-6)
+    assert "#pragma HLS pipeline" in s.build(target="vhls").hls_code
