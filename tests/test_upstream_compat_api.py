@@ -191,3 +191,15 @@ def test_upstream_rope_and_modulate_fused_match_numpy():
     scale, shift = rng.standard_normal(D).astype(np.float32), rng.standard_normal(D).astype(np.float32)
     np.testing.assert_allclose(s.build()(X, scale, shift), X * (1 + scale) + shift, rtol=1e-5, atol=1e-6)
     assert "#pragma HLS pipeline" in s.build(target="vhls").hls_code
+
+
+def test_hbm_connectivity_config():
+    from allo.backend.vitis import generate_hbm_config
+
+    text = generate_hbm_config("gemm", {"A": 0, "B": "HBM[1]", "C": "DDR[0]", "D": "HBM[0:3]"}, {"C": "out0"})
+    assert text.splitlines() == ["[connectivity]", "", "sp=gemm_1.A:HBM[0]", "sp=gemm_1.B:HBM[1]",
+                                 "sp=gemm_1.out0:DDR[0]", "sp=gemm_1.D:HBM[0:3]"]
+    with pytest.raises(allo.BackendError, match="not a v\\+\\+ memory bank"):
+        generate_hbm_config("gemm", {"A": "SRAM[0]"})
+    with pytest.raises(allo.BackendError, match=">= 0"):
+        generate_hbm_config("gemm", {"A": -1})
