@@ -203,3 +203,22 @@ def test_hbm_connectivity_config():
         generate_hbm_config("gemm", {"A": "SRAM[0]"})
     with pytest.raises(allo.BackendError, match=">= 0"):
         generate_hbm_config("gemm", {"A": -1})
+
+
+def test_packed_systolic_on_int16_words_of_two_int8_matches_numpy():
+    from allo.library.systolic import packed_systolic
+    from allo.ir.types import int16
+
+    L, D, N = 8, 4, 8
+    rng = np.random.default_rng(5)
+    X, W = rng.integers(-4, 4, (L, D)).astype(np.int8), rng.integers(-4, 4, (D, N)).astype(np.int8)
+    pack_rows = lambda a: np.ascontiguousarray(np.ascontiguousarray(a.T).view(np.int16).T)  # noqa: E731
+
+    def top(Xp: int16[L // 2, D], Wp: int16[D, N // 2]) -> int16[L // 2, N]:
+        Z: int16[L // 2, N]
+        packed_systolic[int8, int8, int8, L, D, N, 4, 4, 2](Xp, Wp, Z)
+        return Z
+
+    got = allo.customize(top).build()(pack_rows(X), W.view(np.int16))
+    want = (X.astype(np.int32) @ W.astype(np.int32)).astype(np.int8)  # accumulated in int8: wraps
+    np.testing.assert_array_equal(got, pack_rows(want))

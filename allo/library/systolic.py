@@ -21,7 +21,7 @@ Example::
 """
 from __future__ import annotations
 
-from ..ir.types import index
+from ..ir.types import Int, index
 from . import lang as allo  # the public names as kernel code spells them
 
 
@@ -89,4 +89,31 @@ def systolic_tile(A: "TyA[Mt, K]", B: "TyB[K, Nt]", C: "TyC[Mt, Nt]"):
         PE_kernel[TyA, TyB, TyC, K, Mt, Nt](A_fifo[i, j], B_fifo[j, i], A_fifo[i, j + 1], B_fifo[j, i + 1], C, i, j)
 
 
-__all__ = ["systolic", "systolic_tile", "PE_kernel"]
+@allo.kernel(template="TyA, TyB, TyC, M, K, N, Mt, Nt, P")
+def packed_systolic(A: "Int(TyA.bits * P)[M // P, K]", B: "Int(TyB.bits * P)[K, N // P]",
+                    C: "Int(TyC.bits * P)[M // P, N]"):
+    """C = A @ B on P-packed words: each element of A (and C) holds P consecutive rows' values of
+    TyA (TyC) side by side, lowest bits first; each element of B holds P consecutive columns'.
+    Tiles of Mt x Nt go through `systolic_tile` (upstream Allo's `packed_systolic`)."""
+    local_A: TyA[Mt, K]
+    local_B: TyB[K, Nt]
+    local_C: TyC[Mt, Nt]
+    for mi, ni in allo.grid(M // Mt, N // Nt, name="outer_tile"):
+        for ak, ai in allo.grid(K, Mt // P, name="load_A_tile"):
+            if ni == 0:  # the A tile is the same for every ni
+                a: Int(TyA.bits * P) = A[mi * Mt // P + ai, ak]
+                for p in range(P):
+                    local_A[ai * P + p, ak] = a[p * TyA.bits:(p + 1) * TyA.bits]
+        for bk, bj in allo.grid(K, Nt // P, name="load_B_tile"):
+            b: Int(TyB.bits * P) = B[bk, ni * Nt // P + bj]
+            for p in range(P):
+                local_B[bk, bj * P + p] = b[p * TyB.bits:(p + 1) * TyB.bits]
+        systolic_tile[TyA, TyB, TyC, K, Mt, Nt](local_A, local_B, local_C)
+        for sj, si in allo.grid(Nt, Mt // P, name="store_C_tile"):
+            c: Int(TyC.bits * P) = 0
+            for p in range(P):
+                c[p * TyC.bits:(p + 1) * TyC.bits] = local_C[si * P + p, sj]
+            C[mi * Mt // P + si, ni * Nt + sj] = c
+
+
+__all__ = ["systolic", "systolic_tile", "PE_kernel", "packed_systolic"]
