@@ -145,18 +145,3 @@ def test_bit_slices_with_run_time_bounds_of_constant_width():
     s = allo.customize(pack)
     np.testing.assert_array_equal(s.build()(words.view(np.uint8)), words)
     np.testing.assert_array_equal(s.build(target="vitis_hls", mode="csim")(words.view(np.uint8)), words)
-
-    def ragged(w: int32, n: int32) -> int32:
-        return w[0:n]
-
-    with pytest.raises(allo.AlloTypeError, match="differ by a constant"):
-        allo.customize(ragged)
-
-    def too_wide(w: uint8[2]) -> uint8:
-        r: uint8 = 0
-        for i in range(2):
-            r = w[i][i:i + 9]
-        return r
-
-    with pytest.raises(allo.AlloTypeError, match="width 9 does not fit"):
-        allo.customize(too_wide)
