@@ -70,6 +70,10 @@ class BoundsError(AlloError, IndexError):
     indices) or at run time with `s.build(..., bounds_check=True)`."""
 
 
+class AlloValueError(AlloError, ValueError):
+    """A bad value passed to a Python-level allo API (`Memory(resource="DRAM")`); also a ValueError,
+    which is what upstream Allo raises there."""
+
 
 class DSEError(AlloError):
     """A design-space exploration that cannot run: a bad space, budget, objective or executor."""

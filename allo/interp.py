@@ -22,7 +22,7 @@ import numpy as np
 
 from .errors import AlloError
 from .ir import nodes as N
-from .ir.attrs import DF_REGION, DF_STREAM
+from .ir.attrs import DF_REGION, DF_STREAM, STATEFUL
 from .ir.bits import BIT_FUNCS
 from .ir.fixed import float_to_fixed_raw, float_to_int, from_raw, to_raw
 from .ir.ops import LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
@@ -437,6 +437,12 @@ class _FuncGen:
             return
         b, dt = self.buf(s.buf), self.constant(storage_dtype(s.buf.dtype))
         shape = tuple(s.buf.shape)
+        if STATEFUL in s.buf.attrs:  # one array per compiled module, kept between calls
+            init = self.constant(_to_storage(s.buf.attrs[STATEFUL], s.buf.dtype))
+            key = self.constant(id(s.buf))
+            self.emit(depth, f"if {key} not in _STATE: _STATE[{key}] = np.array({init}, {dt})")
+            self.emit(depth, f"{b} = _STATE[{key}]")
+            return
         if s.init is None:
             self.emit(depth, f"{b} = np.zeros({shape}, {dt})")
         elif isinstance(s.init, N.Buffer):
@@ -512,6 +518,7 @@ def compile_module(module: N.Module, dataflow: dict | None = None) -> dict:
     one, directly or through calls, is a generator that yields when a FIFO blocks it; a region
     function spawns its instances as tasks and waits for them."""
     ns = dict(HELPERS)
+    ns["_STATE"] = {}  # Stateful locals of this compiled module: {id(buffer): array}
     coroutines = frozenset()
     if dataflow is not None:
         ns.update(dataflow)

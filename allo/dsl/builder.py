@@ -17,11 +17,13 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
-from ..ir.attrs import BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCTION, TEMP, USER_BANDS
+from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, PIPELINE_II, REDUCTION, TEMP,
+                        UNROLL, USER_BANDS)
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
-from ..ir.types import AlloType, ArrayType, Float, Index, Int, StreamType, UInt, float32, float64, index, int32
+from ..ir.types import (AlloType, ArrayType, Float, Index, Int, StatefulType, StreamType, UInt, float32, float64,
+                        index, int32)
 from ..ir.visit import walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
@@ -31,6 +33,7 @@ from .meta import ConstType, bind_const
 from .regions import check_stale_regions, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
+from .stateful import declare_stateful
 from .unsupported import UNSUPPORTED_HINTS
 
 
@@ -262,20 +265,21 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             return list(t)
         return [t]
 
-    def eval_type(self, node, fallback=None):
+    def eval_type(self, node, fallback=None, local=False):
         """Evaluate an annotation (possibly a string) to an AlloType/ArrayType.
 
         Names resolve in the kernel's environment (template parameters, closure, the defining
         function's live locals, globals); when that fails, `fallback` (the annotation Python
-        evaluated when the function was defined) is used as it is."""
+        evaluated when the function was defined) is used as it is. `local`: the annotation of a
+        local, which may also be `T @ Stateful`."""
         try:
-            return self._eval_type(node)
+            return self._eval_type(node, local)
         except AlloTypeError:
             if fallback is not None:
                 return fallback
             raise
 
-    def _eval_type(self, node):
+    def _eval_type(self, node, local=False):
         self.current = node
         expr = node
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -291,7 +295,10 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
         if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
             return value
-        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType)):
+        if isinstance(value, StatefulType) and not local:
+            raise self.error(AlloTypeError, f"{ast.unparse(expr)!r}: `@ Stateful` marks a local variable that keeps its "
+                             "value across calls; parameters and results cannot be Stateful", node)
+        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType, StatefulType)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value
@@ -356,9 +363,12 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if not isinstance(node.target, ast.Name):
             raise self.error(AlloSyntaxError, "annotated assignment needs a plain name on the left", node)
         name = node.target.id
-        t = self.eval_type(node.annotation)
+        t = self.eval_type(node.annotation, local=True)
         if isinstance(t, ConstType):
             bind_const(self, node, t)
+            return
+        if isinstance(t, StatefulType):
+            declare_stateful(self, node, name, t)
             return
         self.current = node
         loc = self.loc(node)
@@ -597,7 +607,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if node.orelse:
             raise self.error(AlloSyntaxError, "for-else is not supported in kernels", node)
         loc = self.loc(node)
-        kind, ranges, band = self.calls.loop_ranges(node.iter)
+        kind, ranges, band, hints = self.calls.loop_ranges(node.iter)
         targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
         if not all(isinstance(t, ast.Name) for t in targets):
             raise self.error(AlloSyntaxError, "loop variables must be plain names", node)
@@ -634,6 +644,12 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             for f in loops:
                 f.attrs[REDUCTION] = True
         loops[0].attrs[OP_NAME] = self.user_band(band, node) if band else self.band_name([f.name for f in loops])
+        for f, ii, factor in zip(loops, hints.get("pipeline", [None] * len(loops)),
+                                 hints.get("unroll", [None] * len(loops))):  # allo.grid(..., pipeline=, unroll=)
+            if ii is not None:
+                f.attrs[PIPELINE_II] = ii
+            if factor is not None:
+                f.attrs[UNROLL] = factor
         body = self.nested(node.body)
         for outer, inner in zip(loops, loops[1:]):
             outer.body = [inner]

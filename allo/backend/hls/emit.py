@@ -23,7 +23,7 @@ from ...ir import effects as E
 from ...ir import nodes as N
 from ...ir import visit as V
 from ...ir.attrs import (BIND_STORAGE, DATAFLOW, INLINE, OP_NAME, PARTITION, PARTITION_KINDS, PIPELINE_II, REWIND,
-                         STREAM, UNROLL, USER_BANDS, Partition)
+                         STATEFUL, STREAM, UNROLL, USER_BANDS, Partition)
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
@@ -240,23 +240,26 @@ class _ModuleContext:
         return ModuleCode("\n\n".join(parts) + "\n", top, self.signatures, list(self.helpers))
 
     def _global_text(self, name: str, buf: N.Buffer) -> str:
-        data = np.asarray(buf.data)
-        t = buf.dtype
-        if tuple(data.shape) != tuple(buf.shape):
-            raise BackendError(f"global {buf.name!r}: data shape {data.shape} != declared {buf.shape}")
-        fmt = (lambda v: float_literal(v, t)) if isinstance(t, Float) else (
-            (lambda v: repr(float(v))) if is_fixed(t) else (lambda v: int_literal(int(v), t)))
-        if isinstance(t, Float) and t.bits == 16:
-            fmt = lambda v: float_literal(v, t)  # noqa: E731 - half converts from float constants
+        return f"static const {initialised_decl(buf, name, buf.data)}"
 
-        def nest(a):
-            if a.ndim == 1:
-                return "{" + ", ".join(fmt(v) for v in a.tolist()) + "}"
-            return "{" + ",\n  ".join(nest(x) for x in a) + "}"
 
-        if data.ndim == 0:
-            return f"static const {cpp_type(t)} {name} = {fmt(data.item())};"
-        return f"static const {array_decl(cpp_type(t), name, buf.shape)} = {nest(data)};"
+def initialised_decl(buf: N.Buffer, name: str, data) -> str:
+    """`T name[..] = {...};` for `buf` holding `data` (values of its element type)."""
+    data = np.asarray(data)
+    t = buf.dtype
+    if tuple(data.shape) != tuple(buf.shape):
+        raise BackendError(f"global {buf.name!r}: data shape {data.shape} != declared {buf.shape}")
+    fmt = (lambda v: float_literal(v, t)) if isinstance(t, Float) else (
+        (lambda v: repr(float(v))) if is_fixed(t) else (lambda v: int_literal(int(v), t)))
+
+    def nest(a):
+        if a.ndim == 1:
+            return "{" + ", ".join(fmt(v) for v in a.tolist()) + "}"
+        return "{" + ",\n  ".join(nest(x) for x in a) + "}"
+
+    if data.ndim == 0:
+        return f"{cpp_type(t)} {name} = {fmt(data.item())};"
+    return f"{array_decl(cpp_type(t), name, buf.shape)} = {nest(data)};"
 
 
 _PRELUDE = """\
@@ -302,7 +305,7 @@ class FuncEmitter(ExprEmitter):
             raise BackendError(f"{f.name}: returns {len(ret.values)} values but declares {len(f.result_types)}")
         for p in outs:
             v = ret.values[p.index] if ret is not None else None
-            if (isinstance(v, N.Buffer) and v.kind in ("local", "result") and v.shape
+            if (isinstance(v, N.Buffer) and v.kind in ("local", "result") and v.shape and STATEFUL not in v.attrs
                     and id(v) not in self.aliased and p.role == "out"):
                 p.name = self.names.fresh(v.name)
                 self.buf_names[id(v)] = p.name
@@ -311,8 +314,8 @@ class FuncEmitter(ExprEmitter):
             else:
                 p.name = self.names.fresh(f"out{p.index}")
         for b in V.iter_buffers(f):
-            if id(b) not in self.buf_names and b.kind != "global":
-                self.buf_names[id(b)] = self.names.fresh(b.name)
+            if id(b) not in self.buf_names and b.kind != "global":  # a static is named after its function too
+                self.buf_names[id(b)] = self.names.fresh(f"{f.name}_{b.name}" if STATEFUL in b.attrs else b.name)
         allocs = []
         for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc):
@@ -499,6 +502,12 @@ class FuncEmitter(ExprEmitter):
         if not used:
             return  # never referenced: declaring it would trip -Wunused-variable
         name = self.bname(buf)
+        if STATEFUL in buf.attrs:  # `T @ Stateful`: one variable for all calls, initialised once
+            self.line(f"static {initialised_decl(buf, name, buf.attrs[STATEFUL])}")
+            if buf.shape:
+                self.partition(buf)
+            self.declared.add(id(buf))
+            return
         if not buf.shape:
             if isinstance(s.init, N.Buffer):
                 init = self.bname(s.init)

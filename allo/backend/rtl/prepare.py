@@ -32,6 +32,7 @@ import numpy as np
 from ...errors import BackendError, located
 from ...ir import nodes as N
 from ...ir import visit as V
+from ...ir.attrs import STATEFUL
 from ...ir.ops import BinOpKind
 from ...ir.types import ArrayType, Float, Index
 from ...render.module import storage_array
@@ -61,11 +62,23 @@ def prepare_for_hw(mod: N.Module, what: str = "RTL") -> HWTop:
         raise BackendError(f"top function {mod.top!r} not found in the module") from None
     original = top.clone()
     check_no_floats(mod, top, what)
+    check_no_stateful(mod, top, what)
     top.body = _Inliner(mod, 0).stmts(top.body)
     hw = _to_destination_passing(top, original)
     _globals_to_args(hw)
     flatten_buffers(hw.func)
     return hw
+
+
+def check_no_stateful(mod: N.Module, top: N.Func, what: str):
+    """BackendError naming the first `T @ Stateful` local reachable from `top`: the hardware flows
+    reset every local at each start, so the state would not carry over."""
+    for f in _reachable(mod, top):
+        for s in V.walk_stmts(f.body):
+            if isinstance(s, N.Alloc) and STATEFUL in s.buf.attrs:
+                msg = (f"{what} does not support Stateful variables yet: local {s.buf.name!r} of {f.name!r} keeps "
+                       "its value across calls; build it with target='vhls'/'vitis_hls' (a C++ static) or 'llvm'")
+                raise located(BackendError, msg, s.loc or s.buf.loc)
 
 
 # ============================================================================ floats

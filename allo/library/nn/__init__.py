@@ -29,8 +29,9 @@ from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
 from .quant import qbmm, qconv2d, qlinear, qmatmul
 from .reduce import amax, mean, sum
 from .shape import concat, expand, permute, reshape, select, slice, transpose
-from .compat import (GeLU, avgpool2d, batchnorm1d_2d, batchnorm1d_3d, batchnorm2d, layernorm, linear2d, maxpool2d,
-                     relu2d, relu3d, relu4d, repeat_batch3d, residual_add)
+from .compat import (GeLU, RoPE, avgpool2d, batchnorm1d_2d, batchnorm1d_3d, batchnorm2d, layernorm, linear2d,
+                     maxpool2d, modulate_fused, relu2d, relu3d, relu4d, repeat_batch3d, residual_add,
+                     schedule_modulate_fused)
 
 CONVENTIONS = """
 ## Conventions
