@@ -23,6 +23,7 @@ from .elementwise import (abs, add, add_mid, add_outer, add_scalar, cast, clamp,
                           exp, log, maximum, minimum, mul, mul_mid, mul_outer, mul_scalar, neg, pow_int, pow_scalar,
                           rdiv_mid, rdiv_outer, rdiv_scalar, rsqrt, rsub_mid, rsub_outer, rsub_scalar, sqrt, sub,
                           sub_mid, sub_outer, sub_scalar)
+from .intonly import iavg_pool2d, igelu, ilayer_norm, isoftmax
 from .linear import bmm, linear, linear3d, matmul
 from .norms import batch_norm2d, layer_norm, log_softmax, rms_norm, softmax
 from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
@@ -64,6 +65,7 @@ __all__ = [
     "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "leaky_relu",
     "softmax", "log_softmax", "layer_norm", "rms_norm", "batch_norm2d",
     "linear", "linear3d", "matmul", "bmm", "qlinear", "qmatmul", "qbmm", "qconv2d",
+    "isoftmax", "igelu", "ilayer_norm", "iavg_pool2d",
     "conv2d", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
     "embedding", "scaled_dot_product_attention", "rope",
     "add", "sub", "mul", "div", "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "rdiv_scalar",
