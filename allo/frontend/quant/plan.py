@@ -25,7 +25,7 @@ from ...ir.types import Fixed, Int, float32
 from ..codegen import literal
 from ..layout import View
 from ..precision import TypePlan
-from . import kernels
+from . import intonly, kernels
 from .calibrate import batches, calibrate
 from .boundary import fixed_port, int_port
 from .config import (COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, PrecisionConfig,
@@ -51,8 +51,9 @@ class QuantPlan(TypePlan):
 
     quantized = True
 
-    def __init__(self, config, ranges, folded, batch_list):
+    def __init__(self, config, ranges, folded, batch_list, integer_only=False):
         self.config = config
+        self.integer_only = integer_only  # every op between layers in integers too (intonly.py)
         self.ranges = ranges  # fx node name -> calibrate.Range
         self.folded = folded  # layer name -> node whose range its output has (BatchNorm folding)
         self.batch_list = batch_list
@@ -61,12 +62,14 @@ class QuantPlan(TypePlan):
         self.reset()
 
     @classmethod
-    def calibrated(cls, config, graph, calibration_data, example_inputs):
+    def calibrated(cls, config, graph, calibration_data, example_inputs, integer_only=False):
         config.check_names(graph.nodes)
+        if integer_only:
+            config.check_integer_only()
         batch_list = batches(calibration_data, example_inputs)
         ranges = calibrate(graph, batch_list)
         folded = fold_batch_norms(graph)
-        return cls(config, ranges, folded, batch_list)
+        return cls(config, ranges, folded, batch_list, integer_only)
 
     def reset(self):
         """Forget what one lowering pass recorded (quant_report lowers again with probes)."""
@@ -138,6 +141,12 @@ class QuantPlan(TypePlan):
             value = self._passthrough(ctx, tn, a, handler)
         elif kind in FIXED_KINDS and lp.family == "fixed":
             value = self._fixed_elementwise(ctx, tn, a, handler, lp)
+        if value is None and self.integer_only:
+            value = intonly.lower(self, ctx, tn, a, lp)
+            if value is None:
+                raise ctx.error(f"integer_only=True: {kind} has no integer-only kernel here (integer ops: linear, "
+                                f"conv, matmul, relu, max/avg pooling, softmax, gelu, layer_norm, add/sub, scaling by "
+                                f"a constant); import without integer_only=True to run it in float32")
         if value is None:
             value = handler(ctx, tn, self._dequant_args(ctx, a))
             if isinstance(value, View) and repr(value.dtype).startswith("float") and tn.op not in LAYOUT_OPS:
@@ -239,6 +248,9 @@ class QuantPlan(TypePlan):
         T = Int(bits)
         if id(v.buf) in self.scales and v.dtype == T:
             return v, self.scales[id(v.buf)]
+        if self.integer_only and id(v.buf) in self.scales:
+            scale = scale_for(self.float_range(v).absmax, 2 ** (bits - 1) - 1)
+            return intonly.requantize(self, ctx, v, self.scales[id(v.buf)], T, scale), scale
         if self.is_quantized(v):
             v = self.dequant(ctx, v)
         src = v
@@ -319,13 +331,18 @@ def _with_hint(ctx, suffix, fn):
         ctx.hint = hint
 
 
-def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None) -> TypePlan:
-    """The TypePlan for from_pytorch's `precision=`/`calibration_data=` (default: torch's dtypes;
-    a quantized precision calibrates `captured` and returns a QuantPlan, see quant/plan.py)."""
+def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None,
+             integer_only=False) -> TypePlan:
+    """The TypePlan for from_pytorch's `precision=`/`calibration_data=`/`integer_only=` (default:
+    torch's dtypes; a quantized precision calibrates `captured` and returns a QuantPlan)."""
     config = PrecisionConfig(precision)
+    if integer_only not in (True, False):
+        raise FrontendError(f"integer_only must be True or False, got {integer_only!r}")
+    if integer_only and not config.quantized:
+        raise FrontendError("integer_only=True needs an integer precision too, e.g. precision='int8'")
     if not config.quantized:
         if calibration_data is not None and precision is None:
             raise FrontendError("calibration_data= is only used by a quantized import; pass precision= too "
                                 "(e.g. precision='int8')")
         return TypePlan()
-    return QuantPlan.calibrated(config, captured, calibration_data, example_inputs)
+    return QuantPlan.calibrated(config, captured, calibration_data, example_inputs, integer_only)
