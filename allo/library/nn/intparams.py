@@ -52,10 +52,10 @@ def isoftmax_params(scale, bits=8, out_bits=8) -> IntParams:
     qln2 = max(1, round(LN2 / work))
     qb = round(EXP_B / work)
     qc = round(EXP_C / (EXP_A * work * work))
-    emax = qb * qb + qc
-    if emax >= 2 ** 31:
-        raise AlloError(f"isoftmax: the scale {scale!r} is too coarse for the integer exp (e = {emax} needs more "
-                        "than 31 bits); requantize the logits to a finer scale")
+    emax = qb * qb + qc  # below 2^23: the working scale keeps ln 2 at about 2^10 steps
+    if qln2 < 16:
+        raise AlloError(f"isoftmax: the scale {scale!r} is too coarse for the integer exp ({qln2} steps per ln 2 "
+                        f"with {bits}-bit inputs shifted left by {up}); requantize the logits to a finer scale")
     zmax = emax.bit_length() + 1
     k = out_bits - 1
     return IntParams((up, down, qln2, qb, qc, zmax, k), 2.0 ** -k)
