@@ -135,3 +135,20 @@ def test_integer_only_names_an_op_without_integer_kernel():
         import_model(Sigmoid().eval(), [x], precision="int8", integer_only=True, verbose=False)
     with pytest.raises(FrontendError, match="True or False"):
         import_model(Sigmoid().eval(), [x], precision="int8", integer_only="yes", verbose=False)
+
+
+@pytest.mark.slow
+def test_cli_integer_only(tmp_path, capsys):
+    import os
+
+    from allo.cli import main
+
+    path = os.path.join(os.path.dirname(__file__), "quant_models.py")
+    out = tmp_path / "out"
+    assert main(["compile", f"{path}:Block", "--input-shape", "1x4x32", "--precision", "int8", "--integer-only",
+                 "--calibration-batches", "4", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "nn.isoftmax[" in (out / "model.py").read_text() and "float32" not in (out / "model.py").read_text()
+    assert float(printed.split("max |allo - torch| on random inputs = ")[1].split()[0]) < 0.2
+    assert main(["compile", f"{path}:Block", "--input-shape", "1x4x32", "--integer-only", "-o", str(out)]) == 2
+    assert "--integer-only needs an integer --precision" in capsys.readouterr().err
