@@ -7,8 +7,9 @@ kernels instead (allo.library.nn.intonly, constants from intparams): softmax -> 
 quantized tensors rescale both operands to the calibrated output scale by integer multiplies and one
 rounding shift (int16 for int8 models, like I-BERT's wider residual stream); multiplying or dividing
 by a constant changes only the scale. Integer values of another width or scale entering a layer
-are requantized by an integer multiply and shift (`requantize`). An op with no integer form is a
-FrontendError naming it, so the core never holds a float op.
+are requantized by an integer multiply and shift (`requantize`); a float model input is quantized
+once at the residual width (`wide_bits`, on the host) and requantized for its int8 readers. An op
+with no integer form is a FrontendError naming it, so the core never holds a float op.
 
 Example::
 
@@ -24,7 +25,7 @@ import numpy as np
 from ...ir.types import Int, int16, int32
 from ...library.nn import intparams
 from ..layout import View
-from .config import op_kind, scale_for
+from .config import LayerPrecision, op_kind, scale_for
 from .kernels import _const
 
 
@@ -35,6 +36,11 @@ def int_operand(plan, ctx, x, lp):
     if id(v.buf) in plan.scales and isinstance(v.dtype, Int):
         return v, plan.scales[id(v.buf)]
     return plan.to_int(ctx, v, lp.bits)
+
+
+def wide_bits(bits):
+    """Width of the residual stream (additions, model inputs) for `bits`-bit layers: 2 x, at most 32."""
+    return min(2 * bits, 32)
 
 
 def multiplier(real, bits=30):
@@ -113,8 +119,9 @@ def _add_sub(plan, ctx, tn, a, lp):
     x, y = a.get("self"), a.get("other")
     if not (isinstance(x, View) and isinstance(y, View)) or a.get("alpha", 1) != 1:
         return None
-    (qa, sa), (qb, sb) = int_operand(plan, ctx, x, lp), int_operand(plan, ctx, y, lp)
-    T = Int(min(2 * lp.bits, 32))
+    wide = LayerPrecision("int", wide_bits(plan.config.default.bits))  # model inputs enter at this width
+    (qa, sa), (qb, sb) = int_operand(plan, ctx, x, wide), int_operand(plan, ctx, y, wide)
+    T = Int(wide.bits)
     qmax = 2 ** (T.bits - 1) - 1
     sy = scale_for(plan.range_of(tn).absmax, qmax)
     ma, shift = multiplier(max(sa, sb) / sy)

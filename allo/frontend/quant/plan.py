@@ -80,6 +80,7 @@ class QuantPlan(TypePlan):
         self.records = []
         self.probes = []  # (record, View) of each quantized layer's output
         self._dequant = {}
+        self._wide = {}  # integer_only: (view, bits) -> (View, scale) of its wide / requantized form
         self.conversions = {}  # id(out Buf) of a quantizer reading a model input -> (input Buf, Port)
         self.output_ports = []  # per model output: its Port, or None (float, ids)
         self._input_port = None
@@ -248,9 +249,20 @@ class QuantPlan(TypePlan):
         T = Int(bits)
         if id(v.buf) in self.scales and v.dtype == T:
             return v, self.scales[id(v.buf)]
-        if self.integer_only and id(v.buf) in self.scales:
-            scale = scale_for(self.float_range(v).absmax, 2 ** (bits - 1) - 1)
-            return intonly.requantize(self, ctx, v, self.scales[id(v.buf)], T, scale), scale
+        if self.integer_only and id(v.buf) in self.scales:  # one integer requantization per value and width
+            key = (id(v.buf), v.sizes, v.strides, v.offset, bits)
+            if key not in self._wide:
+                scale = scale_for(self.float_range(v).absmax, 2 ** (bits - 1) - 1)
+                self._wide[key] = intonly.requantize(self, ctx, v, self.scales[id(v.buf)], T, scale), scale
+            return self._wide[key]
+        wide = intonly.wide_bits(self.config.default.bits)
+        if self.integer_only and v.buf.kind == "input" and not self.is_quantized(v) and bits < wide:
+            # a float model input enters the core once, at the residual stream's width: its
+            # integer-only readers requantize it (a residual add keeps the 16-bit values)
+            key = (id(v.buf), v.sizes, v.strides, v.offset)
+            if key not in self._wide:
+                self._wide[key] = self.to_int(ctx, v, wide)
+            return self.to_int(ctx, self._wide[key][0], bits)
         if self.is_quantized(v):
             v = self.dequant(ctx, v)
         src = v
