@@ -8,7 +8,8 @@ quantized tensors rescale both operands to the calibrated output scale by intege
 rounding shift (int16 for int8 models, like I-BERT's wider residual stream); multiplying or dividing
 by a constant changes only the scale. Integer values of another width or scale entering a layer
 are requantized by an integer multiply and shift (`requantize`); a float model input is quantized
-once at the residual width (`wide_bits`, on the host) and requantized for its int8 readers. An op
+once on the host (at the residual width `wide_bits` when an add reads it, `residual_inputs`) and
+requantized for readers of another width. An op
 with no integer form is a FrontendError naming it, so the core never holds a float op.
 
 Example::
@@ -41,6 +42,26 @@ def int_operand(plan, ctx, x, lp):
 def wide_bits(bits):
     """Width of the residual stream (additions, model inputs) for `bits`-bit layers: 2 x, at most 32."""
     return min(2 * bits, 32)
+
+
+def residual_inputs(graph) -> set:
+    """Names of the model inputs that an add / sub reads (directly or through layout ops): they
+    enter an integer-only core at the residual width (`wide_bits`), the others at the layer width."""
+    from .config import LAYOUT_OPS
+
+    producers = {tn.name: tn for tn in graph.nodes}
+    inputs = {i[1] for i in graph.inputs}  # (fx node, name, shape, dtype)
+    found = set()
+    for tn in graph.nodes:
+        if op_kind(tn.op) not in ("add", "sub"):
+            continue
+        for a in tn.args:
+            name = getattr(a, "name", None)
+            while name in producers and producers[name].op in LAYOUT_OPS and producers[name].args:
+                name = getattr(producers[name].args[0], "name", None)
+            if name in inputs:
+                found.add(name)
+    return found
 
 
 def multiplier(real, bits=30):

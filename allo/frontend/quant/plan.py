@@ -59,6 +59,7 @@ class QuantPlan(TypePlan):
         self.batch_list = batch_list
         self.probe = False
         self.input_ports = {}  # model input name -> boundary Port (the core takes the quantized values)
+        self.wide_inputs = set()  # integer_only: model inputs a residual add reads (intonly.residual_inputs)
         self.reset()
 
     @classmethod
@@ -69,7 +70,9 @@ class QuantPlan(TypePlan):
         batch_list = batches(calibration_data, example_inputs)
         ranges = calibrate(graph, batch_list)
         folded = fold_batch_norms(graph)
-        return cls(config, ranges, folded, batch_list, integer_only)
+        plan = cls(config, ranges, folded, batch_list, integer_only)
+        plan.wide_inputs = intonly.residual_inputs(graph) if integer_only else set()
+        return plan
 
     def reset(self):
         """Forget what one lowering pass recorded (quant_report lowers again with probes)."""
@@ -255,14 +258,17 @@ class QuantPlan(TypePlan):
                 scale = scale_for(self.float_range(v).absmax, 2 ** (bits - 1) - 1)
                 self._wide[key] = intonly.requantize(self, ctx, v, self.scales[id(v.buf)], T, scale), scale
             return self._wide[key]
-        wide = intonly.wide_bits(self.config.default.bits)
-        if self.integer_only and v.buf.kind == "input" and not self.is_quantized(v) and bits < wide:
-            # a float model input enters the core once, at the residual stream's width: its
-            # integer-only readers requantize it (a residual add keeps the 16-bit values)
-            key = (id(v.buf), v.sizes, v.strides, v.offset)
-            if key not in self._wide:
-                self._wide[key] = self.to_int(ctx, v, wide)
-            return self.to_int(ctx, self._wide[key][0], bits)
+        if self.integer_only and v.buf.kind == "input" and not self.is_quantized(v):
+            # a float model input enters the core once, at one width (the residual stream's when an
+            # add reads it, so that the add keeps 16-bit values); readers of another width requantize
+            width = self.config.default.bits
+            if v.buf.name in self.wide_inputs:
+                width = intonly.wide_bits(width)
+            if bits != width:
+                key = (id(v.buf), v.sizes, v.strides, v.offset)
+                if key not in self._wide:
+                    self._wide[key] = self.to_int(ctx, v, width)
+                return self.to_int(ctx, self._wide[key][0], bits)
         if self.is_quantized(v):
             v = self.dequant(ctx, v)
         src = v
