@@ -94,7 +94,8 @@ def ilayer_norm_params(scale, n, gamma, beta, eps=1e-5, bits=8, frac=12, gamma_b
     k = frac
     out_scale = sg * 2.0 ** -k
     b = np.floor(beta / out_scale + 0.5)
-    bound = (math.isqrt(n) + 2) * 2 ** k * int(np.abs(g).max(initial=0)) + float(np.abs(b).max(initial=0))
+    # |y| / isqrt(var) <= 2 sqrt(N) even for a tiny variance (isqrt rounds down), so |x_hat| < 2^K that much
+    bound = 2 * (math.isqrt(n) + 1) * 2 ** k * int(np.abs(g).max(initial=0)) + float(np.abs(b).max(initial=0))
     if bound >= 2 ** 31 or r < k:
         raise AlloError(f"ilayer_norm: the int32 output overflows (bound {bound:.3g}); lower frac= (now {frac}) or "
                         "gamma_bits=")
