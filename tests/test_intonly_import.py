@@ -3,7 +3,9 @@ block (tests/quant_models.Block) imports with integer softmax / GELU / LayerNorm
 composed MLIR of the core holds no float type or op, its accuracy vs the float model is bounded,
 and the static RTL == the LLVM build bit for bit; a CNN with average pooling too; options that
 cannot be integer-only are refused."""
+import os
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from .quant_models import Block  # noqa: E402
 from .rtl_util import needs_rtl  # noqa: E402
 
 _CACHE = {}
+HAVE_CXX = subprocess.run(["which", os.environ.get("CXX", "g++")], capture_output=True).returncode == 0
 
 
 def float_ops(imported) -> list:
@@ -94,6 +97,14 @@ def test_integer_only_block_accuracy_vs_float_model():
         assert rows[op]["rel_rms_err"] <= 0.05
 
 
+@pytest.mark.skipif(not HAVE_CXX, reason="needs g++")
+def test_integer_only_block_csim_equals_llvm():
+    imp, mod, model, shape = imported("block")
+    csim = imp.build("vhls", mode="csim")
+    x = (torch.randn(*shape, generator=torch.Generator().manual_seed(6)) * 2).numpy()
+    np.testing.assert_array_equal(csim(x), mod(x))
+
+
 @needs_rtl
 def test_integer_only_block_rtl_equals_llvm():
     imp, mod, model, shape = imported("block")
@@ -141,8 +152,6 @@ def test_integer_only_names_an_op_without_integer_kernel():
 
 @pytest.mark.slow
 def test_cli_integer_only(tmp_path, capsys):
-    import os
-
     from allo.cli import main
 
     path = os.path.join(os.path.dirname(__file__), "quant_models.py")
