@@ -1,7 +1,8 @@
 """The quantizing TypePlan: decides each node's precision (config.py), lowers linear / conv /
 matmul nodes to the quantized library kernels (kernels.py), passes int8 values through relu and max
 pooling, computes relu / max pooling / add / sub in a fixed-point type when the config gives one,
-and runs every other op in float32 on dequantized inputs.
+and runs every other op in float32 on dequantized inputs, unless `integer_only` (intonly.py: the
+ops between layers in integer kernels, a FrontendError for an op without one).
 
 Integer values carry a per-tensor scale (real = q * scale), fixed-point values are their own real
 value. Float values entering a quantized layer are quantized with the scale (or fixed-point type)
