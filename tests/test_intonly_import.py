@@ -123,6 +123,28 @@ def test_integer_only_cnn_with_average_pooling():
     assert rel_error(mod, model, shape) <= 0.06
 
 
+class Mixed(torch.nn.Module):
+    """A negative constant scaling, softmax over a middle axis, a division and a subtraction."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        return torch.softmax(h * -0.5, dim=1) - torch.relu(h) / 4.0
+
+
+def test_integer_only_scalings_softmax_axis_and_sub():
+    torch.manual_seed(0)
+    model, shape = Mixed().eval(), (2, 5, 8)
+    cal = [[torch.randn(*shape)] for _ in range(8)]
+    imp = import_model(model, [torch.randn(*shape)], precision="int8", calibration_data=cal, integer_only=True,
+                       verbose=False)
+    assert float_ops(imp) == [] and "nn.isoftmax[" in imp.source and "-X" in imp.source
+    assert rel_error(imp.build("llvm"), model, shape) <= 0.03  # measured 1.5%
+
+
 class Sigmoid(torch.nn.Module):
     def __init__(self):
         super().__init__()
