@@ -90,11 +90,11 @@ def test_integer_only_block_core_has_no_float_op():
 
 def test_integer_only_block_accuracy_vs_float_model():
     imp, mod, model, shape = imported("block")
-    assert rel_error(mod, model, shape) <= 0.04
+    assert rel_error(mod, model, shape) <= 0.03  # measured 1.5% (int8 with float activations: ~0.6-1%)
     rows = {r["op"]: r for r in imp.quant_report(as_text=False)}
     for op in ("softmax", "gelu", "layer_norm", "add"):
         assert rows[op]["precision"] == "int8" and "float32" not in rows[op]["types"].values()
-        assert rows[op]["rel_rms_err"] <= 0.05
+        assert rows[op]["rel_rms_err"] <= 0.04  # measured 0.4% (add) .. 2.4% (gelu)
 
 
 @pytest.mark.skipif(not HAVE_CXX, reason="needs g++")
@@ -120,7 +120,7 @@ def test_integer_only_cnn_with_average_pooling():
     imp, mod, model, shape = imported("cnn")
     assert float_ops(imp) == []
     assert imp.source.count("nn.iavg_pool2d[") == 2
-    assert rel_error(mod, model, shape) <= 0.06
+    assert rel_error(mod, model, shape) <= 0.03  # measured 1.0%
 
 
 class Mixed(torch.nn.Module):
