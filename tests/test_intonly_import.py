@@ -90,7 +90,7 @@ def test_integer_only_block_core_has_no_float_op():
 
 def test_integer_only_block_accuracy_vs_float_model():
     imp, mod, model, shape = imported("block")
-    assert rel_error(mod, model, shape) <= 0.03  # measured 1.5% (int8 with float activations: ~0.6-1%)
+    assert rel_error(mod, model, shape) <= 0.03  # measured 1.5% (int8 with float activations: 1.4%)
     rows = {r["op"]: r for r in imp.quant_report(as_text=False)}
     for op in ("softmax", "gelu", "layer_norm", "add"):
         assert rows[op]["precision"] == "int8" and "float32" not in rows[op]["types"].values()
