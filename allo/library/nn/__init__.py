@@ -56,7 +56,9 @@ CONVENTIONS = """
   `T` array converts to T (integers wrap, fixed point floors and wraps), so accumulating in `T`
   wraps at T's width. The `q*` kernels (`qlinear`, `qmatmul`, `qbmm`, `qconv2d`) take separate
   input, weight, accumulator and output types `TI, TW, TA, TO` (e.g. int8 in, int32 accumulator
-  and out). Transcendental kernels need a float `T`.
+  and out). Transcendental kernels need a float `T`; their integer-only counterparts (`isoftmax`,
+  `igelu`, `ilayer_norm`, `iavg_pool2d`, I-BERT-style) take integers and constants computed from the
+  input scale by `allo.library.nn.intparams` (docs/quantization.md).
 - **Schedules** are registered with `@schedule_for(kernel)` right after each kernel and are
   applied with `s.compose(nn.<kernel>, id=..., instantiate=[...])` or `kernel.schedule_fn(s)`.
 """
