@@ -24,6 +24,7 @@ from .errors import AlloError
 from .ir import nodes as N
 from .ir.attrs import DF_REGION, DF_STREAM, STATEFUL
 from .ir.bits import BIT_FUNCS
+from .ir.effects import params_maybe_written
 from .ir.fixed import float_to_fixed_raw, float_to_int, from_raw, to_raw
 from .ir.ops import LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from .ir.types import Fixed, Float, Index, Int, UFixed, UInt, container_bits, is_signed
@@ -587,8 +588,9 @@ def run(module: N.Module | N.Func, *args, func: str | None = None):
     inputs = [_to_storage(a, p.dtype) for a, p in zip(args, f.params)]
     with np.errstate(all="ignore"):
         outs = fns[f.name](*inputs)
+    written = params_maybe_written(f)  # only those: a read-only fixed-point input keeps its values
     for a, p, x in zip(args, f.params, inputs):
-        if isinstance(a, np.ndarray) and p.kind == "arg":
+        if isinstance(a, np.ndarray) and p.kind == "arg" and id(p) in written:
             np.copyto(a, _from_storage(x, p.dtype), casting="unsafe")
     if not outs:
         return None

@@ -24,7 +24,7 @@ from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Modul
 from ..ir.ops import BinOpKind
 from ..ir.types import (AlloType, ArrayType, Float, Index, Int, StatefulType, StreamType, UInt, float32, float64,
                         index, int32)
-from ..ir.visit import walk_expr
+from ..ir.visit import child_exprs, walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
 from .calls import CallDispatcher
@@ -156,6 +156,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         self.meta_chain = None  # state of the allo.meta_if chain of the statement list being built
         self.locals = {}
         self.block = []
+        self.in_condition = False  # evaluating a while condition: no statements may be emitted
         self.loop_names = set()
         self.buffer_names = set()
         self.band_count = 0
@@ -193,6 +194,17 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
 
     def emit(self, stmt):
         self.block.append(stmt)
+
+    def converted(self, e, t, loc):
+        """`emit.cast(e, t)`; the operand of a rounding / saturating cast (fixed_modes.py reads it
+        several times) is first stored in a scalar local when it is a large expression, e.g. another
+        such cast: chained mode casts would otherwise grow exponentially as expression trees."""
+        if (isinstance(e, Expr) and emit.needs_expansion(e.type, t) and not self.in_condition
+                and _tree_size(e, SPILL_NODES) >= SPILL_NODES):
+            tmp = Buffer(self.fresh_buffer_name("mode_cast"), ArrayType(e.type, ()), "local", loc=loc)
+            self.emit(Alloc(tmp, e, loc))
+            e = Load(tmp, [], loc=loc)
+        return emit.cast(e, t, loc)
 
     def loc(self, node=None):
         return self.src.loc(node if node is not None else self.current)
@@ -417,7 +429,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             self.emit(Alloc(buf, None, loc))
             self.arrays.copy_into(buf, g, loc)
         else:
-            self.emit(Alloc(buf, emit.cast(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
+            self.emit(Alloc(buf, self.converted(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
         buf.name = name if buf.name == name else buf.name
 
     def live_declaration(self, name, dtype, shape, node):
@@ -501,7 +513,8 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                 write_region(self, buf, region_spec(self, target, buf), value, loc)
                 return
             idx = self.indices(target, buf)
-            self.emit(Store(buf, idx, emit.cast(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype, loc), loc))
+            self.emit(Store(buf, idx, self.converted(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype, loc),
+                             loc))
             return
         if not isinstance(target, ast.Name):
             raise self.error(AlloSyntaxError, f"cannot assign to {ast.unparse(target)!r}", node)
@@ -519,7 +532,8 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                     self.arrays.copy_into(cur, value if isinstance(value, Buffer) else self.scalar(value), loc)
                     return
                 raise self.error(AlloTypeError, f"cannot assign {describe(value)} to array {name!r}", node)
-            self.emit(Store(cur, [], emit.cast(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc), loc))
+            self.emit(Store(cur, [], self.converted(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc),
+                             loc))
             return
         if isinstance(value, Buffer):
             if value.attrs.get(TEMP) or value.kind == "result":
@@ -588,7 +602,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                 raise self.error(AlloTypeError, f"{ast.unparse(target.value)!r} is not an array", node)
             idx = self.indices(target, buf)
             new = emit.binary(op, Load(buf, idx, loc=loc), self.scalar(rhs), loc)
-            self.emit(Store(buf, idx, emit.cast(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
+            self.emit(Store(buf, idx, self.converted(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
             return
         if isinstance(target, ast.Name):
             cur = self.locals.get(target.id)
@@ -599,7 +613,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                 self.arrays.copy_into(cur, res, loc)
                 return
             new = emit.binary(op, Load(cur, [], loc=loc), self.scalar(rhs), loc)
-            self.emit(Store(cur, [], emit.cast(emit.to_expr(new, cur.dtype, loc), cur.dtype, loc), loc))
+            self.emit(Store(cur, [], self.converted(emit.to_expr(new, cur.dtype, loc), cur.dtype, loc), loc))
             return
         raise self.error(AlloSyntaxError, f"cannot update {ast.unparse(target)!r}", node)
 
@@ -676,8 +690,11 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if node.orelse:
             raise self.error(AlloSyntaxError, "while-else is not supported in kernels", node)
         loc = self.loc(node)
-        saved, self.block = self.block, []
-        cond = emit.to_bool(self.scalar(self.visit(node.test)), loc)
+        saved, self.block, self.in_condition = self.block, [], True
+        try:
+            cond = emit.to_bool(self.scalar(self.visit(node.test)), loc)
+        finally:
+            self.in_condition = False
         pre = self.block
         self.block = saved
         if pre:
@@ -793,3 +810,16 @@ def _mutated_names(tree) -> set:
                         if isinstance(n, ast.AugAssign):
                             mutated.add(sub.id)
     return mutated | {k for k, c in counts.items() if c > 1}
+
+
+SPILL_NODES = 24  # operand size (nodes, shared ones counted each time) above which a mode cast spills it
+
+
+def _tree_size(e, limit) -> int:
+    """Nodes of e as a tree (a shared node counted at each use), counting stops at `limit`."""
+    stack, n = [e], 0
+    while stack and n < limit:
+        x = stack.pop()
+        n += 1
+        stack.extend(child_exprs(x))
+    return n

@@ -158,7 +158,7 @@ class CallDispatcher:
             v = args[0]
             if isinstance(v, Buffer) and v.shape:
                 return fb.arrays.elementwise(lambda a: emit.cast(emit.to_expr(a, None, loc), fn, loc), [v], loc)
-            return emit.cast(emit.to_expr(fb.scalar(v), fn, loc), fn, loc)
+            return fb.converted(emit.to_expr(fb.scalar(v), fn, loc), fn, loc)
         if isinstance(fn, KernelInstance):
             return self.kernel_call(fn.kernel, fn.targs, fn.inst_id, args, kwargs, node)
         if isinstance(fn, KernelDef):
