@@ -25,8 +25,10 @@ import numpy as np
 
 from ...ir.types import Int, int16, int32
 from ...library.nn import intparams
+from ..graph import Const
 from ..layout import View
-from .config import LayerPrecision, op_kind, scale_for
+from ..ops.common import pair
+from .config import LAYOUT_OPS, LayerPrecision, op_kind, scale_for
 from .kernels import _const
 
 
@@ -47,7 +49,6 @@ def wide_bits(bits):
 def residual_inputs(graph) -> set:
     """Names of the model inputs that an add / sub reads (directly or through layout ops): they
     enter an integer-only core at the residual width (`wide_bits`), the others at the layer width."""
-    from .config import LAYOUT_OPS
 
     producers = {tn.name: tn for tn in graph.nodes}
     inputs = {i[1] for i in graph.inputs}  # (fx node, name, shape, dtype)
@@ -127,7 +128,6 @@ def _layer_norm(plan, ctx, tn, a, lp):
 
 
 def _param(x, d, fill):
-    from ..graph import Const
 
     if x is None:
         return np.full(d, fill)
@@ -168,7 +168,6 @@ def _scale_by_constant(plan, ctx, tn, a, lp):
 
 
 def _avg_pool(plan, ctx, tn, a, lp):
-    from ..ops.common import pair
 
     v, s = int_operand(plan, ctx, a["self"], lp)
     if op_kind(tn.op) == "adaptive_avg_pool2d":
