@@ -21,7 +21,7 @@ from .errors import (AlloError, AlloSyntaxError, AlloTypeError, AlloNameError, S
                      FrontendError, AlloWarning, BoundsError, DataflowError)
 from .ir.types import (AlloType, Int, UInt, Float, Index, Fixed, UFixed, ArrayType, int1, int8, int16, int32, int64,
                        uint1, uint8, uint16, uint32, uint64, bool, index, float16, float32, float64, bfloat16,
-                       ConstExpr)
+                       ConstExpr, Stateful)
 from .ir.types import (int2, int3, int4, int5, int6, int7, int9, int10, int11, int12, int13, int14, int15, int128,
                        int256, int512, uint2, uint3, uint4, uint5, uint6, uint7, uint9, uint10, uint11, uint12,
                        uint13, uint14, uint15, uint128, uint256, uint512, INT_NAMES as _INT_NAMES,
@@ -39,6 +39,7 @@ from .verify import verify  # noqa: E402
 from . import qor  # noqa: E402
 from .qor.api import report  # noqa: E402
 from . import dse  # noqa: E402
+from .modules import HLSModule, LLVMModule  # noqa: E402
 
 __all__ = [
     "AlloError", "AlloWarning", "AlloSyntaxError", "AlloTypeError", "AlloNameError", "ScheduleError", "BackendError", "FrontendError", "BoundsError", "DataflowError",
@@ -50,5 +51,5 @@ __all__ = [
     "copy", "bmm", "linear", "relu", "gelu", "softmax", "layernorm", "conv2d", "maxpool", "sumpool", "view", "tril",
     "concat", "ones", "zeros", "get_pid",
     "verify", "kernel", "AlloKernel", "KernelInstance", "customize", "Schedule", "Partition", "library", "frontend",
-    "qor", "report", "dse",
+    "qor", "report", "dse", "Stateful", "LLVMModule", "HLSModule",
 ]

@@ -2,7 +2,7 @@
 
     allo compile MODULE:FACTORY --input-shape 8x16 [--input-shape 8:int64 ...]
                  [--target llvm|vhls|vitis_hls|rtl|calyx|mlir] [-o DIR] [--weights-as-args] [--csim]
-                 [--threads N] [--fast-math]
+                 [--threads N] [--fast-math] [--precision P [--integer-only]]
     allo ops                      # list the PyTorch operators the frontend imports
 
 `MODULE` is an importable module name or a path to a .py file; `FACTORY` names an nn.Module class,
@@ -19,7 +19,9 @@ fixed-point models) DIR also holds the SystemVerilog design and its Verilator te
 README.md written there); the simulation runs on the random inputs and the difference from PyTorch
 and the cycle count are reported. With --precision the core's arguments and results are the
 quantized values (int8 or Fixed); the types, scales and zero points are printed and, for vhls and
-rtl, in DIR/README.md. --target calyx does the same through Calyx; DIR also holds the Calyx IR and
+rtl, in DIR/README.md. --integer-only (with an integer --precision) also computes softmax, GELU,
+LayerNorm, pooling and residual adds in integers (`from_pytorch(..., integer_only=True)`), so a
+transformer block builds for --target rtl without float units. --target calyx does the same through Calyx; DIR also holds the Calyx IR and
 the native .futil.
 
 Exit codes: 0 done; 2 a usage error (argparse's) or an `AlloError`, printed alone on stderr as
@@ -120,11 +122,13 @@ def cmd_compile(args) -> int:
     model = load_model(args.model)
     inputs = example_inputs(shapes)
     precision = parse_precision(args.precision)
+    if args.integer_only and precision is None:
+        raise AlloError("--integer-only needs an integer --precision (e.g. --precision int8)")
     calibration = None
     if precision is not None:
         calibration = [example_inputs(shapes, seed=1 + k) for k in range(args.calibration_batches)]
     imported = import_model(model, inputs, weights_as_args=True if args.weights_as_args else None,
-                            precision=precision, calibration_data=calibration)
+                            precision=precision, calibration_data=calibration, integer_only=args.integer_only)
     if precision is not None:
         print(imported.quant_report())
         print(imported.boundary.readme())
@@ -227,6 +231,8 @@ def build_parser():
     c.add_argument("--csim", action="store_true", help="(vhls) compile and run the C simulation, compare with torch")
     c.add_argument("--precision", metavar="P", help="quantize: int8, auto, Fixed(16,8) (random calibration batches; "
                    "prints the quant report)")
+    c.add_argument("--integer-only", action="store_true",
+                   help="with --precision int8: softmax / GELU / LayerNorm / pooling / adds in integers too")
     c.add_argument("--calibration-batches", type=int, default=8, metavar="N", help="random calibration batches")
     c.add_argument("--threads", type=int, default=None, help="(llvm) CPU threads (default: all cores)")
     c.add_argument("--fast-math", action="store_true", help="(llvm) FMA and reassociated float reductions")

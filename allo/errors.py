@@ -55,6 +55,11 @@ class DataflowError(AlloError):
     the streams)."""
 
 
+class DataflowArgsError(DataflowError, SystemExit):
+    """A `@df.kernel(args=[...])` binding a scalar region argument: kernel instances share arrays
+    only. Also a `SystemExit`, as upstream Allo exits on this error (its tests expect that)."""
+
+
 class AlloWarning(UserWarning):
     """Something allo did on the user's behalf that changes what was asked for (an input array
     converted to the kernel's dtype, an option that has no effect here)."""
@@ -64,6 +69,10 @@ class BoundsError(AlloError, IndexError):
     """An array index outside the array: found at build time (constant or loop-bounded affine
     indices) or at run time with `s.build(..., bounds_check=True)`."""
 
+
+class AlloValueError(AlloError, ValueError):
+    """A bad value passed to a Python-level allo API (`Memory(resource="DRAM")`); also a ValueError,
+    which is what upstream Allo raises there."""
 
 
 class DSEError(AlloError):

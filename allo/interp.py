@@ -22,8 +22,9 @@ import numpy as np
 
 from .errors import AlloError
 from .ir import nodes as N
-from .ir.attrs import DF_REGION, DF_STREAM
+from .ir.attrs import DF_REGION, DF_STREAM, STATEFUL
 from .ir.bits import BIT_FUNCS
+from .ir.effects import params_maybe_written
 from .ir.fixed import float_to_fixed_raw, float_to_int, from_raw, to_raw
 from .ir.ops import LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from .ir.types import Fixed, Float, Index, Int, UFixed, UInt, container_bits, is_signed
@@ -437,6 +438,12 @@ class _FuncGen:
             return
         b, dt = self.buf(s.buf), self.constant(storage_dtype(s.buf.dtype))
         shape = tuple(s.buf.shape)
+        if STATEFUL in s.buf.attrs:  # one array per compiled module, kept between calls
+            init = self.constant(_to_storage(s.buf.attrs[STATEFUL], s.buf.dtype))
+            key = self.constant(id(s.buf))
+            self.emit(depth, f"if {key} not in _STATE: _STATE[{key}] = np.array({init}, {dt})")
+            self.emit(depth, f"{b} = _STATE[{key}]")
+            return
         if s.init is None:
             self.emit(depth, f"{b} = np.zeros({shape}, {dt})")
         elif isinstance(s.init, N.Buffer):
@@ -512,6 +519,7 @@ def compile_module(module: N.Module, dataflow: dict | None = None) -> dict:
     one, directly or through calls, is a generator that yields when a FIFO blocks it; a region
     function spawns its instances as tasks and waits for them."""
     ns = dict(HELPERS)
+    ns["_STATE"] = {}  # Stateful locals of this compiled module: {id(buffer): array}
     coroutines = frozenset()
     if dataflow is not None:
         ns.update(dataflow)
@@ -580,8 +588,9 @@ def run(module: N.Module | N.Func, *args, func: str | None = None):
     inputs = [_to_storage(a, p.dtype) for a, p in zip(args, f.params)]
     with np.errstate(all="ignore"):
         outs = fns[f.name](*inputs)
+    written = params_maybe_written(f)  # only those: a read-only fixed-point input keeps its values
     for a, p, x in zip(args, f.params, inputs):
-        if isinstance(a, np.ndarray) and p.kind == "arg":
+        if isinstance(a, np.ndarray) and p.kind == "arg" and id(p) in written:
             np.copyto(a, _from_storage(x, p.dtype), casting="unsafe")
     if not outs:
         return None

@@ -88,7 +88,7 @@ def _rewrite(mod: N.Module, top: str, flatten: bool):
         new_funcs.append(_copy_func(load, outer.type, buf.type, f.loc))
         head += [N.Alloc(buf, None, f.loc), N.CallStmt(load, [outer, buf], [], {}, f.loc)]
         if id(p) in written:
-            back = fresh(f"store_buf{k}")
+            back = fresh(f"store_res{k}")
             new_funcs.append(_copy_func(back, buf.type, outer.type, f.loc))
             tail.append(N.CallStmt(back, [buf, outer], [], {}, f.loc))
         params.append(outer)
@@ -132,4 +132,49 @@ def generate_input_output_buffers(module, top_func_name, flatten=False, mappings
     return s.module
 
 
-__all__ = ["generate_input_output_buffers"]
+_IO = {0: "func", 1: "out", 2: "in", 3: "both"}
+_IO_BITS = {"out": 1, "in": 2, "both": 3}
+
+
+def analyze_arg_load_store_in_func(func, mapping=None) -> list:
+    """How function `func` (an allo IR `Func`, e.g. `s.top_func`) uses each parameter: "in" (only
+    read), "out" (only written), "both", "scalar" for a scalar parameter, or "func" when the body
+    neither reads nor writes it. A call counts through `mapping` ({callee name: its list}); calls
+    to functions not in `mapping` count as neither (`analyze_arg_load_store` fills the mapping).
+
+    Example: ``analyze_arg_load_store_in_func(s.top_func)  # ["in", "in", "out"]``
+    """
+    if not isinstance(func, N.Func):
+        raise AlloError(f"analyze_arg_load_store_in_func takes an allo IR function (`s.top_func`), got {func!r}")
+    mapping = mapping or {}
+    bits = {id(p): 0 for p in func.params}
+    for s in V.walk_stmts(func.body):
+        for role, b in V.buffer_refs(s):
+            if id(b) in bits and role in (V.LOAD, V.STORE):
+                bits[id(b)] |= 2 if role == V.LOAD else 1
+        if isinstance(s, N.CallStmt) and s.callee in mapping:
+            for a, use in zip(s.args, mapping[s.callee]):
+                if isinstance(a, N.Buffer) and id(a) in bits:
+                    bits[id(a)] |= _IO_BITS.get(use, 0)
+    return ["scalar" if p.kind == "scalar_arg" else _IO[bits[id(p)]] for p in func.params]
+
+
+def analyze_arg_load_store(module) -> dict:
+    """{function name: `analyze_arg_load_store_in_func` list} for every function of the module of
+    a schedule (`s.module` or the schedule), callees' uses propagated into their callers.
+
+    Example: ``analyze_arg_load_store(s.module)["top"]  # ["in", "in", "out", "both"]``
+    """
+    ir = schedule_of(module).ir
+    res: dict = {}
+    changed = True
+    while changed:  # callers may come before their callees: iterate until nothing changes
+        changed = False
+        for f in ir.funcs:
+            new = analyze_arg_load_store_in_func(f, res)
+            changed |= res.get(f.name) != new
+            res[f.name] = new
+    return res
+
+
+__all__ = ["generate_input_output_buffers", "analyze_arg_load_store_in_func", "analyze_arg_load_store"]

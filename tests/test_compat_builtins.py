@@ -52,8 +52,13 @@ def test_matmul_bmm_linear_transpose():
     args = floats(6, 8), floats(5, 8), floats(5), floats(3, 4, 6), floats(3, 6, 2)
     for got, want in zip(allo.customize(kernel).build()(*args), kernel(*args)):
         np.testing.assert_allclose(got, want, rtol=1e-5)
+    def batched(A: float32[2, 3, 4], B: float32[2, 4, 3]) -> float32[2, 3, 3]:
+        return allo.matmul(A, B)  # numpy's matmul of batches, as upstream Allo
+
+    A, B = floats(2, 3, 4), floats(2, 4, 3)
+    np.testing.assert_allclose(allo.customize(batched).build()(A, B), A @ B, rtol=1e-5)
     with pytest.raises(allo.AlloError, match=r"matmul needs \[M, K\] x \[K, N\]"):
-        def bad(A: float32[2, 3, 4], B: float32[2, 4, 3]) -> float32[2, 3, 3]:
+        def bad(A: float32[2, 3], B: float32[4, 3]) -> float32[2, 3]:
             return allo.matmul(A, B)
 
         allo.customize(bad)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from allo.dsl.memory import Memory
 from allo.ir import attrs as A, nodes as N, visit as V
-from allo.ir.types import Stream, float32, int32
+from allo.ir.types import Stateful, Stream, float32, int32
 import allo.dataflow as df
 from allo.render import render_module
 from allo.transforms import guards
@@ -233,6 +233,12 @@ def poll(n: int32) -> int32:
     return x
 
 
+def counter(n: int32) -> int32:  # _stateful
+    total: int32 @ Stateful = 0
+    total = total + n
+    return total
+
+
 @df.region()
 def region(A: int32[4], B: int32[4]):  # a dataflow region: _df_region, _df_stream
     pipe: Stream[int32, 2]
@@ -249,7 +255,8 @@ def region(A: int32[4], B: int32[4]):  # a dataflow region: _df_region, _df_stre
 
 
 SCHEDULES = [(region, lambda s: None), (gemm, _gemm), (blur, lambda s: s.reuse_at(s.reuse_at(s.A, "y"), "x")), (pc, _pc),
-             (pe, lambda s: s.unfold("PE", [0])), (calls, _calls), (chain, _chain), (poll, lambda s: None)]
+             (pe, lambda s: s.unfold("PE", [0])), (calls, _calls), (counter, lambda s: None),
+             (chain, _chain), (poll, lambda s: None)]
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import allo
-from allo.ir.types import Fixed, float32, int8, int32
+from allo.ir.types import Fixed, float32, int8, int16, int32
+from allo.library.nn import intparams
 from allo.library import nn
 from allo.library.reference import reference_table
 from allo.library.registry import KERNELS, schedule_for
@@ -27,6 +28,10 @@ SAMPLES = {
     "qlinear": [int8, int8, int32, int32, 4, 6, 8], "qmatmul": [int8, int8, int32, int32, 4, 8, 6],
     "qbmm": [int8, int8, int32, int32, 2, 4, 8, 6],
     "qconv2d": [int8, int8, int32, int32, 1, 4, 6, 8, 8, 3, 3, 4, 4, 2, 2, 1, 1, 1, 1, 2],
+    "isoftmax": [int8, int8, 4, 8, *intparams.isoftmax_params(0.05).targs],
+    "igelu": [int8, int32, 4, 8, *intparams.igelu_params(0.03).targs],
+    "ilayer_norm": [int8, int16, int32, 4, 8, *intparams.ilayer_norm_params(0.03, 8, [1.0] * 8, [0.0] * 8).targs],
+    "iavg_pool2d": [int8, int32, 1, 2, 8, 8, 2, 2, 4, 4, 2, 2, 0, 0],
 }
 
 

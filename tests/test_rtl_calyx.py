@@ -14,7 +14,7 @@ from allo.backend.rtl.ifconv import if_convert
 from allo.backend.rtl.prepare import prepare_for_hw
 from allo.ir import nodes as N
 from allo.ir import visit as V
-from allo.ir.types import float32, int16, int32
+from allo.ir.types import float32, int8, int16, int32
 from tests.polybench.int_kernels import INT_KERNELS
 from tests.rtl_util import FULL, assert_bit_exact, calyx_well_formed, futil_structure, needs_rtl
 from tests.test_rtl_flow import TABLE, _mixed_args, in_place, int5, mixed, scale
@@ -129,6 +129,17 @@ def test_calyx_refuses_floats_with_the_line():
     assert f"test_rtl_calyx.py:{fscale.__code__.co_firstlineno}" in str(e.value) and "floating-point" in str(e.value)
 
 
+def test_calyx_float_op_inside_an_int_kernel_is_named_with_its_line():
+    """Integer arguments, one float operation in the body: the error names that operation, its line
+    and the Calyx route (not the handshake lowering), and says where floats do build."""
+    with pytest.raises(allo.BackendError) as e:
+        allo.customize(int_via_float).build(target="calyx")
+    msg = str(e.value)
+    assert f"test_rtl_calyx.py:{int_via_float.__code__.co_firstlineno + 3}" in msg, msg
+    assert "Calyx route" in msg and "cast from float32 to int32" in msg and "handshake" not in msg, msg
+    assert "'rtl'" in msg, msg
+
+
 def test_calyx_write(tmp_path):
     cx = allo.customize(branches).build(target="calyx")
     d = cx.write(tmp_path / "cx")
@@ -206,6 +217,13 @@ def fscale(A: float32[4]) -> float32[4]:
     return B
 
 
+def int_via_float(A: int32[4]) -> int32[4]:
+    B: int32[4] = 0
+    for i in range(4):
+        B[i] = int(float(A[i]) * 1.5)
+    return B
+
+
 def _rng_i32(lo, hi, n):
     return lambda r: r.integers(lo, hi, n).astype(np.int32)
 
@@ -238,7 +256,20 @@ def check_calyx_route(kernel, args):
         if isinstance(g, np.ndarray):
             np.testing.assert_array_equal(g, w, err_msg=f"{kernel.__name__}: argument updated in place")
     assert isinstance(cx.cycles, int) and cx.cycles > 0
+    check_futil_runs_like_llvm(cx, args, want_args, want, kernel.__name__)
     return cx
+
+
+def check_futil_runs_like_llvm(cx, args, want_args, want, what):
+    """The native `.futil` text, run on allo's Calyx interpreter, computes what LLVM computes."""
+    fut_args = _copies(args)
+    got = cx.interpret(*fut_args)
+    if want is not None:
+        assert_bit_exact(got, want, f"{what} (.futil interpreted)")
+    for g, w in zip(fut_args, want_args):
+        if isinstance(g, np.ndarray):
+            np.testing.assert_array_equal(g, w, err_msg=f"{what} (.futil): argument updated in place")
+    assert cx.interpret_cycles > 0
 
 
 @pytest.mark.parametrize("name, kernel, make", ROUTE + [p for p in POLY if p[0] in CI_POLYBENCH],
@@ -279,3 +310,24 @@ def test_scalars_are_registers_not_memories():
     comp = cx.summary()["dot"]
     assert not {"seq_mem", "memory"} & set(comp["cells"])
     assert len(cx.interface.memories) == 2
+
+
+def scale5(A: int8[8], B: int32[2, 5]) -> int32[8]:
+    C: int32[8] = 0
+    for i in range(8):
+        C[i] = A[i] * 5 + A[i] * 2 + B[i % 2, i % 5] * 7
+    return C
+
+
+def test_constant_multiplies_are_shifts_and_adds():
+    """x * 5, x * 2, x * 7 and the address arithmetic of B[i % 2, i % 5] need no multiplier group:
+    results (wrapping int8 included) == LLVM, no std_mult_pipe cell."""
+    s = allo.customize(scale5)
+    cx = s.build(target="calyx")
+    rng = np.random.default_rng(5)
+    a = rng.integers(-128, 128, 8).astype(np.int8)
+    b = rng.integers(-2**31, 2**31, (2, 5)).astype(np.int32)
+    want = s.build()(a.copy(), b.copy())
+    assert_bit_exact(cx(a.copy(), b.copy()), want, "scale5")
+    assert_bit_exact(cx.interpret(a.copy(), b.copy()), want, "scale5 (.futil)")
+    assert "std_mult_pipe" not in cx.calyx

@@ -8,7 +8,8 @@ wrong. Every argument follows one rule: a value outside the parameter's type is 
 naming the argument, the value and the type's range, never a wrap-around: integer scalars,
 integer arrays (also of the container dtype of an odd width: an int8 array for `Int(5)`), and
 fixed-point scalars and arrays (the value is floored to the fraction bits first; NaN and +-inf
-are refused).
+are refused). A fixed-point type that saturates (overflow="sat", "sat_zero", "sat_sym") takes
+values outside its range and +-inf and saturates them as its overflow mode says; NaN stays refused.
 
 Example::
 
@@ -24,6 +25,7 @@ import math
 import numpy as np
 
 from ..errors import AlloTypeError, warn
+from ..ir.fixed import raw_limits, saturate_scaled, saturates
 from ..ir.types import Float, Index, Int, UInt
 
 
@@ -52,10 +54,18 @@ def check_scalar_fixed(x, t, where: str) -> int:
     """The raw integer of scalar `x` for fixed type `t`: floor(x * 2**frac), exact; an
     AlloTypeError for NaN, +-inf and values outside the type."""
     v = float(x) if not isinstance(x, (int, np.integer)) or isinstance(x, (bool, np.bool_)) else int(x)
-    if isinstance(v, float) and not math.isfinite(v):
+    sat = saturates(t)
+    if isinstance(v, float) and (math.isnan(v) or (math.isinf(v) and not sat)):
         raise AlloTypeError(f"{where}: {v!r} is not a value of {t!r} ({_fixed_text(t)})")
+    if isinstance(v, float) and math.isinf(v):
+        return int(saturate_scaled(v, t))
     raw = math.floor(v * 2 ** t.frac) if isinstance(v, int) else math.floor(math.ldexp(v, t.frac))
     lo, hi = fixed_range(t)
+    if sat:
+        if t.overflow == "sat_zero":
+            return raw if lo <= raw <= hi else 0
+        slo, shi = raw_limits(t)
+        return min(max(raw, slo), shi)
     if not lo <= raw <= hi:
         raise AlloTypeError(f"{where}: {x!r} is outside {t!r} ({_fixed_text(t)})")
     return raw
@@ -65,6 +75,11 @@ def check_fixed_values(x: np.ndarray, t, where: str) -> None:
     """Raise AlloTypeError unless every element of `x` (floored to t's fraction bits) lies in
     fixed type `t`; NaN and +-inf are refused."""
     if not x.size:
+        return
+    if saturates(t):  # out-of-range values (and +-inf) saturate when converted (ir.fixed.to_raw)
+        if x.dtype.kind == "f" and np.isnan(x).any():
+            raise AlloTypeError(f"{where}: NaN is not a value of {t!r} ({_fixed_text(t)}); {int(np.isnan(x).sum())} "
+                                f"of {x.size} elements are NaN")
         return
     with np.errstate(over="ignore", invalid="ignore"):
         scaled = np.floor(np.asarray(x, dtype=np.float64) * 2.0 ** t.frac)

@@ -17,12 +17,14 @@ import numpy as np
 
 from ..errors import AlloError, AlloNameError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import bits, emit
-from ..ir.attrs import BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, REDUCTION, TEMP, USER_BANDS
+from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAME, NAMED, OP_NAME, PIPELINE_II, REDUCTION, TEMP,
+                        UNROLL, USER_BANDS)
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, Store, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
-from ..ir.types import AlloType, ArrayType, Float, Index, Int, StreamType, UInt, float32, float64, index, int32
-from ..ir.visit import walk_expr
+from ..ir.types import (AlloType, ArrayType, Float, Index, Int, StatefulType, StreamType, UInt, float32, float64,
+                        index, int32)
+from ..ir.visit import child_exprs, walk_expr
 from .arrays import ArrayOps
 from .build_exprs import BINOPS, ExpressionVisitors
 from .calls import CallDispatcher
@@ -31,6 +33,7 @@ from .meta import ConstType, bind_const
 from .regions import check_stale_regions, region_spec, write_region
 from .scope import Environment, defining_frame
 from .source import capture
+from .stateful import declare_stateful
 from .unsupported import UNSUPPORTED_HINTS
 
 
@@ -153,6 +156,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         self.meta_chain = None  # state of the allo.meta_if chain of the statement list being built
         self.locals = {}
         self.block = []
+        self.in_condition = False  # evaluating a while condition: no statements may be emitted
         self.loop_names = set()
         self.buffer_names = set()
         self.band_count = 0
@@ -190,6 +194,17 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
 
     def emit(self, stmt):
         self.block.append(stmt)
+
+    def converted(self, e, t, loc):
+        """`emit.cast(e, t)`; the operand of a rounding / saturating cast (fixed_modes.py reads it
+        several times) is first stored in a scalar local when it is a large expression, e.g. another
+        such cast: chained mode casts would otherwise grow exponentially as expression trees."""
+        if (isinstance(e, Expr) and emit.needs_expansion(e.type, t) and not self.in_condition
+                and _tree_size(e, SPILL_NODES) >= SPILL_NODES):
+            tmp = Buffer(self.fresh_buffer_name("mode_cast"), ArrayType(e.type, ()), "local", loc=loc)
+            self.emit(Alloc(tmp, e, loc))
+            e = Load(tmp, [], loc=loc)
+        return emit.cast(e, t, loc)
 
     def loc(self, node=None):
         return self.src.loc(node if node is not None else self.current)
@@ -262,20 +277,21 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             return list(t)
         return [t]
 
-    def eval_type(self, node, fallback=None):
+    def eval_type(self, node, fallback=None, local=False):
         """Evaluate an annotation (possibly a string) to an AlloType/ArrayType.
 
         Names resolve in the kernel's environment (template parameters, closure, the defining
         function's live locals, globals); when that fails, `fallback` (the annotation Python
-        evaluated when the function was defined) is used as it is."""
+        evaluated when the function was defined) is used as it is. `local`: the annotation of a
+        local, which may also be `T @ Stateful`."""
         try:
-            return self._eval_type(node)
+            return self._eval_type(node, local)
         except AlloTypeError:
             if fallback is not None:
                 return fallback
             raise
 
-    def _eval_type(self, node):
+    def _eval_type(self, node, local=False):
         self.current = node
         expr = node
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -291,7 +307,10 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
         if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):
             return value
-        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType)):
+        if isinstance(value, StatefulType) and not local:
+            raise self.error(AlloTypeError, f"{ast.unparse(expr)!r}: `@ Stateful` marks a local variable that keeps its "
+                             "value across calls; parameters and results cannot be Stateful", node)
+        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType, StatefulType)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value
@@ -356,9 +375,12 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if not isinstance(node.target, ast.Name):
             raise self.error(AlloSyntaxError, "annotated assignment needs a plain name on the left", node)
         name = node.target.id
-        t = self.eval_type(node.annotation)
+        t = self.eval_type(node.annotation, local=True)
         if isinstance(t, ConstType):
             bind_const(self, node, t)
+            return
+        if isinstance(t, StatefulType):
+            declare_stateful(self, node, name, t)
             return
         self.current = node
         loc = self.loc(node)
@@ -407,7 +429,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             self.emit(Alloc(buf, None, loc))
             self.arrays.copy_into(buf, g, loc)
         else:
-            self.emit(Alloc(buf, emit.cast(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
+            self.emit(Alloc(buf, self.converted(emit.to_expr(self.scalar(value), dtype, loc), dtype, loc), loc))
         buf.name = name if buf.name == name else buf.name
 
     def live_declaration(self, name, dtype, shape, node):
@@ -491,7 +513,8 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                 write_region(self, buf, region_spec(self, target, buf), value, loc)
                 return
             idx = self.indices(target, buf)
-            self.emit(Store(buf, idx, emit.cast(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype, loc), loc))
+            self.emit(Store(buf, idx, self.converted(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype, loc),
+                             loc))
             return
         if not isinstance(target, ast.Name):
             raise self.error(AlloSyntaxError, f"cannot assign to {ast.unparse(target)!r}", node)
@@ -509,7 +532,8 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                     self.arrays.copy_into(cur, value if isinstance(value, Buffer) else self.scalar(value), loc)
                     return
                 raise self.error(AlloTypeError, f"cannot assign {describe(value)} to array {name!r}", node)
-            self.emit(Store(cur, [], emit.cast(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc), loc))
+            self.emit(Store(cur, [], self.converted(emit.to_expr(self.scalar(value), cur.dtype, loc), cur.dtype, loc),
+                             loc))
             return
         if isinstance(value, Buffer):
             if value.attrs.get(TEMP) or value.kind == "result":
@@ -571,11 +595,14 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         target = node.target
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
+            if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:  # x[i] += b, x[lo:hi] += v
+                new = emit.binary(op, self.bit_read(self.scalar(buf), target), self.scalar(rhs), loc)
+                return self.assign_bits(buf, target, new, node)
             if not isinstance(buf, Buffer):
                 raise self.error(AlloTypeError, f"{ast.unparse(target.value)!r} is not an array", node)
             idx = self.indices(target, buf)
             new = emit.binary(op, Load(buf, idx, loc=loc), self.scalar(rhs), loc)
-            self.emit(Store(buf, idx, emit.cast(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
+            self.emit(Store(buf, idx, self.converted(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
             return
         if isinstance(target, ast.Name):
             cur = self.locals.get(target.id)
@@ -586,7 +613,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
                 self.arrays.copy_into(cur, res, loc)
                 return
             new = emit.binary(op, Load(cur, [], loc=loc), self.scalar(rhs), loc)
-            self.emit(Store(cur, [], emit.cast(emit.to_expr(new, cur.dtype, loc), cur.dtype, loc), loc))
+            self.emit(Store(cur, [], self.converted(emit.to_expr(new, cur.dtype, loc), cur.dtype, loc), loc))
             return
         raise self.error(AlloSyntaxError, f"cannot update {ast.unparse(target)!r}", node)
 
@@ -594,7 +621,7 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if node.orelse:
             raise self.error(AlloSyntaxError, "for-else is not supported in kernels", node)
         loc = self.loc(node)
-        kind, ranges, band = self.calls.loop_ranges(node.iter)
+        kind, ranges, band, hints = self.calls.loop_ranges(node.iter)
         targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
         if not all(isinstance(t, ast.Name) for t in targets):
             raise self.error(AlloSyntaxError, "loop variables must be plain names", node)
@@ -631,6 +658,12 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
             for f in loops:
                 f.attrs[REDUCTION] = True
         loops[0].attrs[OP_NAME] = self.user_band(band, node) if band else self.band_name([f.name for f in loops])
+        for f, ii, factor in zip(loops, hints.get("pipeline", [None] * len(loops)),
+                                 hints.get("unroll", [None] * len(loops))):  # allo.grid(..., pipeline=, unroll=)
+            if ii is not None:
+                f.attrs[PIPELINE_II] = ii
+            if factor is not None:
+                f.attrs[UNROLL] = factor
         body = self.nested(node.body)
         for outer, inner in zip(loops, loops[1:]):
             outer.body = [inner]
@@ -657,8 +690,11 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         if node.orelse:
             raise self.error(AlloSyntaxError, "while-else is not supported in kernels", node)
         loc = self.loc(node)
-        saved, self.block = self.block, []
-        cond = emit.to_bool(self.scalar(self.visit(node.test)), loc)
+        saved, self.block, self.in_condition = self.block, [], True
+        try:
+            cond = emit.to_bool(self.scalar(self.visit(node.test)), loc)
+        finally:
+            self.in_condition = False
         pre = self.block
         self.block = saved
         if pre:
@@ -774,3 +810,16 @@ def _mutated_names(tree) -> set:
                         if isinstance(n, ast.AugAssign):
                             mutated.add(sub.id)
     return mutated | {k for k, c in counts.items() if c > 1}
+
+
+SPILL_NODES = 24  # operand size (nodes, shared ones counted each time) above which a mode cast spills it
+
+
+def _tree_size(e, limit) -> int:
+    """Nodes of e as a tree (a shared node counted at each use), counting stops at `limit`."""
+    stack, n = [e], 0
+    while stack and n < limit:
+        x = stack.pop()
+        n += 1
+        stack.extend(child_exprs(x))
+    return n

@@ -15,6 +15,7 @@ Example::
 """
 from __future__ import annotations
 
+import builtins
 import math
 
 from ..errors import AlloSyntaxError, AlloTypeError
@@ -22,7 +23,7 @@ from ..ir import emit
 from ..ir.attrs import REDUCTION
 from ..ir.nodes import Alloc, Buffer, Const, For, IterVar, Load, Store
 from ..ir.ops import BinOpKind, MathFn
-from ..ir.types import AlloType, ArrayType, Fixed, Float, UFixed, float32, index, lowest
+from ..ir.types import AlloType, ArrayType, Fixed, Float, UFixed, UInt, float32, index, int32, lowest
 
 
 def _zero(dtype):
@@ -133,6 +134,9 @@ class Builtins:
         if not shape or not all(isinstance(d, int) and d > 0 for d in shape):
             raise AlloTypeError(f"allo.ones/zeros need a shape of positive integers, got {shape!r}")
         dtype = float32 if dtype is None else dtype
+        # Python's own types, as upstream Allo reads them: float -> float32, int -> int32
+        dtype = {float: float32, int: int32, builtins.bool: UInt(1)}.get(dtype, dtype) if isinstance(dtype, type) \
+            else dtype
         if not isinstance(dtype, AlloType):
             raise AlloTypeError(f"dtype must be an allo type such as float32, got {dtype!r}")
         out = self.arrays.new_temp(dtype, shape, loc, "ones" if value else "zeros")
@@ -141,6 +145,8 @@ class Builtins:
 
     # ------------------------------------------------------------------ contractions
     def matmul(self, a, b, loc, band=None):
+        if isinstance(a, Buffer) and isinstance(b, Buffer) and len(a.shape) >= 3 and len(b.shape) == len(a.shape):
+            return self.batched_matmul(a, b, loc, band)
         if not band:
             return self.arrays.matmul(a, b, loc)
         if not (isinstance(a, Buffer) and isinstance(b, Buffer) and len(a.shape) == 2 and len(b.shape) == 2
@@ -150,6 +156,18 @@ class Builtins:
         return self.contraction((m, b.shape[1]), (k,), self.mul_type(a, b),
                                 lambda o, r: emit.binary(BinOpKind.MUL, Load(a, [o[0], r[0]]), Load(b, [r[0], o[1]]),
                                                          loc),
+                                loc, band, "matmul")
+
+    def batched_matmul(self, a, b, loc, band=None):
+        """numpy's matmul of [..., M, K] x [..., K, N] arrays with the same leading (batch) dims."""
+        if a.shape[:-2] != b.shape[:-2] or a.shape[-1] != b.shape[-2]:
+            raise AlloTypeError(f"matmul of batches needs [..., M, K] x [..., K, N] arrays with the same batch "
+                                f"dimensions, got {list(a.shape)} and {list(b.shape)}")
+        lead, k = tuple(a.shape[:-2]), a.shape[-1]
+        nb = len(lead)
+        return self.contraction(lead + (a.shape[-2], b.shape[-1]), (k,), self.mul_type(a, b),
+                                lambda o, r: emit.binary(BinOpKind.MUL, Load(a, list(o[:nb + 1]) + [r[0]]),
+                                                         Load(b, list(o[:nb]) + [r[0], o[nb + 1]]), loc),
                                 loc, band, "matmul")
 
     def bmm(self, a, b, loc, band=None):

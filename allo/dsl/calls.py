@@ -57,7 +57,8 @@ class CallDispatcher:
 
     # ------------------------------------------------------------ loops
     def loop_ranges(self, node):
-        """(kind, [(lb, ub, step)...], band name or None) for range/allo.grid/allo.reduction iterators."""
+        """(kind, [(lb, ub, step)...], band name or None, loop hints) for range/allo.grid/allo.reduction
+        iterators; the hints are allo.grid's `pipeline=`/`unroll=` as {attr: [value or None per loop]}."""
         if not isinstance(node, ast.Call):
             raise self.fb.error(AlloSyntaxError, "loops must iterate over range(...), allo.grid(...) or allo.reduction(...)", node)
         fn = self.fb.visit(node.func)
@@ -71,35 +72,65 @@ class CallDispatcher:
             else:
                 args.append(self.fb.scalar(self.fb.visit(a)))
         if fn is py.range:
-            name = self.band_keyword(node, "range")  # upstream Allo: range(N, name="L") names the loop's band
+            name, _ = self.band_keyword(node, "range")  # upstream Allo: range(N, name="L") names the loop's band
             if not 1 <= len(args) <= 3:
                 raise self.fb.error(AlloSyntaxError, "range takes 1 to 3 arguments", node)
             lb, ub, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
             if not emit.is_number(step) or isinstance(step, float) or step == 0:
                 raise self.fb.error(AlloTypeError, "range step must be a non-zero integer constant", node)
-            return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))], name
+            return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))], name, {}
         if fn is names.grid or fn is names.reduction:
             kind = "grid" if fn is names.grid else "reduction"
-            name = self.band_keyword(node, kind)
+            name, hints = self.band_keyword(node, kind)
             if not args:
                 raise self.fb.error(AlloSyntaxError, f"allo.{kind} needs at least one extent", node)
-            return kind, [(Const(0, index), self.bound(a, node), 1) for a in args], name
+            hints = {attr: self.loop_hint(attr, value, len(args), node) for attr, value in hints.items()}
+            return kind, [(Const(0, index), self.bound(a, node), 1) for a in args], name, hints
         raise self.fb.error(AlloSyntaxError, "loops must iterate over range(...), allo.grid(...) or allo.reduction(...)", node)
 
     def band_keyword(self, node, kind):
-        """The `name=` of range/allo.grid/allo.reduction (a band name), refusing any other keyword."""
-        name = None
+        """(the `name=` of range/allo.grid/allo.reduction (a band name), {"pipeline"/"unroll": value}):
+        allo.grid also takes upstream Allo's `pipeline=`/`unroll=`; any other keyword is refused."""
+        name, hints = None, {}
+        allowed = ("name", "pipeline", "unroll") if kind in ("grid", "reduction") else ("name",)
         kind = "range" if kind == "range" else f"allo.{kind}"
         for kw in node.keywords:
-            if kw.arg != "name":
+            if kw.arg not in allowed:
                 what = f"**{ast.unparse(kw.value)}" if kw.arg is None else f"keyword {kw.arg!r}"
-                raise self.fb.error(AlloSyntaxError, f"{kind}() does not take {what}; its only keyword is "
-                                    f"name= (the band name)", node)
+                only = ("its keywords are name= (the band name), pipeline= and unroll=" if len(allowed) > 1
+                        else "its only keyword is name= (the band name)")
+                raise self.fb.error(AlloSyntaxError, f"{kind}() does not take {what}; {only}", node)
+            if kw.arg != "name":
+                hints[kw.arg] = self.fb.visit(kw.value)
+                continue
             name = self.fb.visit(kw.value)
             if not isinstance(name, str) or not name.isidentifier():
                 raise self.fb.error(AlloSyntaxError, f"{kind}(name=...) must be a string that is a valid "
                                     f"identifier, got {name!r}", node)
-        return name
+        return name, hints
+
+    def loop_hint(self, attr, value, n_loops, node):
+        """Per-loop values of allo.grid's `pipeline=`/`unroll=` (None: leave the loop alone).
+
+        A scalar applies to the innermost loop, a list gives one entry per loop (outermost first).
+        pipeline: True -> II 1, an int >= 1 -> that II; unroll: True -> fully (factor 0), an int >= 1 ->
+        that factor; False/0 leaves the loop alone (as upstream Allo)."""
+        entries = list(value) if isinstance(value, (list, tuple)) else [None] * (n_loops - 1) + [value]
+        if len(entries) != n_loops:
+            raise self.fb.error(AlloSyntaxError, f"allo.grid({attr}=[...]) needs one entry per loop ({n_loops}), "
+                                f"got {len(entries)}", node)
+        out = []
+        for e in entries:
+            if e is None or e is False or (isinstance(e, int) and e == 0):
+                out.append(None)
+            elif e is True:
+                out.append(1 if attr == "pipeline" else 0)
+            elif isinstance(e, int) and e >= 0:
+                out.append(int(e))
+            else:
+                raise self.fb.error(AlloSyntaxError, f"allo.grid({attr}=...) takes True/False, a non-negative "
+                                    f"integer or a list of them (one per loop), got {e!r}", node)
+        return out
 
     def bound(self, v, node):
         if emit.is_number(v):
@@ -127,7 +158,7 @@ class CallDispatcher:
             v = args[0]
             if isinstance(v, Buffer) and v.shape:
                 return fb.arrays.elementwise(lambda a: emit.cast(emit.to_expr(a, None, loc), fn, loc), [v], loc)
-            return emit.cast(emit.to_expr(fb.scalar(v), fn, loc), fn, loc)
+            return fb.converted(emit.to_expr(fb.scalar(v), fn, loc), fn, loc)
         if isinstance(fn, KernelInstance):
             return self.kernel_call(fn.kernel, fn.targs, fn.inst_id, args, kwargs, node)
         if isinstance(fn, KernelDef):

@@ -27,7 +27,7 @@ _counter = itertools.count()
 
 
 def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=None, threads=None, fast_math=False,
-                 precision=None, calibration_data=None, weights_as_args=None, verbose=None):
+                 precision=None, calibration_data=None, integer_only=False, weights_as_args=None, verbose=None):
     """Import a PyTorch model traced on `example_inputs` and build it for `target`.
 
     Args:
@@ -56,6 +56,11 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
             import the float model with precision="int8" instead. A quantized import is an integer
             core (quantized inputs and outputs, `mod.core`, scales in `mod.imported.boundary`); the
             returned module quantizes / dequantizes on the host, so it still takes and returns floats.
+        integer_only: with an integer precision ("int8", ...), also compute softmax, GELU, LayerNorm,
+            average pooling, residual additions and scalings in integers (I-BERT-style kernels of
+            allo.library.nn.intonly), so the core holds no float operation; an op without an
+            integer form is a FrontendError. "auto" never implies it (it keeps float32 activations
+            where they are more accurate). See docs/quantization.md.
         calibration_data: batches for post-training calibration: a list of input lists shaped like
             `example_inputs` (or any iterable of them); default: the example inputs.
         weights_as_args: True makes every weight a kernel argument, False none; by default weights
@@ -88,7 +93,7 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
         raise FrontendError(f"threads must be a positive integer (or None for all cores), got {threads!r}")
     progress = Progress(verbose)
     imported = import_model(model, example_inputs, weights_as_args=weights_as_args, precision=precision,
-                            calibration_data=calibration_data, verbose=verbose, _progress=progress)
+                            calibration_data=calibration_data, integer_only=integer_only, verbose=verbose, _progress=progress)
     if verbose:
         print(imported.graph)
         print()
@@ -106,7 +111,7 @@ def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=Non
 
 
 def import_model(model, example_inputs, weights_as_args=None, precision=None, calibration_data=None,
-                 verbose=None, _progress=None) -> ImportedModel:
+                 integer_only=False, verbose=None, _progress=None) -> ImportedModel:
     """Capture `model` and generate its DSL program without building it (see `from_pytorch`).
 
     Example::
@@ -125,7 +130,7 @@ def import_model(model, example_inputs, weights_as_args=None, precision=None, ca
     cap = capture(model, example_inputs)
     progress.done("capture", f"{len(cap.nodes)} graph nodes ({cap.method})")
     graph = normalize(cap, has_handler)
-    types = plan_for(precision, calibration_data, graph, example_inputs)
+    types = plan_for(precision, calibration_data, graph, example_inputs, integer_only)
     if getattr(types, "quantized", False):
         progress.done("calibrate", types.summary_line())
     progress.done("normalize", f"{len(graph.nodes)} nodes to lower" + (f", {len(graph.state)} mutated buffers"

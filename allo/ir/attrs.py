@@ -86,14 +86,15 @@ OP_NAME = _declare(
     "band; schedules address loops as `band/loop`", ("dsl", "schedule", "passes"), ("ir", "schedule", "hls", "llvm"),
     MLIR)
 PIPELINE_II = _declare(
-    "pipeline_ii", int, ("For",), "initiation interval of a pipelined loop (`s.pipeline`)", ("schedule",),
-    ("hls", "qor", "rtl"), VIEW)
+    "pipeline_ii", int, ("For",), "initiation interval of a pipelined loop (`s.pipeline`, "
+    "`allo.grid(..., pipeline=)`)", ("schedule", "dsl"), ("hls", "qor", "rtl"), VIEW)
 REWIND = _declare(
     "rewind", bool, ("For",), "successive runs of the pipelined loop overlap (`s.pipeline(..., rewind=True)`)",
     ("schedule",), ("hls",), VIEW)
 UNROLL = _declare(
-    "unroll", int, ("For",), "unroll factor, 0 = fully (`s.unroll`, the shift loops of `s.reuse_at`)",
-    ("schedule",), ("render", "llvm", "hls", "qor", "rtl"), VIEW)
+    "unroll", int, ("For",), "unroll factor, 0 = fully (`s.unroll`, the shift loops of `s.reuse_at`, "
+    "`allo.grid(..., unroll=)`)",
+    ("schedule", "dsl"), ("render", "llvm", "hls", "qor", "rtl"), VIEW)
 PARALLEL = _declare(
     "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU)", ("schedule",),
     ("transforms", "llvm"), MLIR)
@@ -114,7 +115,7 @@ STREAM = _declare(
 DF_STREAM = _declare(
     "_df_stream", dict, ("Buffer",), "a stream of an `allo.dataflow` region: {'name': its source spelling "
     "(`fifo_A[1, 2]`), 'item': scalars per item, 'depth': items, 'bound': elements the build allots or None}",
-    ("dsl",), ("dsl", "interp", "dataflow"), NEVER)
+    ("dsl",), ("dsl", "interp", "dataflow", "hls"), NEVER)
 BIND_STORAGE = _declare(
     "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
     "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,
@@ -132,6 +133,10 @@ FILL = _declare(
     "pipelined by default and takes the II of a loop pipelined inside the served loop)", ("schedule",),
     ("schedule",), NEVER)
 
+STATEFUL = _declare(
+    "_stateful", object, ("Buffer",), "a local declared `T @ Stateful`: its initial contents (an array of "
+    "its shape); the value persists across calls (a mutable memref.global, a C++ `static`)", ("dsl",),
+    ("render", "transforms", "llvm", "hls", "interp", "rtl"), NEVER)
 VOLATILE = _declare(
     "_volatile", bool, ("Buffer",), "loads read the memory every time, never a copy kept in a register (the "
     "status array, whose abort flag a signal handler sets while a call runs)", ("transforms",), ("render",), NEVER)

@@ -39,12 +39,46 @@ def wrap_int(values, bits: int, signed: bool) -> np.ndarray:
     return u.astype(np.int64)
 
 
+def saturates(t) -> bool:
+    """True for a fixed-point type whose overflow mode saturates (sat, sat_zero, sat_sym)."""
+    return getattr(t, "overflow", "wrap") != "wrap" and hasattr(t, "frac")
+
+
+def raw_limits(t) -> tuple:
+    """(lowest, highest) raw integer a value of fixed type t saturates to (sat_sym: -highest)."""
+    hi = (1 << (t.bits - 1)) - 1 if t.signed else (1 << t.bits) - 1
+    lo = -(1 << (t.bits - 1)) if t.signed else 0
+    return (-hi if t.overflow == "sat_sym" and t.signed else lo), hi
+
+
+def saturate_scaled(scaled, t) -> np.ndarray:
+    """Floored raw values (float64, +-inf allowed, no NaN) saturated as t's overflow mode does, in
+    t's container dtype: clamped to t's range (sat), to [-max, max] (sat_sym), or 0 when out of
+    range (sat_zero). Exact at 64 bits too (the limits are not float64 values there)."""
+    arr = np.asarray(scaled, dtype=np.float64)
+    lo, hi = raw_limits(t)
+    top = float(1 << (t.bits - 1)) if t.signed else float(1 << t.bits)  # hi + 1, exact
+    bottom = -top if t.signed else 0.0
+    over, under = arr >= top, arr < bottom
+    if t.overflow == "sat_sym" and t.signed:
+        under |= arr == bottom
+    dt = np.dtype(f"{'int' if t.signed else 'uint'}{container_bits(t.bits)}")
+    out = np.where(over | under, 0.0, arr).astype(dt)
+    if t.overflow != "sat_zero":
+        out[over] = hi
+        out[under] = lo
+    return out
+
+
 def to_raw(x, t) -> np.ndarray:
-    """Float values -> raw scaled integers of fixed type `t` (floor, then wrap), in the container dtype.
-    Exact at every width up to 64 bits (a UFixed(64, f) raw of 2**63 or more stays exact); NaN and
-    +-inf give 0, as allo's float -> integer rule. (Kernel arguments are range-checked before, see
-    allo.backend.convert.check_fixed_values.)"""
-    scaled = np.floor(np.asarray(x, dtype=np.float64) * (2.0 ** t.frac))
+    """Float values -> raw scaled integers of fixed type `t` (floor, then wrap; a saturating type
+    saturates instead), in the container dtype. Exact at every width up to 64 bits (a UFixed(64, f)
+    raw of 2**63 or more stays exact); NaN gives 0, +-inf 0 (wrap) or the saturated limit. (Kernel
+    arguments are range-checked before, see allo.backend.convert.check_fixed_values.)"""
+    with np.errstate(invalid="ignore", over="ignore"):
+        scaled = np.floor(np.asarray(x, dtype=np.float64) * (2.0 ** t.frac))
+    if saturates(t):
+        return saturate_scaled(np.where(np.isnan(scaled), 0.0, scaled), t)
     raw = wrap_int(wrap64(scaled), t.bits, t.signed)
     dt = np.dtype(f"{'int' if t.signed else 'uint'}{container_bits(t.bits)}")
     return raw.astype(dt)
@@ -109,4 +143,4 @@ def int_wrap_array(x, t) -> np.ndarray:
 
 
 __all__ = ["container_bits", "wrap_int", "wrap64", "to_raw", "from_raw", "quantize", "int_wrap_array", "float_to_int",
-           "float_to_fixed_raw"]
+           "float_to_fixed_raw", "saturates", "raw_limits", "saturate_scaled"]

@@ -439,6 +439,44 @@ class _ConstExprMarker:
 
 ConstExpr = _ConstExprMarker()
 
+
+class StatefulType:
+    """`int32 @ Stateful` / `float32[4] @ Stateful`: the annotation of a kernel local that keeps
+    its value from one call of the kernel to the next (a `static` variable in the HLS C++, a
+    mutable `memref.global` in the LLVM build). `inner` is the scalar or array type."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __repr__(self):
+        return f"{self.inner!r} @ Stateful"
+
+
+class _StatefulMarker:
+    """`T @ Stateful` declares a local whose value persists across calls of the kernel; its
+    initial value (a compile-time constant, 0 when omitted) is set once, when the module is built.
+
+    Example::
+
+        def counter() -> int32:
+            count: int32 @ Stateful = 0
+            count = count + 1
+            return count          # 1, 2, 3, ... on successive calls of one built module
+    """
+
+    def __rmatmul__(self, inner):
+        if not isinstance(inner, (AlloType, ArrayType)):
+            raise AlloTypeError(f"`@ Stateful` annotates a scalar or array type such as int32 or "
+                                f"float32[4], got {inner!r}")
+        return StatefulType(inner)
+
+    def __repr__(self):
+        return "Stateful"
+
+
+Stateful = _StatefulMarker()
+
+
 class StreamType:
     """`Stream[T, depth]`: a FIFO of `depth` items of type `T` (a scalar or an array type), and
     `Stream[T, depth][P0, P1]` a grid of such FIFOs (declared in an `allo.dataflow` region).
@@ -526,5 +564,5 @@ UINT_NAMES = tuple(f"uint{b}" for b in (*range(1, 17), 32, 64, 128, 256, 512))
 __all__ = [
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType", "MAX_BITS",
     *INT_NAMES, *UINT_NAMES, "bool", "index", "float16", "float32", "float64", "bfloat16", "ConstExpr",
-    "Stream", "StreamType",
+    "Stateful", "StatefulType", "Stream", "StreamType",
 ]

@@ -7,13 +7,21 @@ schedule fully unrolls the PE grid, partitions the tile accumulator into registe
 the K loop, which is what HLS builds as a systolic array. When M0 does not divide M (or M1 N), the
 PEs past the edge of the matrix idle in the last tiles.
 
+`systolic_tile[TyA, TyB, TyC, K, Mt, Nt](A, B, C)` is upstream's one-tile array written with
+explicit data movement: an Mt x Nt grid of `PE_kernel` calls (band "PE"), each reading its row
+of A and column of B from the FIFO arrays `A_fifo`/`B_fifo`, passing them on to its right and
+lower neighbour and writing its dot product into C.
+
 Example::
 
     s = allo.customize(systolic, instantiate=[int8, int8, int16, 64, 64, 64, 4, 4])
     s.build()(A, B, C)          # C == A @ B
+    t = allo.customize(systolic_tile, instantiate=[int8, int8, int16, 4, 4, 4])
+    t.build()(A4, B4, C4)       # C4 == A4 @ B4 (A4[4, 4], B4[4, 4])
 """
 from __future__ import annotations
 
+from ..ir.types import Int, index
 from . import lang as allo  # the public names as kernel code spells them
 
 
@@ -52,4 +60,60 @@ def schedule_systolic(s):
 
 systolic.schedule_fn = schedule_systolic  # compose applies it; the registry lists allo's own names only
 
-__all__ = ["systolic"]
+
+@allo.kernel(template="TyA, TyB, TyC, K, Mt, Nt")
+def PE_kernel(A_in: "TyA[K]", B_in: "TyB[K]", A_out: "TyA[K]", B_out: "TyB[K]", C: "TyC[Mt, Nt]",  # noqa: N802
+              i: index, j: index):
+    """One processing element: C[i, j] = A_in . B_in (accumulated in TyC), passing A_in and B_in on."""
+    v: TyC = 0
+    for k in allo.grid(K, name="reduction"):
+        a: TyA = A_in[k]
+        b: TyB = B_in[k]
+        v += a * b
+        A_out[k] = a
+        B_out[k] = b
+    C[i, j] = v
+
+
+@allo.kernel(template="TyA, TyB, TyC, K, Mt, Nt")
+def systolic_tile(A: "TyA[Mt, K]", B: "TyB[K, Nt]", C: "TyC[Mt, Nt]"):
+    """C = A @ B on an Mt x Nt grid of PE_kernel instances linked by the FIFO arrays A_fifo/B_fifo."""
+    A_fifo: TyA[Mt, Nt + 1, K]
+    B_fifo: TyB[Nt, Mt + 1, K]
+    for k in range(K, name="data_load"):
+        for m in range(Mt):
+            A_fifo[m, 0, k] = A[m, k]
+        for n in range(Nt):
+            B_fifo[n, 0, k] = B[k, n]
+    for i, j in allo.grid(Mt, Nt, name="PE"):
+        PE_kernel[TyA, TyB, TyC, K, Mt, Nt](A_fifo[i, j], B_fifo[j, i], A_fifo[i, j + 1], B_fifo[j, i + 1], C, i, j)
+
+
+@allo.kernel(template="TyA, TyB, TyC, M, K, N, Mt, Nt, P")
+def packed_systolic(A: "Int(TyA.bits * P)[M // P, K]", B: "Int(TyB.bits * P)[K, N // P]",
+                    C: "Int(TyC.bits * P)[M // P, N]"):
+    """C = A @ B on P-packed words: each element of A (and C) holds P consecutive rows' values of
+    TyA (TyC) side by side, lowest bits first; each element of B holds P consecutive columns'.
+    Tiles of Mt x Nt go through `systolic_tile` (upstream Allo's `packed_systolic`)."""
+    local_A: TyA[Mt, K]
+    local_B: TyB[K, Nt]
+    local_C: TyC[Mt, Nt]
+    for mi, ni in allo.grid(M // Mt, N // Nt, name="outer_tile"):
+        for ak, ai in allo.grid(K, Mt // P, name="load_A_tile"):
+            if ni == 0:  # the A tile is the same for every ni
+                a: Int(TyA.bits * P) = A[mi * Mt // P + ai, ak]
+                for p in range(P):
+                    local_A[ai * P + p, ak] = a[p * TyA.bits:(p + 1) * TyA.bits]
+        for bk, bj in allo.grid(K, Nt // P, name="load_B_tile"):
+            b: Int(TyB.bits * P) = B[bk, ni * Nt // P + bj]
+            for p in range(P):
+                local_B[bk, bj * P + p] = b[p * TyB.bits:(p + 1) * TyB.bits]
+        systolic_tile[TyA, TyB, TyC, K, Mt, Nt](local_A, local_B, local_C)
+        for sj, si in allo.grid(Nt, Mt // P, name="store_C_tile"):
+            c: Int(TyC.bits * P) = 0
+            for p in range(P):
+                c[p * TyC.bits:(p + 1) * TyC.bits] = local_C[si * P + p, sj]
+            C[mi * Mt // P + si, ni * Nt + sj] = c
+
+
+__all__ = ["systolic", "systolic_tile", "PE_kernel", "packed_systolic"]

@@ -28,6 +28,26 @@ class ExprMixin:
     `env`. A subclass that overrides a handler must also put it in its own `_EXPRS`."""
 
     def expr(self, e) -> str:
+        """The SSA value of e. A node shared within one expression (the expansion of a rounding /
+        saturating cast reads its operand several times, fixed_modes.py) is emitted once: without
+        that, its text grows exponentially with chained mode casts. The memo lives for one
+        outermost call only (expressions emit straight-line code; callers may rebind loop
+        variables or open regions between calls)."""
+        memo = getattr(self, "memo", None)
+        if memo is None:
+            self.memo = {}
+            try:
+                return self._expr(e)
+            finally:
+                self.memo = None
+        if id(e) in memo:
+            return memo[id(e)][1]
+        v = self._expr(e)
+        if not isinstance(e, (N.Const, N.IterVar)):
+            memo[id(e)] = (e, v)  # e kept alive so that its id is not reused meanwhile
+        return v
+
+    def _expr(self, e) -> str:
         handler = self._EXPRS.get(type(e))
         if handler is None:
             raise self.error(f"unsupported expression {type(e).__name__}")

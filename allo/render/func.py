@@ -14,7 +14,8 @@ import numpy as np
 
 from ..errors import BackendError, located
 from ..ir import effects as E, nodes as N, visit as V
-from ..ir.attrs import (ARG_NAMES, BIND_STORAGE, FROM, ITYPES, NAME, OTYPES, PARTITION, PARTITION_MAP, VOLATILE,
+from ..ir.attrs import (ARG_NAMES, BIND_STORAGE, FROM, ITYPES, NAME, OTYPES, PARTITION, PARTITION_MAP, STATEFUL,
+                        VOLATILE,
                         rendered)
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_signed
 from .affine import aff_str, affine_form
@@ -184,6 +185,8 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         return [b for b in bufs if id(b) in want]
 
     def alloc(self, b: N.Buffer, returned):
+        if STATEFUL in b.attrs:
+            return self.stateful_memref(b)
         attrs = [(NAME, b.name)]
         if not self.llvm:
             attrs += buffer_attrs(b)
@@ -195,6 +198,14 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         self.hoisted.add(id(b))
         if self.llvm and not on_stack:
             self.owned[id(b)] = (v, b.type.mlir)
+        return v
+
+    def stateful_memref(self, b: N.Buffer) -> str:
+        """The storage of a `T @ Stateful` local: a mutable global of the module (never freed)."""
+        sym = self.mr.stateful_symbol(b, self.f.name)
+        v = self.op(f"memref.get_global @{sym} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
+        self.mem[id(b)] = v
+        self.hoisted.add(id(b))
         return v
 
     def free_owned(self, keep):

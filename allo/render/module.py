@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import BackendError
 from ..ir import nodes as N
+from ..ir.attrs import STATEFUL
 from ..ir.fixed import to_raw, wrap_int
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_signed
 from .func import FuncRenderer
@@ -20,9 +21,10 @@ from .scalars import abi_scalar, scalar_storage
 ENTRY_PREFIX = "__allo_entry_"
 
 
-def storage_array(buf: N.Buffer) -> np.ndarray:
-    """The data of a global buffer in its memory representation (container ints, raw fixed)."""
-    t, d = buf.dtype, np.asarray(buf.data)
+def storage_array(buf: N.Buffer, data=None) -> np.ndarray:
+    """The data of a global buffer (or `data` for it) in its memory representation (container
+    ints, raw fixed)."""
+    t, d = buf.dtype, np.asarray(buf.data if data is None else data)
     if isinstance(t, (Fixed, UFixed)):
         out = to_raw(d, t)  # data holds values (like every numpy input), not raw integers
     elif is_bool(t):
@@ -73,6 +75,23 @@ class ModuleRenderer:
             else:
                 init = f'dense<"0x{arr.tobytes().hex().upper()}">'
             self.global_lines.append(f'  memref.global "private" constant @{sym} : {ty} = {init}')
+        self._global_syms[id(buf)] = sym
+        return sym
+
+    def stateful_symbol(self, buf: N.Buffer, func_name: str) -> str:
+        """The mutable `memref.global` holding `T @ Stateful` local `buf` of function `func_name`:
+        one per buffer, named `<func>_<name>`, initialised with the declared initial value."""
+        if id(buf) in self._global_syms:
+            return self._global_syms[id(buf)]
+        base = f"{func_name}_{buf.name}"
+        sym, k = base, 0
+        while sym in self._sym_data:
+            k += 1
+            sym = f"{base}_{k}"
+        arr = storage_array(buf, buf.attrs[STATEFUL])
+        self._sym_data[sym] = (None, arr)
+        self.global_lines.append(f'  memref.global "private" @{sym} : {buf.type.mlir} = '
+                                 f'dense<"0x{arr.tobytes().hex().upper()}">')
         self._global_syms[id(buf)] = sym
         return sym
 

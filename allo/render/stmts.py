@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir import nodes as N
-from ..ir.attrs import LOOP_NAME, NAME, TO, UNROLL, rendered
+from ..ir.attrs import LOOP_NAME, NAME, STATEFUL, TO, UNROLL, rendered
 from ..ir.types import ArrayType
 from .affine import aff_str, aff_vars, affine_form
 from .attrs import attr_dict, buffer_attrs
@@ -114,6 +114,8 @@ class StmtMixin:
         b = s.buf
         if id(b) in self.hoisted:
             m = self.mem[id(b)]
+        elif STATEFUL in b.attrs:
+            m = self.stateful_memref(b)
         else:
             attrs = [(NAME, b.name)] + (buffer_attrs(b) if not self.llvm else [])
             m = self.op(f"memref.alloc() {attr_dict(attrs)} : {b.type.mlir}")

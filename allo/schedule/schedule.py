@@ -124,6 +124,13 @@ class Schedule:
         """Which tensors are computed from which (`s.use_def_chain["kernel.A"].users`); see usedef.py."""
         return UseDefChain(self.ir)
 
+    def get_equivalent_variables(self, name: str) -> set:
+        """Upstream Allo's form: the variables that are the same data as `name` ("func:name" or
+        "func:<argument index>") through argument passing; see `UseDefChain.get_equivalent_variables`.
+
+        Example: ``s.get_equivalent_variables("kernel:0")  # {"kernel:0", "gemm:0"}``"""
+        return UseDefChain(self.ir).get_equivalent_variables(name)
+
     @property
     def top_func(self):
         """The top function of the schedule's loop IR (`allo.ir.nodes.Func`)."""
@@ -316,7 +323,18 @@ class Schedule:
         Example::
 
             s.compose(nn.linear, id="1", instantiate=[float32, 8, 32, 16])   # schedules @linear_1
+            s.compose([s_blur_a, s_blur_b])        # a list: each in turn, all or nothing
         """
+        if isinstance(sched_or_kernel, (list, tuple)):
+            restore, steps = self._snapshot(set(self._func_names())), list(self.steps)
+            try:
+                for one in sched_or_kernel:
+                    self.compose(one, id=id, instantiate=instantiate)
+            except AlloError:
+                restore()
+                self.steps[:] = steps
+                raise
+            return self
         sub = self._sub_schedule(sched_or_kernel, instantiate)
         base = sub.top_func_name
         target = f"{base}_{id}" if id is not None else base

@@ -47,6 +47,7 @@ class UseDefChain:
         self._pass = {}  # key -> keys of the parameters it is passed to
         self._temps = set()  # keys of scalar call results (unnamed: looked through)
         funcs = {f.name: f for f in module.funcs}
+        self._params = {(f.name, id(p)): k for f in module.funcs for k, p in enumerate(f.params)}
         self._edges = []  # (source key, user key) before scalar call results are looked through
         for f in module.funcs:
             self._scan(f, funcs)
@@ -120,6 +121,36 @@ class UseDefChain:
             raise ScheduleError(f"use_def_chain: no tensor {name!r}; use 'function.name', e.g. "
                                 f"{next(iter(self._ids), 'kernel.A')!r}")
         return self.tensors[self._ids[name]]
+
+    def label(self, key) -> str:
+        """Upstream Allo's name of a tensor: "func:<index>" for a parameter, "func:name" otherwise."""
+        k = self._params.get(key)
+        return f"{key[0]}:{k}" if k is not None else f"{key[0]}:{self.tensors[key].name}"
+
+    def get_equivalent_variables(self, name: str) -> set:
+        """Upstream Allo's `s.get_equivalent_variables("func:D")`: the labels (see `label`) of the
+        tensors that are the same data as `name` through argument passing, in either direction,
+        `name` included. `name` is "func:name" or "func:<parameter index>".
+
+        Example: ``{"kernel:D", "foo:0", "foo2:0"}`` when kernel passes D to foo, which passes it on."""
+        by_label = {self.label(key): key for key in self.tensors}
+        func, _, rest = name.partition(":")
+        start = by_label.get(name) or self._ids.get(f"{func}.{rest}")
+        if start is None:
+            raise ScheduleError(f"get_equivalent_variables: no variable {name!r}; use 'function:name' or "
+                                f"'function:<argument index>', e.g. {next(iter(by_label), 'kernel:0')!r}")
+        links = {}
+        for src, dsts in self._pass.items():
+            for dst in dsts:
+                links.setdefault(src, set()).add(dst)
+                links.setdefault(dst, set()).add(src)
+        seen, todo = {start}, [start]
+        while todo:
+            for k in links.get(todo.pop(), ()):
+                if k not in seen:
+                    seen.add(k)
+                    todo.append(k)
+        return {self.label(k) for k in seen}
 
     def get_equivalent_tensors(self, name: str) -> set:
         """The parameters `name` is passed to, directly or through further calls."""

@@ -39,7 +39,7 @@ from ..errors import BoundsError, located
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
-from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STREAM, VOLATILE
+from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STATEFUL, STREAM, VOLATILE
 from ..ir.ops import LOGIC_OPS, BinOpKind, UnaryOpKind
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from . import runloops as RL
@@ -109,7 +109,8 @@ def zero_init(module: N.Module) -> None:
 
 def _zero_block(body, shared):
     for k, s in enumerate(body):
-        if isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get(STREAM):
+        if (isinstance(s, N.Alloc) and s.init is None and id(s.buf) not in shared and not s.buf.attrs.get(STREAM)
+                and STATEFUL not in s.buf.attrs):  # a Stateful local starts at its initial value, once
             if not _first_use_writes_all(body[k + 1:], s.buf, [], top=True):
                 s.init = N.Const(0.0 if isinstance(s.buf.dtype, (Float, Fixed, UFixed)) else 0, s.buf.dtype, s.loc)
         for child in V.blocks(s):

@@ -25,8 +25,8 @@ import numpy as np
 
 from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
-from ...ir import nodes as N
-from ...ir.attrs import BOUNDS_CHECK
+from ...ir import nodes as N, visit as V
+from ...ir.attrs import BOUNDS_CHECK, STATEFUL
 from ...ir.effects import written_param_indices
 from ...ir.types import ArrayType
 from ...qor import estimate
@@ -99,6 +99,8 @@ class HLSModule:
         if mode == "csim":
             check_io_widths(mod.func(mod.top))
         self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
+        self._stateful = sorted(b.name for f in mod.funcs for b in V.iter_buffers(f) if STATEFUL in b.attrs)
+        self._calls = 0
         self.func = mod.func(mod.top)
         self._weights = _check_weights(weights or {}, self.func)
         self.weight_files = {k: f"{self.func.params[k].name}.bin" for k in sorted(self._weights)}
@@ -206,7 +208,12 @@ class HLSModule:
             raise BackendError(f"this HLS module was built with mode={self.mode!r}; only mode='csim' runs "
                                f"here (other modes need Vitis HLS: vitis_hls -f run.tcl in {self.project})")
         params = self.func.params
-
+        if self._stateful and self._calls:
+            raise BackendError(f"{self.func.name}: C simulation runs each call in a new process, so the Stateful "
+                               f"variable(s) {', '.join(self._stateful)} would start again from their initial value; "
+                               "call a csim module with Stateful variables once (or use the LLVM build, "
+                               "s.build(), whose state carries over between calls)")
+        self._calls += 1
         passed = self._passed()
         args = fill_defaults(self.func, args) if not self._weights else list(args)
         staged = self._stage(args, passed)

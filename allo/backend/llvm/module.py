@@ -11,7 +11,8 @@ Stages:
    fast-math flags; the pass pipeline (allo.render.pipelines), then the `ExecutionEngine`.
 4. `marshal.CallPlan`: numpy <-> memref descriptors for each call.
 Compiled engines are cached process-wide by (rendered text, global data, options) while a module
-uses them, plus the last few builds (dropped modules release their engine, threads and memory).
+uses them, plus the last few builds (dropped modules release their engine, threads and memory);
+a module with `@ Stateful` locals gets an engine of its own (its state is that build's).
 
 Example::
 
@@ -26,13 +27,14 @@ import functools
 import hashlib
 import os
 import threading
+import uuid
 import weakref
 from collections import OrderedDict
 
 from ...dsl.calls import fill_defaults
 from ...errors import AlloError, AlloTypeError, BackendError
 from ...ir import nodes as N, visit as V
-from ...ir.attrs import DEFAULTS
+from ...ir.attrs import DEFAULTS, STATEFUL
 from ...ir.effects import params_maybe_written
 from ...render import ENTRY_PREFIX, parse_with_globals
 from ...render.pipelines import LLVM_PIPELINE, run_pipeline
@@ -233,7 +235,9 @@ class LLVMModule:
 
         prep = prepare(mod, optimize=optimize, fast_math=fast_math, threads=threads)
         self.cpu_report = prep.report
-        self.key = _cache_key(prep.text, prep.big, (opt_level, threads, prep.options))
+        # a module with Stateful locals owns its engine: its globals are the state of this build only
+        own = uuid.uuid4().hex if any(STATEFUL in b.attrs for f in mod.funcs for b in V.iter_buffers(f)) else None
+        self.key = _cache_key(prep.text, prep.big, (opt_level, threads, prep.options, own))
         compiled = _cached(self.key)
         if compiled is None:
             try:
@@ -244,7 +248,7 @@ class LLVMModule:
                 fallback_warning(e)
                 prep = prepare(mod, optimize=False, fast_math=fast_math, threads=threads)
                 self.cpu_report = prep.report
-                self.key = _cache_key(prep.text, prep.big, (opt_level, threads, prep.options))
+                self.key = _cache_key(prep.text, prep.big, (opt_level, threads, prep.options, own))
                 compiled = _compile(prep.text, prep.big, mod.top, opt_level, threads, prep, is_glue(top))
             with _cache_lock:
                 _remember(self.key, compiled)

@@ -10,7 +10,8 @@ the module that satisfies this and describes how the hardware top relates to the
 4. every array is flattened to one dimension (index = sum of index * stride).
 
 Floating point anywhere in the kernel raises a BackendError that names the float operation and
-the kernel line (CIRCT's handshake lowering has no float units in this wheel).
+the kernel line (CIRCT's handshake and Calyx lowerings have no float units in this wheel; the
+static circuit has allo's own, see static/float/).
 
 Example::
 
@@ -31,6 +32,7 @@ import numpy as np
 from ...errors import BackendError, located
 from ...ir import nodes as N
 from ...ir import visit as V
+from ...ir.attrs import STATEFUL
 from ...ir.ops import BinOpKind
 from ...ir.types import ArrayType, Float, Index
 from ...render.module import storage_array
@@ -60,11 +62,23 @@ def prepare_for_hw(mod: N.Module, what: str = "RTL") -> HWTop:
         raise BackendError(f"top function {mod.top!r} not found in the module") from None
     original = top.clone()
     check_no_floats(mod, top, what)
+    check_no_stateful(mod, top, what)
     top.body = _Inliner(mod, 0).stmts(top.body)
     hw = _to_destination_passing(top, original)
     _globals_to_args(hw)
     flatten_buffers(hw.func)
     return hw
+
+
+def check_no_stateful(mod: N.Module, top: N.Func, what: str):
+    """BackendError naming the first `T @ Stateful` local reachable from `top`: the hardware flows
+    reset every local at each start, so the state would not carry over."""
+    for f in _reachable(mod, top):
+        for s in V.walk_stmts(f.body):
+            if isinstance(s, N.Alloc) and STATEFUL in s.buf.attrs:
+                msg = (f"{what} does not support Stateful variables yet: local {s.buf.name!r} of {f.name!r} keeps "
+                       "its value across calls; build it with target='vhls'/'vitis_hls' (a C++ static) or 'llvm'")
+                raise located(BackendError, msg, s.loc or s.buf.loc)
 
 
 # ============================================================================ floats
@@ -110,9 +124,14 @@ def _float_op(e) -> str | None:
 
 
 def _float_msg(what: str, op: str) -> str:
-    return (f"the {what} backend has no floating-point units: {op}. CIRCT's handshake lowering (pip circt "
-            f"1.62) supports integers and fixed point only; use Int/UInt/Fixed types for hardware, or "
-            f"build for 'llvm'/'vhls'")
+    if what == "Calyx":
+        return (f"the Calyx route has no floating-point units: {op}. CIRCT 1.62's lower-scf-to-calyx has no "
+                f"float primitives and allo's float32 units are wired into the static circuit only; build for "
+                f"'rtl' (the static circuit takes float32), use Int/UInt/Fixed types for Calyx, or build for "
+                f"'llvm'/'vhls'")
+    return (f"the handshake circuit (scheduling='dynamic') has no floating-point units: {op}. CIRCT's handshake "
+            f"lowering (pip circt 1.62) supports integers and fixed point only; build for 'rtl' with the default "
+            f"scheduling='static' (allo's float32 units), use Int/UInt/Fixed types, or build for 'llvm'/'vhls'")
 
 
 def _reachable(mod: N.Module, top: N.Func) -> list:

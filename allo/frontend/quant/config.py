@@ -203,6 +203,14 @@ class PrecisionConfig:
                 return lp
         return self.default
 
+    def check_integer_only(self):
+        """integer_only=True needs integer layers throughout (no fixed point, float32 or "auto")."""
+        for key, lp in [("default", self.default)] + list(self.per_key.items()):
+            if lp.family != "int":
+                where = "precision" if not self.per_key else f"precision[{key!r}]"
+                raise FrontendError(f"integer_only=True needs integer layers, but {where} is {lp.describe()}; use "
+                                    "'int8' (int2..int16) everywhere, or drop integer_only")
+
     @property
     def quantized(self) -> bool:
         return self.default.quantized or any(lp.quantized for lp in self.per_key.values())

@@ -1,7 +1,8 @@
 """The quantizing TypePlan: decides each node's precision (config.py), lowers linear / conv /
 matmul nodes to the quantized library kernels (kernels.py), passes int8 values through relu and max
 pooling, computes relu / max pooling / add / sub in a fixed-point type when the config gives one,
-and runs every other op in float32 on dequantized inputs.
+and runs every other op in float32 on dequantized inputs, unless `integer_only` (intonly.py: the
+ops between layers in integer kernels, a FrontendError for an op without one).
 
 Integer values carry a per-tensor scale (real = q * scale), fixed-point values are their own real
 value. Float values entering a quantized layer are quantized with the scale (or fixed-point type)
@@ -25,7 +26,7 @@ from ...ir.types import Fixed, Int, float32
 from ..codegen import literal
 from ..layout import View
 from ..precision import TypePlan
-from . import kernels
+from . import intonly, kernels
 from .calibrate import batches, calibrate
 from .boundary import fixed_port, int_port
 from .config import (COMPUTE_KINDS, FIXED_KINDS, INT_TRANSPARENT_KINDS, LAYOUT_OPS, LayerPrecision, PrecisionConfig,
@@ -51,22 +52,28 @@ class QuantPlan(TypePlan):
 
     quantized = True
 
-    def __init__(self, config, ranges, folded, batch_list):
+    def __init__(self, config, ranges, folded, batch_list, integer_only=False):
         self.config = config
+        self.integer_only = integer_only  # every op between layers in integers too (intonly.py)
         self.ranges = ranges  # fx node name -> calibrate.Range
         self.folded = folded  # layer name -> node whose range its output has (BatchNorm folding)
         self.batch_list = batch_list
         self.probe = False
         self.input_ports = {}  # model input name -> boundary Port (the core takes the quantized values)
+        self.wide_inputs = set()  # integer_only: model inputs a residual add reads (intonly.residual_inputs)
         self.reset()
 
     @classmethod
-    def calibrated(cls, config, graph, calibration_data, example_inputs):
+    def calibrated(cls, config, graph, calibration_data, example_inputs, integer_only=False):
         config.check_names(graph.nodes)
+        if integer_only:
+            config.check_integer_only()
         batch_list = batches(calibration_data, example_inputs)
         ranges = calibrate(graph, batch_list)
         folded = fold_batch_norms(graph)
-        return cls(config, ranges, folded, batch_list)
+        plan = cls(config, ranges, folded, batch_list, integer_only)
+        plan.wide_inputs = intonly.residual_inputs(graph) if integer_only else set()
+        return plan
 
     def reset(self):
         """Forget what one lowering pass recorded (quant_report lowers again with probes)."""
@@ -77,6 +84,7 @@ class QuantPlan(TypePlan):
         self.records = []
         self.probes = []  # (record, View) of each quantized layer's output
         self._dequant = {}
+        self._wide = {}  # integer_only: (view, bits) -> (View, scale) of its wide / requantized form
         self.conversions = {}  # id(out Buf) of a quantizer reading a model input -> (input Buf, Port)
         self.output_ports = []  # per model output: its Port, or None (float, ids)
         self._input_port = None
@@ -138,6 +146,12 @@ class QuantPlan(TypePlan):
             value = self._passthrough(ctx, tn, a, handler)
         elif kind in FIXED_KINDS and lp.family == "fixed":
             value = self._fixed_elementwise(ctx, tn, a, handler, lp)
+        if value is None and self.integer_only:
+            value = intonly.lower(self, ctx, tn, a, lp)
+            if value is None:
+                raise ctx.error(f"integer_only=True: {kind} has no integer-only kernel here (integer ops: linear, "
+                                f"conv, matmul, relu, max/avg pooling, softmax, gelu, layer_norm, add/sub, scaling by "
+                                f"a constant); import without integer_only=True to run it in float32")
         if value is None:
             value = handler(ctx, tn, self._dequant_args(ctx, a))
             if isinstance(value, View) and repr(value.dtype).startswith("float") and tn.op not in LAYOUT_OPS:
@@ -239,6 +253,23 @@ class QuantPlan(TypePlan):
         T = Int(bits)
         if id(v.buf) in self.scales and v.dtype == T:
             return v, self.scales[id(v.buf)]
+        if self.integer_only and id(v.buf) in self.scales:  # one integer requantization per value and width
+            key = (id(v.buf), v.sizes, v.strides, v.offset, bits)
+            if key not in self._wide:
+                scale = scale_for(self.float_range(v).absmax, 2 ** (bits - 1) - 1)
+                self._wide[key] = intonly.requantize(self, ctx, v, self.scales[id(v.buf)], T, scale), scale
+            return self._wide[key]
+        if self.integer_only and v.buf.kind == "input" and not self.is_quantized(v):
+            # a float model input enters the core once, at one width (the residual stream's when an
+            # add reads it, so that the add keeps 16-bit values); readers of another width requantize
+            width = self.config.default.bits
+            if v.buf.name in self.wide_inputs:
+                width = intonly.wide_bits(width)
+            if bits != width:
+                key = (id(v.buf), v.sizes, v.strides, v.offset)
+                if key not in self._wide:
+                    self._wide[key] = self.to_int(ctx, v, width)
+                return self.to_int(ctx, self._wide[key][0], bits)
         if self.is_quantized(v):
             v = self.dequant(ctx, v)
         src = v
@@ -319,13 +350,18 @@ def _with_hint(ctx, suffix, fn):
         ctx.hint = hint
 
 
-def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None) -> TypePlan:
-    """The TypePlan for from_pytorch's `precision=`/`calibration_data=` (default: torch's dtypes;
-    a quantized precision calibrates `captured` and returns a QuantPlan, see quant/plan.py)."""
+def plan_for(precision=None, calibration_data=None, captured=None, example_inputs=None,
+             integer_only=False) -> TypePlan:
+    """The TypePlan for from_pytorch's `precision=`/`calibration_data=`/`integer_only=` (default:
+    torch's dtypes; a quantized precision calibrates `captured` and returns a QuantPlan)."""
     config = PrecisionConfig(precision)
+    if integer_only not in (True, False):
+        raise FrontendError(f"integer_only must be True or False, got {integer_only!r}")
+    if integer_only and not config.quantized:
+        raise FrontendError("integer_only=True needs an integer precision too, e.g. precision='int8'")
     if not config.quantized:
         if calibration_data is not None and precision is None:
             raise FrontendError("calibration_data= is only used by a quantized import; pass precision= too "
                                 "(e.g. precision='int8')")
         return TypePlan()
-    return QuantPlan.calibrated(config, captured, calibration_data, example_inputs)
+    return QuantPlan.calibrated(config, captured, calibration_data, example_inputs, integer_only)

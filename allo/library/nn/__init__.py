@@ -23,14 +23,16 @@ from .elementwise import (abs, add, add_mid, add_outer, add_scalar, cast, clamp,
                           exp, log, maximum, minimum, mul, mul_mid, mul_outer, mul_scalar, neg, pow_int, pow_scalar,
                           rdiv_mid, rdiv_outer, rdiv_scalar, rsqrt, rsub_mid, rsub_outer, rsub_scalar, sqrt, sub,
                           sub_mid, sub_outer, sub_scalar)
+from .intonly import iavg_pool2d, igelu, ilayer_norm, isoftmax
 from .linear import bmm, linear, linear3d, matmul
 from .norms import batch_norm2d, layer_norm, log_softmax, rms_norm, softmax
 from .pool import avg_pool2d, global_avg_pool2d, max_pool2d
 from .quant import qbmm, qconv2d, qlinear, qmatmul
 from .reduce import amax, mean, sum
 from .shape import concat, expand, permute, reshape, select, slice, transpose
-from .compat import (GeLU, avgpool2d, batchnorm1d_2d, batchnorm1d_3d, batchnorm2d, layernorm, linear2d, maxpool2d,
-                     relu2d, relu3d, relu4d, repeat_batch3d, residual_add)
+from .compat import (GeLU, RoPE, avgpool2d, batchnorm1d_2d, batchnorm1d_3d, batchnorm2d, layernorm, linear2d,
+                     maxpool2d, modulate_fused, relu2d, relu3d, relu4d, repeat_batch3d, residual_add,
+                     schedule_modulate_fused)
 
 CONVENTIONS = """
 ## Conventions
@@ -55,7 +57,9 @@ CONVENTIONS = """
   `T` array converts to T (integers wrap, fixed point floors and wraps), so accumulating in `T`
   wraps at T's width. The `q*` kernels (`qlinear`, `qmatmul`, `qbmm`, `qconv2d`) take separate
   input, weight, accumulator and output types `TI, TW, TA, TO` (e.g. int8 in, int32 accumulator
-  and out). Transcendental kernels need a float `T`.
+  and out). Transcendental kernels need a float `T`; their integer-only counterparts (`isoftmax`,
+  `igelu`, `ilayer_norm`, `iavg_pool2d`, I-BERT-style) take integers and constants computed from the
+  input scale by `allo.library.nn.intparams` (docs/quantization.md).
 - **Schedules** are registered with `@schedule_for(kernel)` right after each kernel and are
   applied with `s.compose(nn.<kernel>, id=..., instantiate=[...])` or `kernel.schedule_fn(s)`.
 """
@@ -64,6 +68,7 @@ __all__ = [
     "relu", "gelu", "gelu_tanh", "silu", "sigmoid", "tanh", "leaky_relu",
     "softmax", "log_softmax", "layer_norm", "rms_norm", "batch_norm2d",
     "linear", "linear3d", "matmul", "bmm", "qlinear", "qmatmul", "qbmm", "qconv2d",
+    "isoftmax", "igelu", "ilayer_norm", "iavg_pool2d",
     "conv2d", "max_pool2d", "avg_pool2d", "global_avg_pool2d",
     "embedding", "scaled_dot_product_attention", "rope",
     "add", "sub", "mul", "div", "add_scalar", "sub_scalar", "mul_scalar", "div_scalar", "rsub_scalar", "rdiv_scalar",

@@ -14,6 +14,8 @@
 | `softmax[T, D]` | `T, D` | `X[D,D] -> [D,D]` | `softmax[T, D, D]` |
 | `conv2d` with 14 args | `T, B, Cin, Cout, H, W, Kh, Kw, Oh, Ow, Sh, Sw, Ph, Pw` | `X, W, b -> [B,Cout,Oh,Ow]` | `conv2d` (dilation 1, groups 1) |
 | `concat` with 5 args | `T, B, N1, N2, C` | `X1[B,N1,C], X2[B,N2,C] -> [B,N1+N2,C]` | `concat` on axis 1 |
+| `RoPE` | `T, H, L, D` | `X[L,D], cos[L,D/H/2], sin[L,D/H/2] -> [L,D]` (heads side by side, halves rotated) | |
+| `modulate_fused` | `T, L, D` | `X[L,D], scale[D], shift[D] -> X * (1 + scale) + shift` | |
 
 Example::
 
@@ -195,6 +197,38 @@ def concat_rows(X1: "T[B, N1, C]", X2: "T[B, N2, C]") -> "T[B, N1 + N2, C]":
     return concat[T, (B, N1, C), (B, N2, C), 1](X1, X2)
 
 
+@allo.kernel(template="T, H, L, D")
+def RoPE(X: "T[L, D]", cos: "T[L, D // H // 2]", sin: "T[L, D // H // 2]") -> "T[L, D]":  # noqa: N802
+    """Rotary position embedding of H heads laid side by side in X's rows (head h is columns
+    h*D/H .. (h+1)*D/H): the head's halves x1, x2 become x1*cos - x2*sin and x1*sin + x2*cos."""
+    Z: T[L, D]
+    for h, i, j in allo.grid(H, L, D // H // 2, name="rope"):
+        x1: T = X[i, h * (D // H) + j]
+        x2: T = X[i, h * (D // H) + D // H // 2 + j]
+        Z[i, h * (D // H) + j] = cos[i, j] * x1 - sin[i, j] * x2
+        Z[i, h * (D // H) + D // H // 2 + j] = sin[i, j] * x1 + cos[i, j] * x2
+    return Z
+
+
+@_schedule(RoPE)
+def schedule_RoPE(s):  # noqa: N802
+    s.pipeline("rope/j")
+
+
+@allo.kernel(template="T, L, D")
+def modulate_fused(X: "T[L, D]", scale: "T[D]", shift: "T[D]") -> "T[L, D]":
+    """Adaptive modulation (as in DiT blocks): `X * (1 + scale) + shift`, scale and shift per column."""
+    Z: T[L, D]
+    for i, j in allo.grid(L, D, name="m_fused"):
+        Z[i, j] = X[i, j] * (1 + scale[j]) + shift[j]
+    return Z
+
+
+@_schedule(modulate_fused)
+def schedule_modulate_fused(s):
+    s.pipeline("m_fused/j")
+
+
 # kernel[...] with the variant's number of template arguments instantiates the variant
 for _primary, _variant in ((linear2d, linear2d_one_type), (softmax, softmax_square),
                            (conv2d, conv2d_nodilation), (concat, concat_rows)):
@@ -208,4 +242,5 @@ _delegate(maxpool2d, max_pool2d, lambda t: t[:6] + [t[5], t[6], t[7], t[8], t[8]
 _delegate(avgpool2d, avg_pool2d, lambda t: t[:6] + [t[5], t[6], t[7], t[8], t[8], t[9], t[9]])
 
 __all__ = ["linear2d", "GeLU", "layernorm", "residual_add", "relu2d", "relu3d", "relu4d", "maxpool2d", "avgpool2d",
-           "batchnorm2d", "batchnorm1d_2d", "batchnorm1d_3d", "repeat_batch3d"]
+           "batchnorm2d", "batchnorm1d_2d", "batchnorm1d_3d", "repeat_batch3d", "RoPE", "modulate_fused",
+           "schedule_modulate_fused"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .... import render as R
 from ....ir import nodes as N
+from ....ir.attrs import STATEFUL
 from ....ir.types import ArrayType, Index
 
 index_t = Index()
@@ -41,8 +42,8 @@ def direct_outputs(mod: N.Module):
             continue
         seen.add(id(v))
         a = top_allocs.get(id(v))
-        if v.kind != "local" or a is None or v.type.rank == 0:
-            continue
+        if v.kind != "local" or a is None or v.type.rank == 0 or STATEFUL in v.attrs:
+            continue  # a Stateful local lives in its global; the result is a copy
         init = f.body[a].init
         if isinstance(init, N.Buffer):
             continue

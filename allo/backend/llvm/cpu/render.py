@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .... import render as R
 from ....ir import effects as E, nodes as N, visit as V
-from ....ir.attrs import LOOP_NAME, NAME, PARALLEL, UNROLL
+from ....ir.attrs import LOOP_NAME, NAME, PARALLEL, STATEFUL, UNROLL
 from ....ir.types import Float
 from .contraction import recognise, recognise_reduction
 from .emit import ContractionEmitter, ReductionEmitter
@@ -92,7 +92,7 @@ def _private_allocs(body):
     """ids of buffers declared inside a loop marked parallel (locals and call results): one copy
     per iteration."""
     return {id(b) for s in V.walk_stmts(body) if isinstance(s, N.For) and s.attrs.get(PARALLEL)
-            for b in E.declared(s.body)}
+            for b in E.declared(s.body) if STATEFUL not in b.attrs}
 
 
 def _scratch_buffers(f: N.Func):
@@ -109,7 +109,8 @@ def _scratch_buffers(f: N.Func):
                 inside = E.ref_counts(s.body)
                 for b in E.mentioned(s.body):
                     a = declared.get(id(b))
-                    if (b.kind == "local" and a is not None and a.init is None and id(b) not in inside_decl(s)
+                    if (b.kind == "local" and STATEFUL not in b.attrs and a is not None and a.init is None
+                            and id(b) not in inside_decl(s)
                             and total[id(b)] == inside[id(b)] + 1):
                         out[id(b)] = id(s)
                 continue

@@ -19,7 +19,7 @@ from ....ir.attrs import DATAFLOW, PARTITION, PIPELINE_II, Partition
 from ....ir.types import ArrayType, Index, UInt
 from ....qor.affine import partitions
 from ..prepare import (HWTop, _globals_to_args, _Inliner, _loop_nest, _reachable, _to_destination_passing,
-                       check_no_floats)
+                       check_no_floats, check_no_stateful)
 from .float_exprs import check_float_types
 
 index_t = Index()
@@ -34,6 +34,7 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
     except KeyError:
         raise BackendError(f"top function {mod.top!r} not found in the module") from None
     original = top.clone()
+    check_no_stateful(mod, top, "static RTL")
     if not floats:
         check_no_floats(mod, top, "static RTL")
     else:
