@@ -77,6 +77,45 @@ def mvt(x1: float32[NV], x2: float32[NV], y1: float32[NV], y2: float32[NV], A: f
         x2[k] += A[l, k] * y2[l]
 
 
+def bicg_fused(A: float32[N, M], p: float32[M], r: float32[N]) -> (float32[M], float32[N]):
+    s: float32[M]
+    q: float32[N]
+    for j0 in range(M):
+        s[j0] = 0.0
+    for k0 in range(N):
+        q[k0] = 0.0
+    for i, j in allo.grid(N, M):  # PolyBench's one nest: each A[i, j] read once for both sums
+        s[j] += r[i] * A[i, j]
+        q[i] += A[i, j] * p[j]
+    return s, q
+
+
+def _single_pass(rows, cols, row_acc, col_acc, row_in, col_in, caps):
+    """The single-pass nest (rows x cols, A read once) with either order: rows outer (the row sum
+    `row_acc[i]` as a tree over the column lanes, the column sums one per lane) or columns outer
+    (the converse). The accumulator the innermost loop does not index is still updated every
+    iteration (one adder, II = its latency): the lanes then share the operators over the II."""
+    (r, nr, ra), (c, nc, cb) = rows, cols
+    return {"orders": [((r, c), c), ((c, r), r)], "split": {r: (ra, nr), c: (cb, nc)},
+            "partitions": [(row_acc, 1, r), (col_acc, 1, c), ("A", 1, r), ("A", 2, c), (row_in, 1, c),
+                           (col_in, 1, r)]}
+
+
+def single_pass_spaces(max_factor: int = 82) -> dict:
+    """kernel name -> (kernel, the space of its single-pass designs): bicg in PolyBench's one nest,
+    mvt's two nests merged into one (`merge`: x2's nest interchanged, then fused loop by loop)."""
+    nl = dse.nest_lanes_space
+    return {
+        "bicg": (bicg_fused, nl([
+            {"order": ("j0",), "split": {"j0": ("b", M)}}, {"order": ("k0",), "split": {"k0": ("a", N)}},
+            _single_pass(("i", N, "a"), ("j", M, "b"), "q", "s", "p", "r", None),
+        ], max_factor=max_factor)),
+        "mvt": (mvt, nl([
+            _single_pass(("l", NV, "a"), ("k", NV, "b"), "x1", "x2", "y1", "y2", None),
+        ], max_factor=max_factor, merge=[(("i", "j"), ("l", "k"))])),
+    }
+
+
 def spaces(max_factor: int = 64) -> dict:
     """kernel name -> (kernel, its nest_lanes_space)."""
     nl = dse.nest_lanes_space

@@ -34,22 +34,32 @@ def _divisors(n: int, cap: int) -> list:
     return [d for d in range(1, min(n, cap) + 1) if n % d == 0]
 
 
+def _orders(nest) -> list:
+    """A nest's alternative (order, reduce loop) pairs: its "orders", else its one "order"."""
+    return [tuple(o) for o in nest["orders"]] if "orders" in nest else [(nest["order"], nest.get("reduce"))]
+
+
 def _check(nest, k):
-    if not isinstance(nest, dict) or "order" not in nest or "split" not in nest:
-        raise DSEError(f"nest {k}: expected a dict with 'order' and 'split' (and optional 'partitions'), "
-                       f"got {nest!r}")
-    for loop in list(nest["split"]) + list(nest.get("block", {})):
-        if loop not in nest["order"]:
-            raise DSEError(f"nest {k}: split loop {loop!r} is not in its order {tuple(nest['order'])}")
-    if nest.get("reduce") is not None and nest["reduce"] not in nest["split"]:
-        raise DSEError(f"nest {k}: reduce loop {nest['reduce']!r} must be one of its split loops {tuple(nest['split'])}")
+    if not isinstance(nest, dict) or not ("order" in nest or "orders" in nest) or "split" not in nest:
+        raise DSEError(f"nest {k}: expected a dict with 'order' (or 'orders') and 'split' (and optional "
+                       f"'partitions'), got {nest!r}")
+    for order, red in _orders(nest):
+        _check_order(nest, k, tuple(order), red)
     for part in nest.get("partitions", ()):
         if len(part) != 3 or part[2] not in nest["split"]:
             raise DSEError(f"nest {k}: partition {part!r} must be (buffer, dim, split loop)")
 
 
+def _check_order(nest, k, order, red):
+    for loop in list(nest["split"]) + list(nest.get("block", {})):
+        if loop not in order:
+            raise DSEError(f"nest {k}: split loop {loop!r} is not in its order {order}")
+    if red is not None and red not in nest["split"]:
+        raise DSEError(f"nest {k}: reduce loop {red!r} must be one of its split loops {tuple(nest['split'])}")
+
+
 def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False, fuse=(),
-                     fuse_options=(False, True)) -> Space:
+                     fuse_options=(False, True), merge=()) -> Space:
     """Space over the lane factors of `nests` (see the module docstring for a nest's keys).
     `max_factor` caps every factor; `caps` ({parameter: cap}) overrides it per parameter.
     `dataflow=True` adds a choice "dataflow" (False/True): make the top function a dataflow
@@ -60,7 +70,14 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
     loop a dataflow region, so a consumer works on block b while its producer makes block b + 1
     (`fuse_options`: the values the choice may take).
     A nest's `"block": {loop: (parameter, extent)}` splits that loop into blocks without lanes: its
-    outer part goes outermost (the loop `fuse` merges), its inner part stays in `order`'s place."""
+    outer part goes outermost (the loop `fuse` merges), its inner part stays in `order`'s place.
+    A nest's `"orders": [(order, reduce loop), ...]` instead of "order"/"reduce" adds a choice
+    "order<k>" (k: the nest's position) between those orders.
+    `merge`: pairs (source loops, destination loops) of two perfect nests to fuse before anything
+    else: the destination nest is put in that order, then each source loop is merged into its
+    destination loop (`compute_at`, outermost first), so one nest reads each input element once
+    (mvt: `merge=[(("i", "j"), ("l", "k"))]` runs `x1 = A y1` and `x2 = A^T y2` in one nest; the
+    caller vouches that the nests only accumulate into different arrays)."""
     caps = dict(caps or {})
     extents: dict = {}
     for k, nest in enumerate(nests):
@@ -76,24 +93,33 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
         space.choice("dataflow", [False, True], group="lanes")
     if fuse:
         space.choice("fuse", list(fuse_options), group="lanes")
-    if any(nest.get("reduce") is not None for nest in nests):
+    for k, nest in enumerate(nests):
+        if "orders" in nest:
+            space.choice(f"order{k}", list(range(len(nest["orders"]))), group="lanes")
+    if any(red is not None for nest in nests for _o, red in _orders(nest)):
         space.choice("tree", [False, True], group="lanes")
-    space.rule(lambda s, cfg: _record(s, cfg, nests, fuse), name="lanes")
+    space.rule(lambda s, cfg: _record(s, cfg, nests, fuse, merge), name="lanes")
     return space
 
 
-def _record(s, cfg, nests, fuse):
-    """Record one config's steps: per nest split, order, trees, unroll, pipeline; then fusion and partitions."""
+def _record(s, cfg, nests, fuse, merge):
+    """Record one config's steps: merged nests; per nest split, order, trees, unroll, pipeline; then
+    fusion and partitions."""
+    for src, dst in merge:
+        s.reorder(*dst)
+        for a, b in zip(src, dst):
+            s.compute_at(a, b)
     banks: dict = {}  # (buffer, dim) -> the lcm of the factors of the loops that index it
-    for nest in nests:
-        order, split = tuple(nest["order"]), nest["split"]
+    for k, nest in enumerate(nests):
+        order, reduce = _orders(nest)[cfg.get(f"order{k}", 0)]
+        order, split = tuple(order), nest["split"]
         factor = {loop: cfg[param] for loop, (param, _e) in split.items()}
         blocks = {loop: cfg[param] for loop, (param, _e) in nest.get("block", {}).items()}
         for loop, f in list(factor.items()) + list(blocks.items()):
             s.split(loop, f)
         outer = [f"{lp}.outer" if lp in split else f"{lp}.inner" if lp in blocks else lp for lp in order]
         outer = [f"{lp}.outer" for lp in blocks] + outer
-        red = nest.get("reduce") if cfg.get("tree") and factor.get(nest.get("reduce"), 1) > 1 else None
+        red = reduce if cfg.get("tree") and factor.get(reduce, 1) > 1 else None
         inner = [f"{lp}.inner" for lp in order if lp in split and lp != red] + ([f"{red}.inner"] if red else [])
         s.reorder(*outer, *inner)
         if red:
