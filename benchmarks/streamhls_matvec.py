@@ -96,7 +96,7 @@ def _single_pass(rows, cols, row_acc, col_acc, row_in, col_in, caps):
     (the converse). The accumulator the innermost loop does not index is still updated every
     iteration (one adder, II = its latency): the lanes then share the operators over the II."""
     (r, nr, ra), (c, nc, cb) = rows, cols
-    return {"orders": [((r, c), c), ((c, r), r)], "split": {r: (ra, nr), c: (cb, nc)},
+    return {"orders": [((r, c), c), ((c, r), r)], "split": {r: (ra, nr), c: (cb, nc)}, "two_way": True,
             "partitions": [(row_acc, 1, r), (col_acc, 1, c), ("A", 1, r), ("A", 2, c), (row_in, 1, c),
                            (col_in, 1, r)]}
 

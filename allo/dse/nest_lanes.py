@@ -72,7 +72,10 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
     A nest's `"block": {loop: (parameter, extent)}` splits that loop into blocks without lanes: its
     outer part goes outermost (the loop `fuse` merges), its inner part stays in `order`'s place.
     A nest's `"orders": [(order, reduce loop), ...]` instead of "order"/"reduce" adds a choice
-    "order<k>" (k: the nest's position) between those orders.
+    "order<k>" (k: the nest's position) between those orders. `"two_way": True` (a nest with two
+    split loops and accumulators indexed by either, e.g. bicg's `s[j]` and `q[i]`): under "tree",
+    the block of both lane loops is summed as trees (each accumulator along the lanes it does not
+    index), not only the reduce loop's.
     `merge`: pairs (source loops, destination loops) of two perfect nests to fuse before anything
     else: the destination nest is put in that order, then each source loop is merged into its
     destination loop (`compute_at`, outermost first), so one nest reads each input element once
@@ -122,7 +125,9 @@ def _record(s, cfg, nests, fuse, merge):
         red = reduce if cfg.get("tree") and factor.get(reduce, 1) > 1 else None
         inner = [f"{lp}.inner" for lp in order if lp in split and lp != red] + ([f"{red}.inner"] if red else [])
         s.reorder(*outer, *inner)
-        if red:
+        if red and nest.get("two_way") and len(inner) == 2 and min(factor.values()) > 1:
+            s.reduce_tree(inner[0])  # the lane block: each sum a tree along the lanes it does not index
+        elif red:
             s.reduce_tree(f"{red}.inner")
         for lp in inner:
             s.unroll(lp)

@@ -13,12 +13,18 @@ so the recurrence through `acc` is one adder and the tree (ceil(log2 b) adders) 
 the pipeline. For floats this reassociates the sum: the result can differ from the sequential
 order in the last bits (compare with a tolerance); integer sums (wrap-around) are exact.
 
+A loop whose body is one inner loop (a 2-D block of lanes, e.g. bicg's `i.inner`, `j.inner`)
+sums each accumulation along the lane loops its index does not use: `q[i] += A[i, j] p[j]` as a
+tree over the j lanes (one per i lane), `s[j] += r[i] A[i, j]` as a tree over the i lanes (one per
+j lane), so neither accumulator chains adders inside an iteration.
+
 Example::
 
     s.split("j", 8)
     s.reduce_tree("j.inner")
     s.unroll("j.inner")
     s.pipeline("j.outer")
+    # 2-D: s.reorder("i.outer", "j.outer", "i.inner", "j.inner"); s.reduce_tree("i.inner")
 """
 from __future__ import annotations
 
@@ -42,6 +48,13 @@ def _strip(e):
 def _accumulation(st, lp):
     """(the add node, the term) of `st` = `acc[idx] (+ cast) = acc[idx] + term`, else None."""
     if not isinstance(st, N.Store) or any(id(lp.var) in R.expr_vars(i) for i in st.indices):
+        return None
+    return _acc_parts(st)
+
+
+def _acc_parts(st):
+    """(the add node, the term) of `st` = `acc[idx] (+ cast) = acc[idx] + term`, whatever idx uses."""
+    if not isinstance(st, N.Store):
         return None
     add = _strip(st.value)
     if not isinstance(add, N.BinOp) or add.op != BinOpKind.ADD:
@@ -107,13 +120,69 @@ def _tree(leaves, dtype):
     return leaves[0]
 
 
+def _bounds(lp):
+    n, lb = R.trip_count(lp), R.as_int(lp.lb)
+    if n is None or lb is None or lp.step != 1:
+        raise _err(f"loop {lp.name!r} needs constant bounds and step 1 (got trip count {n}, step {lp.step})")
+    return n, lb
+
+
+def _total(st, add, tree, indices):
+    """The store `acc[indices] = acc[indices] + tree`, with `st`'s casts."""
+    total = N.BinOp(BinOpKind.ADD, N.Load(st.buf, [V.copy_expr(i) for i in indices], st.buf.dtype), tree, add.type)
+    if isinstance(add.lhs, N.Cast) or isinstance(add.rhs, N.Cast):
+        acc_side = add.lhs if isinstance(_strip(add.lhs), N.Load) and _strip(add.lhs).buf is st.buf else add.rhs
+        total.lhs = N.Cast(total.lhs, acc_side.type) if isinstance(acc_side, N.Cast) else total.lhs
+    value = N.Cast(total, st.value.type) if isinstance(st.value, N.Cast) else total
+    return N.Store(st.buf, [V.copy_expr(i) for i in indices], value, loc=st.loc)
+
+
+def _block(func, outer) -> list:
+    """The 2-D case: `outer`'s body is one loop whose body only accumulates; each accumulation is
+    summed as trees along the lane loops its index does not use (module docstring)."""
+    inner = outer.body[0]
+    (n1, lb1), (n2, lb2) = _bounds(outer), _bounds(inner)
+    taken = {b.name for b in V.iter_buffers(func)}
+    allocs, body, finals = [], [], []
+    for st in inner.body:
+        got = _acc_parts(st)
+        if got is None:
+            raise _err(f"loops {outer.name!r} x {inner.name!r} must only accumulate (`acc[i] += term`); found "
+                       f"{type(st).__name__} {getattr(getattr(st, 'buf', None), 'name', '')!r}")
+        add, term = got
+        if any(isinstance(x, N.Load) and x.buf is not st.buf and any(x.buf is o.buf for o in inner.body)
+               for x in V.walk_expr(st.value)):
+            raise _err(f"loops {outer.name!r} x {inner.name!r}: a statement reads an array the loops write")
+        uses = [any(id(lp.var) in R.expr_vars(i) for i in st.indices) for lp in (outer, inner)]
+        if all(uses):
+            raise _err(f"{st.buf.name!r} is indexed by both {outer.name!r} and {inner.name!r}: no lane loop to sum over")
+        name = R.fresh_name(taken, f"{st.buf.name}_part")
+        taken.add(name)
+        part = N.Buffer(name, ArrayType(add.type, (n1, n2)), "local", attrs={PARTITION: [(Partition.Complete, 0, 0)]})
+        allocs.append(N.Alloc(part, None, loc=st.loc))
+        body.append(N.Store(part, [R.sub(outer.var, lb1), R.sub(inner.var, lb2)],
+                            term if term.type == add.type else N.Cast(term, add.type), loc=st.loc))
+        keep = outer if uses[0] else inner if uses[1] else None
+        for k in range({id(outer): n1, id(inner): n2}.get(id(keep), 1)):
+            cells = [(a, b) for a in range(n1) for b in range(n2)
+                     if keep is None or (a if keep is outer else b) == k]
+            leaves = [N.Load(part, [R.const(a), R.const(b)], add.type) for a, b in cells]
+            mapping = {} if keep is None else {keep.var: R.const(k + (lb1 if keep is outer else lb2))}
+            finals.append(_total(st, add, _tree(leaves, add.type), [V.substitute(i, mapping) for i in st.indices]))
+    inner.body = body
+    parent = _parent_body(func, outer)
+    k = next(k for k, s in enumerate(parent) if s is outer)
+    parent[k:k + 1] = allocs + [outer] + finals
+    return [a.buf for a in allocs]
+
+
 def reduce_tree(func: N.Func, loop) -> list:
     """Rewrite reduction loop `loop` into partial sums and an adder tree (see the module docstring);
     returns the partial-sum buffers."""
     lp = find_loop(func, loop, "reduce_tree", "axis")
-    n, lb = R.trip_count(lp), R.as_int(lp.lb)
-    if n is None or lb is None or lp.step != 1:
-        raise _err(f"loop {lp.name!r} needs constant bounds and step 1 (got trip count {n}, step {lp.step})")
+    if len(lp.body) == 1 and isinstance(lp.body[0], N.For):
+        return _block(func, lp)
+    n, lb = _bounds(lp)
     if n < 2:
         raise _err(f"loop {lp.name!r} runs {n} time(s): nothing to sum as a tree")
     accs, stay = _accumulations(lp)
@@ -128,12 +197,7 @@ def reduce_tree(func: N.Func, loop) -> list:
         allocs.append(N.Alloc(part, None, loc=st.loc))
         body.append(N.Store(part, [R.sub(lp.var, lb)], term, loc=st.loc))
         leaves = [N.Load(part, [R.const(k)], add.type) for k in range(n)]
-        total = N.BinOp(BinOpKind.ADD, N.Load(st.buf, [V.copy_expr(i) for i in st.indices], st.buf.dtype), _tree(leaves, add.type), add.type)
-        if isinstance(add.lhs, N.Cast) or isinstance(add.rhs, N.Cast):
-            acc_side = add.lhs if isinstance(_strip(add.lhs), N.Load) and _strip(add.lhs).buf is st.buf else add.rhs
-            total.lhs = N.Cast(total.lhs, acc_side.type) if isinstance(acc_side, N.Cast) else total.lhs
-        value = N.Cast(total, st.value.type) if isinstance(st.value, N.Cast) else total
-        finals.append(N.Store(st.buf, [V.copy_expr(i) for i in st.indices], value, loc=st.loc))
+        finals.append(_total(st, add, _tree(leaves, add.type), st.indices))
     lp.body = body
     parent = _parent_body(func, lp)
     k = next(k for k, s in enumerate(parent) if s is lp)
