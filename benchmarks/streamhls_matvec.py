@@ -90,28 +90,30 @@ def bicg_fused(A: float32[N, M], p: float32[M], r: float32[N]) -> (float32[M], f
     return s, q
 
 
-def _single_pass(rows, cols, row_acc, col_acc, row_in, col_in, caps):
-    """The single-pass nest (rows x cols, A read once) with either order: rows outer (the row sum
-    `row_acc[i]` as a tree over the column lanes, the column sums one per lane) or columns outer
-    (the converse). The accumulator the innermost loop does not index is still updated every
-    iteration (one adder, II = its latency): the lanes then share the operators over the II."""
+def _single_pass(rows, cols, row_acc, col_acc, row_in, col_in):
+    """The single-pass nest (rows x cols, A read once) with either order (rows or columns outer).
+    Under "tree" the lane block is summed two ways (`two_way`): the row sums `row_acc[i]` as trees
+    over the column lanes, the column sums `col_acc[j]` over the row lanes (with one lane loop, the
+    other accumulator gets one adder per lane). The accumulator that the innermost outer loop does
+    not index is still updated every iteration (its adder and memory latency set the II, 4 to 6):
+    the lanes share their operators over that II, so DSPs per lane fall by the same factor."""
     (r, nr, ra), (c, nc, cb) = rows, cols
     return {"orders": [((r, c), c), ((c, r), r)], "split": {r: (ra, nr), c: (cb, nc)}, "two_way": True,
             "partitions": [(row_acc, 1, r), (col_acc, 1, c), ("A", 1, r), ("A", 2, c), (row_in, 1, c),
                            (col_in, 1, r)]}
 
 
-def single_pass_spaces(max_factor: int = 82) -> dict:
+def single_pass_spaces(max_factor: int = 100) -> dict:
     """kernel name -> (kernel, the space of its single-pass designs): bicg in PolyBench's one nest,
     mvt's two nests merged into one (`merge`: x2's nest interchanged, then fused loop by loop)."""
     nl = dse.nest_lanes_space
     return {
         "bicg": (bicg_fused, nl([
             {"order": ("j0",), "split": {"j0": ("b", M)}}, {"order": ("k0",), "split": {"k0": ("a", N)}},
-            _single_pass(("i", N, "a"), ("j", M, "b"), "q", "s", "p", "r", None),
+            _single_pass(("i", N, "a"), ("j", M, "b"), "q", "s", "p", "r"),
         ], max_factor=max_factor)),
         "mvt": (mvt, nl([
-            _single_pass(("l", NV, "a"), ("k", NV, "b"), "x1", "x2", "y1", "y2", None),
+            _single_pass(("l", NV, "a"), ("k", NV, "b"), "x1", "x2", "y1", "y2"),
         ], max_factor=max_factor, merge=[(("i", "j"), ("l", "k"))])),
     }
 

@@ -117,3 +117,46 @@ def test_single_pass_beats_two_passes_within_the_same_dsp():
 def test_orders_must_name_split_loops():
     with pytest.raises(DSEError, match="reduce loop 'x'"):
         dse.nest_lanes_space([{"orders": [(("i", "j"), "x")], "split": {"i": ("a", 4)}}])
+
+
+def two_sums(A: int32[4, 6], p: int32[6], r: int32[4]) -> (int32[6], int32[4]):
+    s: int32[6] = 0
+    q: int32[4] = 0
+    for i, j in allo.grid(4, 6):
+        s[j] += r[i] * A[i, j]
+        q[i] += A[i, j] * p[j]
+    return s, q
+
+
+def test_reduce_tree_of_a_lane_block_sums_each_accumulator_along_its_free_lanes():
+    s = allo.customize(two_sums)
+    s.split("i", 2)
+    s.split("j", 3)
+    s.reorder("i.outer", "j.outer", "i.inner", "j.inner")
+    s.reduce_tree("i.inner")  # the 2 x 3 block: q over the j lanes, s over the i lanes
+    s.unroll("i.inner")
+    s.unroll("j.inner")
+    s.pipeline("j.outer")
+    rng = np.random.default_rng(5)
+    A = rng.integers(-2**31, 2**31, (4, 6), dtype=np.int64).astype(np.int32)
+    p, r = rng.integers(-2**31, 2**31, 6, dtype=np.int64).astype(np.int32), \
+        rng.integers(-2**31, 2**31, 4, dtype=np.int64).astype(np.int32)
+    got_s, got_q = s.build()(A, p, r)
+    w = lambda x: x.astype(np.int64).astype(np.int32)  # noqa: E731 (wrap-around int32)
+    np.testing.assert_array_equal(got_s, w((r.astype(np.int64) @ A.astype(np.int64)) % 2**32))
+    np.testing.assert_array_equal(got_q, w((A.astype(np.int64) @ p.astype(np.int64)) % 2**32))
+    code = s.build(target="vhls").hls_code
+    assert "s_part[2][3]" in code and "q_part[2][3]" in code
+
+
+def both_indexed(A: int32[4, 6]) -> int32[4, 6]:
+    B: int32[4, 6] = 0
+    for i, j in allo.grid(4, 6):
+        B[i, j] += A[i, j]
+    return B
+
+
+def test_reduce_tree_of_a_lane_block_refuses_an_accumulator_indexed_by_both_loops():
+    s = allo.customize(both_indexed)
+    with pytest.raises(allo.AlloError, match="indexed by both 'i' and 'j'"):
+        s.reduce_tree("i")
