@@ -15,6 +15,11 @@ II 1 kept while the flattened pipeline revisits an accumulator less often than t
 bicg's and mvt's two nests are independent: their spaces may make the kernel a dataflow region so
 that the nests overlap; both read A, and a dataflow channel has one reader, so the estimate counts
 a copy of A for the second nest (a process of its own that the second nest waits for).
+
+`single_pass_spaces`: bicg in PolyBench's one nest and mvt's two nests merged into one
+(`nest_lanes_space(merge=...)`: the second nest interchanged, then fused loop by loop with
+`compute_at`), so each A[i, j] is read once and feeds both products; a x b lanes, summed two ways
+by `reduce_tree` on the lane block. bench_streamhls.py takes the best of both kinds of design.
 """
 from __future__ import annotations
 
