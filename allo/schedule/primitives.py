@@ -128,7 +128,9 @@ PRIMITIVES = Table(
         Sum reduction loop `axis` (`for j: acc[i] += term`) as partial sums and a balanced adder tree:
         `part[j] = term`, then `acc[i] += ((part[0] + part[1]) + ...)`, so the loop-carried path of
         `acc` is one adder when `axis` is unrolled. Floating-point sums are reassociated (results may
-        differ in the last bits); integer sums are exact.
+        differ in the last bits); integer sums are exact. When `axis`'s body is one loop (a 2-D block
+        of lanes), each accumulation is summed along the lane loops its index does not use
+        (bicg: `q[i]` over the j lanes, `s[j]` over the i lanes).
 
         Example: `s.split("j", 8); s.reduce_tree("j.inner"); s.unroll("j.inner")`."""),
     Primitive("dataflow", _dataflow, [Arg("func_or_axis", FUNCTION_OR_LOOP, None)], """
