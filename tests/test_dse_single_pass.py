@@ -87,9 +87,13 @@ def test_mvt_merge_reads_A_once_and_matches_numpy():
     s.build()(x1, x2, y1, y2, A)
     np.testing.assert_array_equal(x1, w1)
     np.testing.assert_array_equal(x2, w2)
-    est = qor.estimate(s)
-    (loop,) = est.loops  # the two nests are one loop (l.outer x k.outer flattened)
-    # 8 lanes, two float MACs each (2 fmul at 3 DSP, 2 fadd at 2 DSP with the trees' adders),
+    assert len(qor.estimate(s).loops) == 1  # the two nests are one loop (l.outer x k.outer flattened)
+
+
+def test_single_pass_dsps_cover_two_float_macs_a_lane():
+    est = qor.estimate(_schedule(mvt_f, _mvt_space(), {"a": 2, "b": 4, "order0": 0, "tree": True}))
+    (loop,) = est.loops
+    # 8 lanes, two float MACs each (2 fmul at 3 DSP, 2 fadd at 2 DSP counting the trees' adders),
     # shared over the II: no lane's operators left uncounted
     share = -(-16 // loop.ii)
     assert est.resources["DSP"] >= 3 * share + 2 * share, (est.resources["DSP"], loop.ii)
