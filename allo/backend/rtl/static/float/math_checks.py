@@ -26,7 +26,8 @@ from .....ir.ops import MathFn
 from .checks import F32, SPECIAL_BITS, _leaf
 
 # unit -> (max ulp vs the correctly rounded value, max ulp vs libm): the documented bounds
-BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0), "erf": (1, 2), "log": (1, 2)}
+BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0), "erf": (1, 2), "log": (1, 2),
+          "log2": (2, 2)}
 # kernels of allo.library.nn through the static RTL: max ulp from the LLVM build
 KERNEL_BOUNDS = {"softmax": 4}
 # models through from_pytorch(target="rtl") (tests/float_models.py): max |RTL - LLVM| in units of 2^-23
@@ -85,6 +86,7 @@ def math_cases() -> dict:
         "tanh": (call(MathFn.TANH), _f64(np.tanh), _libm("tanhf")),
         "sigmoid": (call(MathFn.SIGMOID), _sigmoid_with(_f64(np.exp)), _sigmoid_with(_libm("expf"))),
         "log": (call(MathFn.LOG), _f64(np.log), _libm("logf")),
+        "log2": (call(MathFn.LOG2), _f64(np.log2), _libm("log2f")),
         "erf": (call(MathFn.ERF), _f64(_erf64), _libm("erff")),
         "rsqrt": (call(MathFn.RSQRT), _f64(lambda x: 1.0 / np.sqrt(x)), _rsqrt),
     }
