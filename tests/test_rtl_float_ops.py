@@ -1,0 +1,107 @@
+"""Float `//`, `%`, floor, ceil, `**` / pow and log2 through the static RTL against the LLVM
+default build: bit for bit where LLVM uses exact operations (// is floor of the quotient, % is
+fmod with numpy's sign fix-up, floor, ceil), within the bounds of docs/rtl.md where the LLVM build
+calls libm (log2f, powf); every special (zeros, infinities, NaNs, negative bases) bit for bit."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import allo
+from allo.backend.rtl.static.float import checks, math_checks
+from allo.ir.types import float32
+from tests.rtl_util import needs_rtl, run_both
+
+pytestmark = needs_rtl
+N = 64
+
+
+def exact_ops(A: float32[64], B: float32[64]) -> (float32[64], float32[64], float32[64], float32[64]):
+    Q: float32[64] = 0.0
+    R: float32[64] = 0.0
+    F: float32[64] = 0.0
+    C: float32[64] = 0.0
+    for i in range(64):
+        Q[i] = A[i] // B[i]
+        R[i] = A[i] % B[i]
+        F[i] = allo.floor(A[i] * 0.75)
+        C[i] = allo.ceil(B[i]) - allo.floor(-A[i])
+    return Q, R, F, C
+
+
+def _operands(rng):
+    sp = np.array(checks.SPECIAL_BITS, dtype=np.uint32).view(np.float32)
+    a = (rng.standard_normal(N) * 20).astype(np.float32)
+    b = (rng.standard_normal(N) * 3).astype(np.float32)
+    a[:len(sp)], b[:len(sp)] = sp, np.roll(sp, 7)
+    a[-6:], b[-6:] = [7.0, -7.0, 7.0, -7.0, 1e30, 5e-39], [2.0, 2.0, -2.0, -2.0, 3e-3, 1e-40]
+    return a, b
+
+
+def test_floordiv_mod_floor_ceil_equal_llvm_bit_for_bit():
+    a, b = _operands(np.random.default_rng(1))
+    _, got, want = run_both(allo.customize(exact_ops), [a, b])
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_array_equal(g.view(np.uint32), w.view(np.uint32), err_msg=f"result {k}")
+    np.testing.assert_array_equal(got[1][-6:-2], np.float32([1.0, 1.0, -1.0, -1.0]))  # numpy's floor modulo
+
+
+def powers(A: float32[64], B: float32[64]) -> (float32[64], float32[64], float32[64]):
+    P: float32[64] = 0.0
+    L: float32[64] = 0.0
+    S: float32[64] = 0.0
+    for i in range(64):
+        P[i] = A[i] ** B[i]
+        L[i] = allo.log2(A[i])
+        S[i] = abs(A[i]) ** 2.5 + A[i] ** 2  # a literal 2 multiplies out, 2.5 is pow
+    return P, L, S
+
+
+def _pow_bound(a, b):
+    """3 + 2 |b ln a| ulp (docs/rtl.md): b ln a is rounded to float32 before exp."""
+    with np.errstate(all="ignore"):
+        t = np.abs(b.astype(np.float64) * np.log(np.abs(a.astype(np.float64))))
+    return 3 + 2 * np.where(np.isfinite(t), t, 0)
+
+
+def _special_inputs(a, b):
+    """Operands whose pow is defined case by case (C99 / glibc): zeros, infinities, NaNs, +-1."""
+    return ~np.isfinite(a) | ~np.isfinite(b) | (a == 0) | (b == 0) | (np.abs(a) == 1)
+
+
+def _assert_pow(got, want, a, b):
+    sp = _special_inputs(a, b) | np.isnan(want)
+    np.testing.assert_array_equal(got[sp].view(np.uint32), want[sp].view(np.uint32), err_msg="pow specials")
+    d, lim = math_checks.ulp_distance(got, want), _pow_bound(a, b)
+    assert (d <= lim).all(), (a[d > lim], b[d > lim], got[d > lim], want[d > lim])
+
+
+def test_pow_and_log2_within_bound_of_llvm_specials_exact():
+    rng = np.random.default_rng(2)
+    a, b = _operands(rng)
+    a[16:40] = np.abs(a[16:40])  # mostly defined powers
+    b[40:48] = [3.0, -3.0, 2.0, 1.0, -1.0, 0.5, 1e10, -1e10]  # odd / even integers, huge exponents
+    _, (P, L, S), (wp, wl, ws) = run_both(allo.customize(powers), [a, b])
+    _assert_pow(P, wp, a, b)
+    sp = ~np.isfinite(a) | (a <= 0)
+    np.testing.assert_array_equal(L[sp].view(np.uint32), wl[sp].view(np.uint32), err_msg="log2 specials")
+    assert math_checks.ulp_distance(L, wl).max() <= math_checks.BOUNDS["log2"][1]
+    assert (math_checks.ulp_distance(S, ws) <= _pow_bound(np.abs(a), np.float32(2.5)) + 1).all()
+
+
+def pow_grid(A: float32[2025], B: float32[2025]) -> float32[2025]:
+    P: float32[2025] = 0.0
+    for i in range(2025):
+        P[i] = A[i] ** B[i]
+    return P
+
+
+def test_pow_special_grid_equals_llvm_bit_for_bit():
+    """Every pair of the special bit patterns (signalling and quiet NaNs of both signs, zeros,
+    subnormals, +-1, infinities, odd / even integers): the LLVM build's powf is the reference."""
+    sp = np.array(checks.SPECIAL_BITS, dtype=np.uint32)
+    ga, gb = np.meshgrid(sp, sp)
+    a, b = ga.ravel().view(np.float32), gb.ravel().view(np.float32)
+    _, got, want = run_both(allo.customize(pow_grid), [a, b])
+    _assert_pow(got, want, a, b)
+    assert _special_inputs(a, b).sum() > 500 and np.isnan(want).sum() > 300
