@@ -234,7 +234,8 @@ def check_float_types(func):
                     continue  # moving the bits of any float needs no unit
                 if any(bad(t) for t in [getattr(x, "type", None)] + [getattr(k, "type", None) for k in _children(x)]):
                     raise located(BackendError, f"static RTL: floating-point {_what(x)} is not supported: the "
-                                  "hardware float units are float32 only", getattr(x, "loc", None) or s.loc)
+                                  "hardware float units are float32 only (compute in float32 in the kernel, or "
+                                  "build for 'llvm'/'vhls')", getattr(x, "loc", None) or s.loc)
 
 
 __all__ = ["FloatPrinter", "f32_bits", "PRED", "check_float_types"]
