@@ -129,6 +129,17 @@ def test_calyx_refuses_floats_with_the_line():
     assert f"test_rtl_calyx.py:{fscale.__code__.co_firstlineno}" in str(e.value) and "floating-point" in str(e.value)
 
 
+def test_calyx_float_op_inside_an_int_kernel_is_named_with_its_line():
+    """Integer arguments, one float operation in the body: the error names that operation, its line
+    and the Calyx route (not the handshake lowering), and says where floats do build."""
+    with pytest.raises(allo.BackendError) as e:
+        allo.customize(int_via_float).build(target="calyx")
+    msg = str(e.value)
+    assert f"test_rtl_calyx.py:{int_via_float.__code__.co_firstlineno + 3}" in msg, msg
+    assert "Calyx route" in msg and "cast from float32 to int32" in msg and "handshake" not in msg, msg
+    assert "'rtl'" in msg, msg
+
+
 def test_calyx_write(tmp_path):
     cx = allo.customize(branches).build(target="calyx")
     d = cx.write(tmp_path / "cx")
@@ -206,6 +217,13 @@ def fscale(A: float32[4]) -> float32[4]:
     return B
 
 
+def int_via_float(A: int32[4]) -> int32[4]:
+    B: int32[4] = 0
+    for i in range(4):
+        B[i] = int(float(A[i]) * 1.5)
+    return B
+
+
 def _rng_i32(lo, hi, n):
     return lambda r: r.integers(lo, hi, n).astype(np.int32)
 
@@ -238,7 +256,20 @@ def check_calyx_route(kernel, args):
         if isinstance(g, np.ndarray):
             np.testing.assert_array_equal(g, w, err_msg=f"{kernel.__name__}: argument updated in place")
     assert isinstance(cx.cycles, int) and cx.cycles > 0
+    check_futil_runs_like_llvm(cx, args, want_args, want, kernel.__name__)
     return cx
+
+
+def check_futil_runs_like_llvm(cx, args, want_args, want, what):
+    """The native `.futil` text, run on allo's Calyx interpreter, computes what LLVM computes."""
+    fut_args = _copies(args)
+    got = cx.interpret(*fut_args)
+    if want is not None:
+        assert_bit_exact(got, want, f"{what} (.futil interpreted)")
+    for g, w in zip(fut_args, want_args):
+        if isinstance(g, np.ndarray):
+            np.testing.assert_array_equal(g, w, err_msg=f"{what} (.futil): argument updated in place")
+    assert cx.interpret_cycles > 0
 
 
 @pytest.mark.parametrize("name, kernel, make", ROUTE + [p for p in POLY if p[0] in CI_POLYBENCH],

@@ -66,6 +66,7 @@ def _calyx_matches_llvm(s, args, what):
     got, want = cx(*[a.copy() for a in args]), s.build()(*[a.copy() for a in args])
     assert_bit_exact(got, want, f"{what} via Calyx")
     assert cx.cycles > 0
+    assert_bit_exact(cx.interpret(*[a.copy() for a in args]), want, f"{what}: .futil interpreted")
 
 
 @pytest.mark.parametrize("name", list(LIBRARY))

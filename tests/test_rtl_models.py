@@ -84,3 +84,4 @@ def test_int8_model_through_calyx_matches_llvm_and_torch():
     np.testing.assert_array_equal(got, m(x).numpy())
     assert isinstance(cx.cycles, int) and cx.cycles > 0
     assert "calyx.component @forward(" in cx.calyx and "component main(" in cx.futil
+    assert_bit_exact(cx.interpret(x.numpy()), want, "Int8MLP: .futil interpreted")

@@ -10,7 +10,8 @@ the module that satisfies this and describes how the hardware top relates to the
 4. every array is flattened to one dimension (index = sum of index * stride).
 
 Floating point anywhere in the kernel raises a BackendError that names the float operation and
-the kernel line (CIRCT's handshake lowering has no float units in this wheel).
+the kernel line (CIRCT's handshake and Calyx lowerings have no float units in this wheel; the
+static circuit has allo's own, see static/float/).
 
 Example::
 
@@ -110,9 +111,14 @@ def _float_op(e) -> str | None:
 
 
 def _float_msg(what: str, op: str) -> str:
-    return (f"the {what} backend has no floating-point units: {op}. CIRCT's handshake lowering (pip circt "
-            f"1.62) supports integers and fixed point only; use Int/UInt/Fixed types for hardware, or "
-            f"build for 'llvm'/'vhls'")
+    if what == "Calyx":
+        return (f"the Calyx route has no floating-point units: {op}. CIRCT 1.62's lower-scf-to-calyx has no "
+                f"float primitives and allo's float32 units are wired into the static circuit only; build for "
+                f"'rtl' (the static circuit takes float32), use Int/UInt/Fixed types for Calyx, or build for "
+                f"'llvm'/'vhls'")
+    return (f"the handshake circuit (scheduling='dynamic') has no floating-point units: {op}. CIRCT's handshake "
+            f"lowering (pip circt 1.62) supports integers and fixed point only; build for 'rtl' with the default "
+            f"scheduling='static' (allo's float32 units), use Int/UInt/Fixed types, or build for 'llvm'/'vhls'")
 
 
 def _reachable(mod: N.Module, top: N.Func) -> list:

@@ -31,6 +31,7 @@ from ..lower import lower_for_circt
 from ..module import circt_cached
 from ..static.module import _from_bytes, _from_raw_words, _raw_words, _result_value, _to_bytes
 from ..synth import synthesize
+from .futil_sim import run_futil
 from .harness import CalyxInterface, build_calyx_simulator, copy_calyx_build_inputs, run_calyx_simulator
 from .prepare import prepare_for_calyx
 
@@ -77,6 +78,7 @@ class CalyxModule:
         self._plan = CallPlan(self.hw.original)
         self._exe = None
         self.cycles = None
+        self.interpret_cycles = None
 
     # ------------------------------------------------------------------ simulation
     def _simulator(self) -> Path:
@@ -85,6 +87,43 @@ class CalyxModule:
         return self._exe
 
     def __call__(self, *args):
+        return self._call(args, lambda images, scalars: run_calyx_simulator(
+            self._simulator(), self.interface, images, scalars, self.max_cycles))
+
+    def interpret(self, *args):
+        """Run `futil` (the native Calyx text, not the Verilog) on allo's Calyx interpreter
+        (futil_sim.py) and return the results like `cx(*args)`: a check of the `.futil` without the
+        Calyx compiler. `interpret_cycles` is the interpreter's cycle count (its own unit latencies,
+        not the Verilog's).
+
+        Example::
+
+            assert np.array_equal(cx.interpret(A, B), s.build()(A, B))
+        """
+        return self._call(args, self._interpret_images)
+
+    def _interpret_images(self, images: dict, scalars: dict):
+        iface, params = self.interface, self.hw.func.params
+        words = {}
+        for pos, k in self._mem_of.items():
+            bits, n = params[pos].dtype.bits, int(np.prod(params[pos].shape))
+            words[f"ext_mem{k}"] = [int(w) for w in _from_bytes(images[k], bits, n)]
+        inputs = {f"in{pos}": v for pos, v in scalars.items()}
+        cycles, mems, outs = run_futil(self.futil, words, inputs, max_cycles=self.max_cycles)
+        self.interpret_cycles = cycles
+        images_out = {}
+        for pos, k in self._mem_of.items():
+            bits = params[pos].dtype.bits
+            images_out[k] = _to_bytes(np.array(mems[f"ext_mem{k}"], dtype=np.uint64), bits)
+        results = []
+        for res in iface.results:
+            raw = outs[f"out{res.index}"] & ((1 << res.bits) - 1)
+            results.append(raw - (1 << res.bits) if res.signed and raw >> (res.bits - 1) else raw)
+        return None, images_out, results
+
+    def _call(self, args, engine):
+        """Marshal `args` into memory images and scalars, run `engine(images, scalars)` -> (cycles,
+        images after, result ints), unmarshal the results like the LLVM module."""
         plan, hw = self._plan, self.hw
         plan.check(args)
         arrays, scalars, written = {}, {}, []
@@ -104,9 +143,9 @@ class CalyxModule:
         params = hw.func.params
         images = {k: _to_bytes(_raw_words(arrays[pos], params[pos].dtype.bits).reshape(-1), params[pos].dtype.bits)
                   for pos, k in self._mem_of.items()}
-        cycles, mems, results = run_calyx_simulator(self._simulator(), self.interface, images, scalars,
-                                                    self.max_cycles)
-        self.cycles = cycles
+        cycles, mems, results = engine(images, scalars)
+        if cycles is not None:
+            self.cycles = cycles
         for pos, k in self._mem_of.items():
             p, arr = params[pos], arrays[pos]
             words = _from_bytes(mems[k], p.dtype.bits, arr.size)
