@@ -123,10 +123,12 @@ def test_pow_unit_sweep_within_bound_of_llvm():
     from allo.ir.ops import MathFn
     rng = np.random.default_rng(3)
     k = 5000
-    a = np.concatenate([np.exp(rng.uniform(-80, 80, k)).astype(np.float32), rng.uniform(0.3, 3, k), -np.exp(rng.uniform(-5, 5, k)),
-                        rng.integers(0, 2 ** 32, k, dtype=np.uint64).astype(np.uint32).view(np.float32)]).astype(np.float32)
+    f32 = np.float32
+    a = np.concatenate([np.exp(rng.uniform(-80, 80, k)).astype(f32), rng.uniform(0.3, 3, k).astype(f32),
+                        -np.exp(rng.uniform(-5, 5, k)).astype(f32),
+                        rng.integers(0, 2 ** 32, k, dtype=np.uint64).astype(np.uint32).view(f32)])  # bits kept
     b = np.concatenate([rng.standard_normal(k) * 3, rng.uniform(-100, 100, k), np.round(rng.uniform(-9, 9, k)),
-                        rng.standard_normal(k) * 2]).astype(np.float32)
+                        rng.standard_normal(k) * 2]).astype(f32)
     em = ExprEmitter()
     node = IR.MathCall(MathFn.POW, [checks._leaf(checks.F32), checks._leaf(checks.F32)], checks.F32)
     exe = bench.build_bench({"pow": (em.emit(node, ["a", "b"]), 32)}, em.functions(), opt="-O0")
