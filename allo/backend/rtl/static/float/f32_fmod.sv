@@ -1,6 +1,6 @@
 // allo float32 remainder of truncated division (C fmodf, LLVM frem): a - b trunc(a / b), exact.
-// Format: IEEE-754 binary32. Latency: combinational here (a long division of a's significand
-// shifted by the exponent difference, 301 fixed subtract-select steps of 25 bits: large in
+// Format: IEEE-754 binary32. Latency: combinational here (a's significand shifted by the exponent
+// difference, reduced by a 301-step radix-2 SRT division with a carry-save remainder: large in
 // logic, used only by %); the
 // scheduler adds the operator table's cycles (Tables.float_op("fdiv", 32), 15 at 3.33 ns).
 // Rounding: none (the remainder is representable). The result has a's sign; |a| < |b| or b = inf
@@ -9,7 +9,9 @@
 // needs: f32_common
 function automatic logic [31:0] allo_f32_fmod(input logic [31:0] a, input logic [31:0] b);
   logic [300:0] n;
-  logic [24:0] r, t;
+  logic [24:0] r;
+  logic [26:0] sc, cc, vs, vc, x, w;
+  logic [4:0] est;
   logic [23:0] mb;
   logic [11:0] ea, eb, d;
   logic [6:0] la, lb;
@@ -21,13 +23,24 @@ function automatic logic [31:0] allo_f32_fmod(input logic [31:0] a, input logic 
   mb = {b[30:23] != 8'd0, b[22:0]} << lb;
   d = ea - eb;  // in [0, 276] when |a| >= |b|
   n = {277'd0, a[30:23] != 8'd0, a[22:0]} << la << d;  // a's significand times 2^d, an integer
-  // its remainder modulo mb by long division, one bit per step; leading zeros are no-ops, so the
-  // chain has a fixed length (a subtract and a select per step)
-  r = 25'd0;
+  // its remainder modulo mb by radix-2 SRT division: the partial remainder w = sc + cc (mod 2^27)
+  // stays in [-mb, mb) in carry-save form, so a step is a 5-bit estimate and one carry-save
+  // addition (no carry chain per step); digits q in {-1, 0, 1} from the estimate of 2w + bit
+  sc = 27'd0;
+  cc = 27'd0;
   for (int k = 300; k >= 0; k--) begin
-    t = {r[23:0], n[k]} - {1'b0, mb};
-    r = t[24] ? {r[23:0], n[k]} : t;
+    vs = {sc[25:0], n[k]};
+    vc = {cc[25:0], 1'b0};
+    est = vs[26:22] + vc[26:22];  // <= 2w + bit < est + 2^23
+    if (!est[4]) x = ~{3'd0, mb};  // q = 1: add -mb (the +1 goes into the carry vector)
+    else if (est != 5'h1f && est != 5'h1e) x = {3'd0, mb};  // est < -2^23: q = -1, add mb
+    else x = 27'd0;
+    sc = vs ^ vc ^ x;
+    cc = {((vs & vc) | (vs & x) | (vc & x)), 1'b0} | {26'd0, !est[4]};
   end
+  w = sc + cc;
+  if (w[26]) w = w + {3'd0, mb};
+  r = w[24:0];
   if (allo_f32_isnan(a)) allo_f32_fmod = a | 32'h00400000;
   else if (allo_f32_isnan(b)) allo_f32_fmod = b | 32'h00400000;
   else if (a[30:23] == 8'hff || b[30:0] == 31'd0) allo_f32_fmod = 32'hffc00000;
