@@ -27,7 +27,7 @@ from .checks import F32, SPECIAL_BITS, _leaf
 
 # unit -> (max ulp vs the correctly rounded value, max ulp vs libm): the documented bounds
 BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0), "erf": (1, 2), "log": (1, 2),
-          "log2": (2, 2)}
+          "log2": (1, 2)}
 # kernels of allo.library.nn through the static RTL: max ulp from the LLVM build
 KERNEL_BOUNDS = {"softmax": 4}
 # models through from_pytorch(target="rtl") (tests/float_models.py): max |RTL - LLVM| in units of 2^-23
