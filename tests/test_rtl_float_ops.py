@@ -10,7 +10,7 @@ import pytest
 import allo
 from allo.backend.rtl.static.float import checks, math_checks
 from allo.ir.types import float32
-from tests.rtl_util import needs_rtl, run_both
+from tests.rtl_util import full_only, needs_rtl, run_both
 
 pytestmark = needs_rtl
 N = 64
@@ -137,3 +137,16 @@ def test_pow_unit_sweep_within_bound_of_llvm():
     want = allo.customize(pow_vec).build()(a, b)
     _assert_pow(got, want, a, b)
     assert np.isfinite(want).sum() > 15000 and (np.isnan(want) & (a < 0)).sum() > 1000
+
+
+def floor_only(A: float32[4]) -> float32[4]:
+    B: float32[4] = 0.0
+    for i in range(4):
+        B[i] = allo.floor(A[i]) + allo.ceil(A[i])
+    return B
+
+
+@full_only("Yosys synthesis of the floor / ceil unit; set ALLO_RTL_FULL=1")
+def test_rounding_unit_synthesises():
+    rep = allo.customize(floor_only).build(target="rtl").synth(part="xc7")
+    assert rep.luts > 100 and rep.ffs > 32, rep
