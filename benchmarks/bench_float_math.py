@@ -1,6 +1,6 @@
-"""The big sweep of the float32 math units (f32_exp, f32_log, f32_log2, f32_tanh, f32_sigmoid,
-f32_erf, f32_rsqrt) through Verilator: prints, per unit, the inputs run, the largest ulp distance
-from the correctly rounded value and from this machine's libm (what the LLVM build calls), and
+"""The big sweep of the float32 math units (f32_exp, f32_log, f32_log2, f32_trig, f32_tanh,
+f32_sigmoid, f32_erf, f32_rsqrt) through Verilator: prints, per unit, the inputs run, the largest
+ulp distance from the correctly rounded value and from this machine's libm (what the LLVM build calls), and
 the zero / inf / NaN results that differ from libm, against the bounds docs/rtl.md states; then
 f32_pow on operand pairs against libm's powf: the largest ulp distance, and the largest
 (ulp - 2) / |b| (the documented bound is 3 + |b| ulp).

@@ -89,6 +89,28 @@ def test_pow_and_log2_within_bound_of_llvm_specials_exact():
     assert math_checks.ulp_distance(L, wl).max() <= math_checks.BOUNDS["log2"][1]
 
 
+def trig(A: float32[64]) -> (float32[64], float32[64]):
+    S: float32[64] = 0.0
+    C: float32[64] = 0.0
+    for i in range(64):
+        S[i] = allo.sin(A[i])
+        C[i] = allo.cos(A[i])
+    return S, C
+
+
+def test_sin_cos_within_bound_of_llvm_specials_exact():
+    """Payne-Hanek reduction, so huge arguments stay within the bound too."""
+    rng = np.random.default_rng(4)
+    a = np.concatenate([rng.uniform(-10, 10, 40), np.exp(rng.uniform(0, 80, 10)) * rng.choice([-1, 1], 10),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, 0.7853982, np.pi / 2, np.pi, 3e38,
+                         -3e38, 1e-20, 355.0, 102.0]]).astype(np.float32)
+    _, (S, C), (ws, wc) = run_both(allo.customize(trig), [a])
+    for name, g, w in [("sin", S, ws), ("cos", C, wc)]:
+        sp = ~np.isfinite(a) | (a == 0)
+        np.testing.assert_array_equal(g[sp].view(np.uint32), w[sp].view(np.uint32), err_msg=f"{name} specials")
+        assert math_checks.ulp_distance(g, w).max() <= math_checks.BOUNDS[name][1], name
+
+
 def pow_grid(A: float32[2025], B: float32[2025]) -> float32[2025]:
     P: float32[2025] = 0.0
     for i in range(2025):

@@ -4,11 +4,10 @@ build. `ExprEmitter.float_op` hands such nodes here.
 
 Covered: float32 + - * / // % min max, the six comparisons (ordered, != unordered, as
 allo.render), unary minus, abs, floor, ceil, sqrt, exp, log, log2, pow (and ** with a non-literal
-or non-small exponent), tanh, sigmoid, rsqrt, erf (float/f32_*.sv), select, and/or/not of floats
-(x != 0), constants, bitcasts, and casts float32 <-> bool / int / uint (8..64 bits) / index /
-Fixed / UFixed (raw width <= 64). Other float types (float16, bfloat16, float64) and the
-elementary functions without a unit (sin, cos) raise a BackendError naming the operation and the
-kernel line.
+or non-small exponent), sin, cos, tanh, sigmoid, rsqrt, erf (float/f32_*.sv), select, and/or/not
+of floats (x != 0), constants, bitcasts, and casts float32 <-> bool / int / uint (8..64 bits) /
+index / Fixed / UFixed (raw width <= 64). Other float types (float16, bfloat16, float64) raise a
+BackendError naming the operation and the kernel line.
 
 Example::
 
@@ -206,10 +205,12 @@ class FloatPrinter:
             return f"{self.unit(MATH_UNITS[fn])}({xs[0]})"
         if fn in (MathFn.FLOOR, MathFn.CEIL):
             return f"{self.unit('f32_round')}({xs[0]}, 1'b{int(fn == MathFn.CEIL)})"
+        if fn in (MathFn.SIN, MathFn.COS):
+            return f"{self.unit('f32_trig')}({xs[0]}, 1'b{int(fn == MathFn.COS)})"
         if fn == MathFn.POW:
             return f"{self.unit('f32_pow')}({xs[0]}, {xs[1]})"
         raise self.fail(e, "has no hardware unit in the static RTL yet (of the math functions abs, floor, ceil, "
-                           f"pow, {', '.join(map(str, MATH_UNITS))} have float32 units)")
+                           f"pow, sin, cos, {', '.join(map(str, MATH_UNITS))} have float32 units)")
 
 
 def _children(e):

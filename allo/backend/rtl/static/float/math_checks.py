@@ -1,9 +1,9 @@
-"""Operand sweeps and ulp references for the float32 math units (f32_exp, f32_log, f32_tanh,
-f32_sigmoid, f32_rsqrt, f32_erf): the units are fixed sequences of the basic float32 units, the
-CPU build calls libm, so they are compared in ulp, against the correctly rounded value (float64
-rounded to float32) and against this machine's libm (expf, logf, tanhf, erff: what the LLVM build
-calls), with every special (zeros, inf, NaN, overflow / underflow) required exact. The bounds are
-the ones docs/rtl.md states.
+"""Operand sweeps and ulp references for the float32 math units (f32_exp, f32_log, f32_log2,
+f32_trig (sin, cos), f32_tanh, f32_sigmoid, f32_rsqrt, f32_erf): the units are fixed sequences of
+the basic float32 units, the CPU build calls libm, so they are compared in ulp, against the
+correctly rounded value (float64 rounded to float32) and against this machine's libm (expf, logf,
+log2f, sinf, cosf, tanhf, erff: what the LLVM build calls), with every special (zeros, inf, NaN,
+overflow / underflow) required exact. The bounds are the ones docs/rtl.md states.
 
 Example::
 
@@ -27,7 +27,7 @@ from .checks import F32, SPECIAL_BITS, _leaf
 
 # unit -> (max ulp vs the correctly rounded value, max ulp vs libm): the documented bounds
 BOUNDS = {"exp": (1, 2), "tanh": (1, 2), "sigmoid": (4, 4), "rsqrt": (1, 0), "erf": (1, 2), "log": (1, 2),
-          "log2": (1, 2)}
+          "log2": (1, 2), "sin": (1, 2), "cos": (1, 2)}
 # kernels of allo.library.nn through the static RTL: max ulp from the LLVM build
 KERNEL_BOUNDS = {"softmax": 4}
 # models through from_pytorch(target="rtl") (tests/float_models.py): max |RTL - LLVM| in units of 2^-23
@@ -87,6 +87,8 @@ def math_cases() -> dict:
         "sigmoid": (call(MathFn.SIGMOID), _sigmoid_with(_f64(np.exp)), _sigmoid_with(_libm("expf"))),
         "log": (call(MathFn.LOG), _f64(np.log), _libm("logf")),
         "log2": (call(MathFn.LOG2), _f64(np.log2), _libm("log2f")),
+        "sin": (call(MathFn.SIN), _f64(np.sin), _libm("sinf")),
+        "cos": (call(MathFn.COS), _f64(np.cos), _libm("cosf")),
         "erf": (call(MathFn.ERF), _f64(_erf64), _libm("erff")),
         "rsqrt": (call(MathFn.RSQRT), _f64(lambda x: 1.0 / np.sqrt(x)), _rsqrt),
     }
