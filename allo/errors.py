@@ -55,6 +55,11 @@ class DataflowError(AlloError):
     the streams)."""
 
 
+class DataflowArgsError(DataflowError, SystemExit):
+    """A `@df.kernel(args=[...])` binding a scalar region argument: kernel instances share arrays
+    only. Also a `SystemExit`, as upstream Allo exits on this error (its tests expect that)."""
+
+
 class AlloWarning(UserWarning):
     """Something allo did on the user's behalf that changes what was asked for (an input array
     converted to the kernel's dtype, an option that has no effect here)."""

@@ -88,7 +88,7 @@ def _rewrite(mod: N.Module, top: str, flatten: bool):
         new_funcs.append(_copy_func(load, outer.type, buf.type, f.loc))
         head += [N.Alloc(buf, None, f.loc), N.CallStmt(load, [outer, buf], [], {}, f.loc)]
         if id(p) in written:
-            back = fresh(f"store_buf{k}")
+            back = fresh(f"store_res{k}")
             new_funcs.append(_copy_func(back, buf.type, outer.type, f.loc))
             tail.append(N.CallStmt(back, [buf, outer], [], {}, f.loc))
         params.append(outer)

@@ -175,5 +175,4 @@ def test_regions_build_to_the_static_circuit():
     np.testing.assert_array_equal(results["rtl"][0], results["simulator"][0])
     np.testing.assert_array_equal(results["rtl"][1], results["simulator"][1])
     assert mod.cycles > 0 and mod.memories["rows"].kind == "fifo"
-    with pytest.raises(allo.AlloError, match=r"would deadlock.*share array 'C'"):
-        df.build(systolic, target="rtl")  # every PE writes C: the PEs run one after another
+

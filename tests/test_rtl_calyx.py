@@ -14,7 +14,7 @@ from allo.backend.rtl.ifconv import if_convert
 from allo.backend.rtl.prepare import prepare_for_hw
 from allo.ir import nodes as N
 from allo.ir import visit as V
-from allo.ir.types import float32, int16, int32
+from allo.ir.types import float32, int8, int16, int32
 from tests.polybench.int_kernels import INT_KERNELS
 from tests.rtl_util import FULL, assert_bit_exact, calyx_well_formed, futil_structure, needs_rtl
 from tests.test_rtl_flow import TABLE, _mixed_args, in_place, int5, mixed, scale
@@ -310,3 +310,24 @@ def test_scalars_are_registers_not_memories():
     comp = cx.summary()["dot"]
     assert not {"seq_mem", "memory"} & set(comp["cells"])
     assert len(cx.interface.memories) == 2
+
+
+def scale5(A: int8[8], B: int32[2, 5]) -> int32[8]:
+    C: int32[8] = 0
+    for i in range(8):
+        C[i] = A[i] * 5 + A[i] * 2 + B[i % 2, i % 5] * 7
+    return C
+
+
+def test_constant_multiplies_are_shifts_and_adds():
+    """x * 5, x * 2, x * 7 and the address arithmetic of B[i % 2, i % 5] need no multiplier group:
+    results (wrapping int8 included) == LLVM, no std_mult_pipe cell."""
+    s = allo.customize(scale5)
+    cx = s.build(target="calyx")
+    rng = np.random.default_rng(5)
+    a = rng.integers(-128, 128, 8).astype(np.int8)
+    b = rng.integers(-2**31, 2**31, (2, 5)).astype(np.int32)
+    want = s.build()(a.copy(), b.copy())
+    assert_bit_exact(cx(a.copy(), b.copy()), want, "scale5")
+    assert_bit_exact(cx.interpret(a.copy(), b.copy()), want, "scale5 (.futil)")
+    assert "std_mult_pipe" not in cx.calyx

@@ -17,6 +17,7 @@ import allo
 from allo.backend.rtl.calyx.harness import CalyxInterface, build_calyx_simulator, run_calyx_simulator
 from allo.backend.rtl.tools import run_circt
 from tests.polybench.int_kernels import INT_BY_NAME
+from allo.ir.types import int32
 from tests.rtl_util import FULL, needs_rtl
 from tests.test_rtl_calyx import dot
 
@@ -164,3 +165,36 @@ def test_without_fsm_defaults_yosys_refuses_a_latch(dot_cx):
     reply = run_circt(_dot_request(dot_cx, ["fsm-defaults"]))
     with pytest.raises(allo.BackendError, match="(?i)latch"):
         synthesize(reply["verilog"], "dot", part="generic")
+
+
+# ---------------------------------------------------------------------------- optimisations (not stand-ins)
+def test_independent_loads_run_as_one_group_and_save_cycles(dot_cx):
+    """dot's two loads (different memories, different registers) become one group: the same
+    results in fewer cycles; leaving the merge out gives the one-group-per-load program."""
+    a, b = np.arange(8, dtype=np.int32), np.arange(8, dtype=np.int32)[::-1].copy()
+    images = {0: a.tobytes(), 1: b.tobytes()}
+    merged = run_circt(_dot_request(dot_cx, []))
+    plain = run_circt(_dot_request(dot_cx, ["merge"]))
+    assert merged["info"]["merge"]["merged"] >= 1 and plain["info"]["merge"] == {}
+    assert "group seq_merged_0" in merged["futil"] and "seq_merged" not in plain["futil"]
+    runs = [run_calyx_simulator(build_calyx_simulator(r["verilog"], dot_cx.interface), dot_cx.interface, images, {},
+                                100_000) for r in (merged, plain)]
+    assert runs[0][2] == runs[1][2] == [int(a @ b)]
+    assert runs[0][0] < runs[1][0], (runs[0][0], runs[1][0])
+
+
+def test_dependent_groups_are_not_merged():
+    """A load whose address is the register the previous group writes, and a store after a load
+    of the same memory, stay one group each (merging them would read stale values)."""
+    def chase(A: int32[8]) -> int32[8]:
+        B: int32[8] = 0
+        for i in range(8):
+            k: int32 = A[i]
+            B[i] = A[k & 7] + k
+        return B
+
+    s = allo.customize(chase)
+    cx = s.build(target="calyx")
+    a = np.array([3, 1, 7, 0, 2, 6, 5, 4], dtype=np.int32)
+    np.testing.assert_array_equal(cx(a.copy()), s.build()(a.copy()))
+    np.testing.assert_array_equal(cx.interpret(a.copy()), s.build()(a.copy()))

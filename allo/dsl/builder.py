@@ -571,6 +571,9 @@ class FunctionBuilder(ExpressionVisitors, LanguageForms):
         target = node.target
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
+            if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:  # x[i] += b, x[lo:hi] += v
+                new = emit.binary(op, self.bit_read(self.scalar(buf), target), self.scalar(rhs), loc)
+                return self.assign_bits(buf, target, new, node)
             if not isinstance(buf, Buffer):
                 raise self.error(AlloTypeError, f"{ast.unparse(target.value)!r} is not an array", node)
             idx = self.indices(target, buf)

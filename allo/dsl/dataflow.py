@@ -30,9 +30,10 @@ Example::
 from __future__ import annotations
 
 import ast
+import dataclasses
 import itertools
 
-from ..errors import AlloSyntaxError, AlloTypeError, DataflowError, located
+from ..errors import AlloSyntaxError, AlloTypeError, DataflowArgsError, DataflowError, located
 from ..ir.attrs import DATAFLOW, DF_REGION, DF_STREAM, KERNEL
 from ..ir.nodes import Alloc, Buffer, CallStmt, For, Func, Load
 from ..ir.types import ConstType, StreamType
@@ -164,6 +165,8 @@ class RegionBuilder(FunctionBuilder):
         name = st.target.id
         if isinstance(t, ConstType):
             bind_const(self, st, t)
+            # later declarations of the region spell it too (`fifo: Stream[T, 4][P0 - 1]`)
+            self.env = dataclasses.replace(self.env, template=dict(self.env.template, **{name: self.locals[name]}))
             return
         if not isinstance(t, StreamType):
             raise self.error(AlloSyntaxError, f"{name!r}: a region declares streams (Stream[T, depth]) and ConstExpr "
@@ -198,6 +201,10 @@ class RegionBuilder(FunctionBuilder):
             if not (isinstance(a, Buffer) and a.kind in ("arg", "scalar_arg")):
                 raise self.error(AlloTypeError, f"kernel {st.name!r}: args= must list arguments of region "
                                  f"{self.kernel.name!r}", deco)
+            if a.kind == "scalar_arg":  # upstream refuses these; instances exchange arrays and streams
+                raise self.error(DataflowArgsError, f"kernel {st.name!r}: args= binds scalar {a.name!r} of region "
+                                 f"{self.kernel.name!r}; kernels take the region's arrays (pass a one-element "
+                                 f"array such as {a.type!r}[1] instead)", deco)
         if len(args) != len(st.args.args):
             raise self.error(AlloTypeError, f"kernel {st.name!r} has {len(st.args.args)} parameter(s) but args= binds "
                              f"{len(args)}", deco)

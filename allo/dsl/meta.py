@@ -31,9 +31,15 @@ def meta_kind(fb, node: ast.With):
     """'meta_if'/'meta_elif'/'meta_else'/'meta_for' for a `with allo.meta_*(...)` statement, else None."""
     if len(node.items) != 1 or not isinstance(node.items[0].context_expr, ast.Call):
         return None
+    func = node.items[0].context_expr.func
     try:
-        fn = fb.visit(node.items[0].context_expr.func)
+        fn = fb.visit(func)
     except Exception:  # noqa: BLE001 - not a meta construct; the caller reports the with-statement
+        # upstream Allo reads `allo.meta_if` by its spelling, so kernels use it without importing
+        # allo (an unresolved name `allo`); any other failure is not a meta construct
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "allo" \
+                and func.attr in META_FUNCS:
+            return func.attr
         return None
     for name in META_FUNCS:
         if fn is getattr(dsl, name):

@@ -114,7 +114,7 @@ STREAM = _declare(
 DF_STREAM = _declare(
     "_df_stream", dict, ("Buffer",), "a stream of an `allo.dataflow` region: {'name': its source spelling "
     "(`fifo_A[1, 2]`), 'item': scalars per item, 'depth': items, 'bound': elements the build allots or None}",
-    ("dsl",), ("dsl", "interp", "dataflow"), NEVER)
+    ("dsl",), ("dsl", "interp", "dataflow", "hls"), NEVER)
 BIND_STORAGE = _declare(
     "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
     "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,

@@ -27,6 +27,7 @@ from ...ir.attrs import (BIND_STORAGE, DATAFLOW, INLINE, OP_NAME, PARTITION, PAR
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
+from .block_streams import block_elems, port_decl, stream_ctype
 from .types import cpp_type
 
 CPP_KEYWORDS = set("""
@@ -79,6 +80,7 @@ class Param:
     role: str
     index: int
     stream: bool = False  # an hls::stream<T> & parameter (s.to)
+    elems: int = 1  # scalars per stream item (> 1: a stream of hls::vector blocks)
 
     @property
     def is_array(self) -> bool:
@@ -105,7 +107,7 @@ def array_decl(ctype: str, name: str, shape) -> str:
 
 def param_decl(p: Param) -> str:
     if p.stream:
-        return f"hls::stream< {cpp_type(p.type.dtype)} > &{p.name}"
+        return f"hls::stream< {stream_ctype(p.type.dtype, p.elems)} > &{p.name}"
     if p.is_array:
         return array_decl(cpp_type(p.type.dtype), p.name, p.type.shape)
     t = p.type.dtype if isinstance(p.type, ArrayType) else p.type
@@ -207,13 +209,16 @@ class _ModuleContext:
         """Argument params in order, then one output param per result (a single scalar result
         is returned by value instead). Output names are settled by the FuncEmitter."""
         params = [Param(p.name, p.type if _is_array_type(p.type) else p.dtype,
-                        "arg" if _is_array_type(p.type) else "scalar_arg", k, bool(p.attrs.get(STREAM)))
+                        "arg" if _is_array_type(p.type) else "scalar_arg", k, bool(p.attrs.get(STREAM)),
+                        block_elems(p))
                   for k, p in enumerate(f.params)]
         if any(p.stream for p in params) and f.name == self.mod.top:
             raise BackendError(f"top function {f.name!r} cannot take stream parameters (stream a local array "
                                "between two kernels with s.to)")
         if any(p.stream for p in params) or any(b.attrs.get(STREAM) for b in V.iter_buffers(f)):
             self.need("allo_stream")
+        if any(b.attrs.get(STREAM) and block_elems(b) > 1 for b in V.iter_buffers(f)):
+            self.need("allo_block_stream")
         rts = list(f.result_types)
         ret = None
         if len(rts) == 1 and not _is_array_type(rts[0]):
@@ -330,10 +335,25 @@ class FuncEmitter(ExprEmitter):
             if id(b) in self.hoisted and id(b) not in self.declared:
                 self.declare(b)
 
+    def _declare_block_ports(self):
+        """One writer/reader per stream of blocks this function puts into/gets from directly."""
+        self.block_ports = {}
+        for s in V.walk_stmts(self.func.body):
+            for role, b in V.buffer_refs(s):
+                kind = {V.STORE: "writer", V.LOAD: "reader"}.get(role)
+                if kind and b.attrs.get(STREAM) and block_elems(b) > 1 and (id(b), kind) not in self.block_ports:
+                    name = self.names.fresh(f"{self.bname(b)}_{kind[0]}")
+                    self.block_ports[(id(b), kind)] = name
+                    self.line(port_decl(kind, b.dtype, block_elems(b), name))
+
+    def block_port(self, buf: N.Buffer, kind: str):
+        """The writer/reader moving `buf`'s blocks element by element (None: a scalar stream)."""
+        return self.block_ports.get((id(buf), kind))
+
     def declare(self, buf: N.Buffer):
         name, ctype = self.bname(buf), cpp_type(buf.dtype)
         if buf.attrs.get(STREAM) and buf.shape:
-            self.line(f"hls::stream< {ctype} > {name};")
+            self.line(f"hls::stream< {stream_ctype(buf.dtype, block_elems(buf))} > {name};")
             self.line(f"#pragma HLS stream variable={name} depth={int(buf.attrs[STREAM])}")
             self.declared.add(id(buf))
             return
@@ -370,6 +390,7 @@ class FuncEmitter(ExprEmitter):
         head = self.sig.text()
         self._function_pragmas()
         self._declare_hoisted()
+        self._declare_block_ports()
         body = f.body[:-1] if f.body and isinstance(f.body[-1], N.Return) else f.body
         for s in body:
             self.stmt(s)
@@ -525,7 +546,8 @@ class FuncEmitter(ExprEmitter):
         if s.buf.kind == "global":
             raise BackendError(f"cannot store into global constant {s.buf.name!r}")
         if s.buf.attrs.get(STREAM):  # a FIFO (s.to): written in row-major order
-            self.line(f"{self.bname(s.buf)}.write({self.value_as(s.value, s.buf.dtype).text});")
+            port, value = self.block_port(s.buf, "writer"), self.value_as(s.value, s.buf.dtype).text
+            self.line(f"{port}.put({self.bname(s.buf)}, {value});" if port else f"{self.bname(s.buf)}.write({value});")
             return
         target = self.bname(s.buf) + "".join(f"[{self.expr(i).text}]" for i in s.indices)
         self.line(f"{target} = {self.value_as(s.value, s.buf.dtype).text};")

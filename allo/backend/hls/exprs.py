@@ -19,6 +19,7 @@ import numpy as np
 from ...errors import BackendError
 from ...ir import nodes as N
 from ...ir.attrs import STREAM
+from . import block_streams
 from ...ir.bits import BIT_FUNCS
 from ...ir.ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from ...ir.promote import common
@@ -118,6 +119,7 @@ template <class T> class stream {
 };
 }  // namespace hls
 #endif""",
+    "allo_block_stream": block_streams.HELPER,
     "allo_divu": """\
 static inline uint64_t allo_divu(uint64_t a, uint64_t b) { return b == 0 ? 0 : a / b; }""",
     "allo_modu": """\
@@ -431,7 +433,8 @@ class ExprEmitter:
         if len(e.indices) != len(e.buf.shape):
             raise BackendError(f"load of {e.buf.name!r} with {len(e.indices)} indices, rank {len(e.buf.shape)}")
         if e.buf.attrs.get(STREAM):  # a FIFO (s.to): elements arrive in row-major order
-            return Code(f"{name}.read()", ATOM)
+            port = self.block_port(e.buf, "reader")
+            return Code(f"{port}.get({name})" if port else f"{name}.read()", ATOM)
         return Code(name + "".join(f"[{self.expr(i).text}]" for i in e.indices), ATOM)
 
     def e_binop(self, e: N.BinOp) -> Code:

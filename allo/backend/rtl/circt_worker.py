@@ -21,6 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # calyx_circt, without importing allo
 from calyx_circt.flow import calyx_to_verilog  # noqa: E402
 from calyx_circt.futil import emit_futil  # noqa: E402
+from calyx_circt.merge import merge_module  # noqa: E402
 from calyx_circt.standins import apply_standins  # noqa: E402
 
 # The Verilog route: cf -> handshake (dataflow circuit) -> hw/esi/seq -> sv -> SystemVerilog.
@@ -77,10 +78,16 @@ def _calyx(req, module, passmanager, stage_box):
     if "calyx_text" not in req:  # (tests hand in calyx dialect text directly)
         stage("scf-to-calyx")
         _run(CALYX_STAGE % req["top"], module, passmanager)
+    merged = {}
+    if "merge" not in req.get("skip", ()):
+        stage("merge-groups")
+        merged = merge_module(module)
+        module.operation.verify()
     calyx = module.operation.get_asm(enable_debug_info=False)
     stage("futil")
     futil = emit_futil(module, req.get("mem_sizes", {}))
-    verilog, fixed, info = calyx_to_verilog(module, stage, skip=req.get("skip", ()))
+    verilog, fixed, info = calyx_to_verilog(module, stage, skip=[s for s in req.get("skip", ()) if s != "merge"])
+    info["merge"] = merged
     return {"ok": True, "calyx": calyx, "futil": futil, "fixed": fixed, "verilog": verilog, "info": info}
 
 

@@ -5,7 +5,10 @@ beyond the shared hardware preparation (allo.backend.rtl.prepare).
    `while` under an `if` runs while `guard and cond`;
 2. a `while` whose condition reads an array is refused with the kernel line (1.62 cannot lower a
    loop condition that reads memory; scalars are fine: they become loop-carried registers);
-3. every local array becomes a memory argument of the top (a "scratch" memory the testbench serves,
+3. an integer multiply by a constant with at most three set bits (address arithmetic `i * 5`,
+   `2 * x`) becomes shifts and adds: in Calyx a multiply is a std_mult_pipe group of several
+   cycles, shifts and adds are wires inside the group that uses them;
+4. every local array becomes a memory argument of the top (a "scratch" memory the testbench serves,
    zero-filled; its initialiser becomes stores): CIRCT 1.62's lower-calyx-to-hw has no memory
    lowering, so memories live outside the design, as the kernel's own arrays do. Scalars stay
    locals: `mem2reg` makes them SSA values and Calyx registers.
@@ -22,6 +25,7 @@ import numpy as np
 from ....errors import BackendError, located
 from ....ir import nodes as N
 from ....ir import visit as V
+from ....ir.types import Index, Int, UInt
 from ..ifconv import if_convert
 from ..prepare import HWTop, copy_loops, index_t, prepare_for_hw
 
@@ -31,6 +35,7 @@ def prepare_for_calyx(mod: N.Module) -> HWTop:
     hw = prepare_for_hw(mod, "Calyx")
     check_while_conditions(hw.func)
     if_convert(hw.func)
+    _ConstMulToShifts().in_place(hw.func.body)
     hw.scratch = locals_to_args(hw)
     return hw
 
@@ -46,6 +51,25 @@ def check_while_conditions(func: N.Func):
                                             f"{x.buf.name!r}: CIRCT 1.62's lower-scf-to-calyx needs a loop condition "
                                             "without memory reads; copy the element into a scalar before the loop "
                                             "and at the end of its body, or build for 'rtl'", s.loc)
+
+
+class _ConstMulToShifts(V.Rewriter):
+    """x * c (c > 1 an integer constant with <= 3 set bits) -> sum of x << k: exact modulo the
+    type's width, as the multiply is."""
+
+    def rewrite_BinOp(self, e):
+        if e.op != "mul" or not isinstance(e.type, (Int, UInt, Index)):
+            return e
+        for x, c in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if isinstance(c, N.Const) and isinstance(c.value, int) and not isinstance(c.value, bool) \
+                    and c.value > 1 and bin(c.value).count("1") <= 3:
+                terms = [x if k == 0 else N.BinOp("shl", x, N.Const(k, e.type), e.type, e.loc)
+                         for k in range(c.value.bit_length()) if c.value >> k & 1]
+                out = terms[0]
+                for t in terms[1:]:
+                    out = N.BinOp("add", out, t, e.type, e.loc)
+                return out
+        return e
 
 
 def locals_to_args(hw: HWTop) -> list:

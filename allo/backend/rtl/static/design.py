@@ -28,6 +28,7 @@ from ....qor.tables import tables_for
 from .dfg import GraphBuilder, UnitGraph, mark_invariant, promote_accumulators
 from .fastbind import bind_fast_recurrences
 from .memories import Memory
+from .regions import disjoint, footprints, partitions
 from .prepare import PROCESS_MARK
 from .schedule import schedule_unit
 
@@ -114,6 +115,10 @@ class Design:
         self.units = []
         self.fsm_loops = {}  # id(var) -> Loop
         self.names = set()
+        self.region_parts, self.fps = {}, []
+        if getattr(hw, "dataflow", False):  # processes touching disjoint parts of an array get their own banks
+            self.fps = footprints(_groups(self.func.body)[0])
+            self.region_parts = partitions(self.fps, _region_arrays(self.func))
         for p in self.func.params:
             if p.shape:
                 self.memory(p, is_arg=True)
@@ -126,6 +131,8 @@ class Design:
             self.root = self.block(self.func.body, {}, [])
         for u in self.units:
             self.build_unit(u)
+        if self.root and isinstance(self.root[0], DataflowC):
+            self.port_deps(self.root[0])
         self.check_streams()
 
     # ------------------------------------------------------------------ names and storage
@@ -141,7 +148,8 @@ class Design:
         m = self.mems.get(id(buf))
         if m is None:
             arg = is_arg or buf.kind == "arg"
-            m = Memory.of(buf, arg, () if arg else self.est.auto_parts.get(buf.name, ()))
+            extra = tuple(self.region_parts.get(id(buf), ())) + (() if arg else tuple(self.est.auto_parts.get(buf.name, ())))
+            m = Memory.of(buf, arg, extra)
             m.name = self.fresh(buf.name)
             self.mems[id(buf)] = m
             self.mem_bufs[id(buf)] = buf
@@ -258,22 +266,10 @@ class Design:
         return u
 
     def region(self, body) -> DataflowC:
-        groups, cur, self.process_lines = [], None, []
+        groups, self.process_lines = _groups(body)
         for s in body:
-            if isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK:
-                cur = []
-                groups.append(cur)
-                self.process_lines.append(getattr(s.loc, "lineno", None))
-            elif isinstance(s, N.Return):
-                continue
-            elif isinstance(s, N.Alloc) and s.buf.shape:
+            if isinstance(s, N.Alloc) and s.buf.shape and s.buf.name != PROCESS_MARK:
                 self.memory(s.buf)  # an array of the region, shared by its processes
-            else:
-                if cur is None:
-                    cur = []
-                    groups.append(cur)
-                    self.process_lines.append(getattr(s.loc, "lineno", None))
-                cur.append(s)
         procs, names, rw = [], [], []
         for k, g in enumerate(groups):
             first = len(self.units)
@@ -287,12 +283,50 @@ class Design:
             dk = set()
             for j in range(k):
                 rj, wj = rw[j]
-                shared = (reads & wj) | (writes & (rj | wj))
+                shared = {b for b in (reads & wj) | (writes & (rj | wj))
+                          if not disjoint(self.fps[k].get(b), self.fps[j].get(b))}  # e.g. each PE its C[i, j]
                 if shared:
                     dk.add(j)
                     self.dep_arrays[(k, j)] = sorted(self.mem_bufs[b].name for b in shared if b in self.mem_bufs)
             deps.append(sorted(dk))
         return DataflowC(procs, deps, names)
+
+    def port_deps(self, region):
+        """Concurrent processes must not share a port of a bank (reads included): the later one
+        waits for the earlier one, as for shared data."""
+        self.spread_ports(region)
+        use = [set() for _ in region.processes]
+        for u in self.units:
+            k = self.unit_process.get(u.uid)
+            for n in u.graph.nodes if k is not None else ():
+                if n.kind in ("load", "store") and n.mem.kind == "mem":
+                    use[k].update((n.mem.name, b, n.port) for b in n.candidates())
+        for k in range(len(use)):
+            for j in range(k):
+                common = use[k] & use[j]
+                if common and j not in _all_deps(region.deps, k) and k not in _all_deps(region.deps, j):
+                    region.deps[k] = sorted(set(region.deps[k]) | {j})
+                    self.dep_arrays[(k, j)] = sorted({m for m, _, _ in common})
+
+    def spread_ports(self, region):
+        """Rotate each process's port numbers per memory (a unit's own accesses keep distinct
+        ports) so that processes reading the same banks use different ports where they can."""
+        taken = set()
+        for k in range(len(region.processes)):
+            by_mem = {}
+            for u in self.units:
+                if self.unit_process.get(u.uid) == k:
+                    for n in u.graph.nodes:
+                        if n.kind in ("load", "store") and n.mem.kind == "mem" and n.mem.ports > 1:
+                            by_mem.setdefault(n.mem.name, []).append(n)
+            for name, ns in by_mem.items():
+                ports = ns[0].mem.ports
+                clash = [sum((name, b, (n.port + r) % ports) in taken for n in ns for b in n.candidates())
+                         for r in range(ports)]
+                r = clash.index(min(clash))
+                for n in ns:
+                    n.port = (n.port + r) % ports
+                    taken.update((name, b, n.port) for b in n.candidates())
 
     def _process(self, k) -> str:
         line = self.process_lines[k] if k < len(self.process_lines) else None
@@ -335,6 +369,7 @@ class Design:
     # ------------------------------------------------------------------ unit graphs
     def build_unit(self, u: Unit):
         gb = GraphBuilder(self, u.ranges)
+        gb.iter_ranges = _iter_ranges(u)
         env, aenv = {}, {}
         for v in u.fsm_vars:
             env[id(v)] = gb.add("var", [], reg=self.fsm_loops[id(v)].signal, type=index_t, expr=0)
@@ -395,6 +430,47 @@ class Design:
                                   getattr(x, "loc", None))
             outs.append(gb.ev(e, env, {}, None))
         return gb, outs
+
+
+def _iter_ranges(u) -> dict:
+    """Ranges of the aff terms of unit u's accesses: values of enclosing FSM loops (their signals
+    hold the variable) and of the unit's outer loops when they count from 0 by 1; the innermost
+    loop's term counts its iterations."""
+    out = {k: r for k, r in u.ranges.items() if k not in {id(lp.var) for lp in u.loops}}
+    for lp, t in zip(u.loops[:-1], u.trips[:-1]):
+        lb = index_aff(lp.lb, {})
+        if lb is not None and lb.known and lb.const == 0 and lp.step == 1 and t:
+            out[id(lp.var)] = (0, t - 1)
+    if u.loops and u.trips[-1]:
+        out[id(u.loops[-1].var)] = (0, max(0, math.ceil(u.trips[-1] / u.unroll) - 1))
+    return out
+
+
+def _groups(body) -> tuple:
+    """The statements of each process of a dataflow region body, and each one's first line."""
+    groups, cur, lines = [], None, []
+    for s in body:
+        if isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK:
+            cur = []
+            groups.append(cur)
+            lines.append(getattr(s.loc, "lineno", None))
+        elif isinstance(s, N.Return) or isinstance(s, N.Alloc) and s.buf.shape:
+            continue
+        else:
+            if cur is None:
+                cur = []
+                groups.append(cur)
+                lines.append(getattr(s.loc, "lineno", None))
+            cur.append(s)
+    return groups, lines
+
+
+def _region_arrays(func) -> dict:
+    """{id: buffer} of the arrays processes may share: arguments and the region's own locals."""
+    out = {id(p): p for p in func.params if p.shape and not p.attrs.get(STREAM)}
+    out.update({id(s.buf): s.buf for s in func.body if isinstance(s, N.Alloc) and s.buf.shape
+                and not s.buf.attrs.get(STREAM) and s.buf.name != PROCESS_MARK})
+    return out
 
 
 def _arrays_rw(body) -> tuple:

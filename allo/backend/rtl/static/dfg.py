@@ -91,6 +91,7 @@ class GraphBuilder:
         self.tables = design.tables
         self.nodes = []
         self.var_ranges = dict(var_ranges)
+        self.iter_ranges = None  # set by the design: the ranges of the aff terms of accesses
         self.regs = {}  # register name -> current value node (this iteration)
         self.rreads = {}  # register name -> rread node
         self.stores = []  # (mem, aff key, pred, value node) stored so far in the iteration
@@ -311,6 +312,19 @@ class GraphBuilder:
         self.loads[lkey] = n
         return n
 
+    def _block_bank(self, d, a):
+        """The block an index that moves with loop variables stays in, when its whole range
+        (`iter_ranges`: per variable the values its aff term takes) falls in one block."""
+        if d.kind is None or d.kind.value != "block" or self.iter_ranges is None:
+            return None
+        lo = hi = a.const
+        for k, c in a.coefs.items():
+            if k not in self.iter_ranges:
+                return None
+            r0, r1 = self.iter_ranges[k]
+            lo, hi = lo + min(c * r0, c * r1), hi + max(c * r0, c * r1)
+        return d.bank(lo) if 0 <= lo and hi < d.size and d.bank(lo) == d.bank(hi) else None
+
     def _bank(self, mem, aff):
         """The bank an access hits when the indices decide it at build time, else None (the
         coordinates that are known are kept in `self.coords_seen` for the node)."""
@@ -325,7 +339,7 @@ class GraphBuilder:
             elif a.known:
                 coords.append(d.bank(a.const))
             else:
-                coords.append(None)
+                coords.append(self._block_bank(d, a))
         self.coords_seen = tuple(coords)
         return None if None in coords else mem.bank_of(coords)
 
