@@ -129,6 +129,12 @@ class StmtMixin:
             self.emit(f"memref.copy {src}, {m} : {b.type.mlir} to {b.type.mlir}", self.loc)
             return
         v = self.to_storage(self.expr_as(s.init, b.dtype), b.dtype)
+        if not self.llvm and b.shape:
+            # The view writes a constant fill as upstream Allo does: one linalg.fill, not a store
+            # loop (a store carries `to = name`, which tools count as the kernel's own writes).
+            self.emit(f"linalg.fill ins({v} : {b.dtype.storage_mlir}) "
+                      f"outs({m} : {b.type.mlir})", self.loc)
+            return
         ivs = []
         for d in b.shape:
             iv = f"%i{self.n + 1}"
