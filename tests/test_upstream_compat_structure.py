@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 import allo
-from allo.ir.types import float32, index, int32
+from allo.ir import nodes
+from allo.ir.types import float32, index, int8, int16, int32
+from allo.ir.visit import walk_stmts
 
 M, N, K = 2, 3, 4
 
@@ -109,3 +111,42 @@ def test_unfold_never_shadows_an_existing_function():
     assert "pe_0" in funcs and "pe_0_1" in funcs and len(set(funcs)) == len(funcs)
     A, B = ints(M, K), ints(K, N)
     np.testing.assert_array_equal(s.build()(A, B), A @ B + 1)
+
+
+def gemm8(A: int8[4, 4], B: int8[4, 4], C: int16[4, 4]):
+    for i, j in allo.grid(4, 4, name="PE"):
+        for k in range(4):
+            C[i, j] += A[i, k] * B[k, j]
+
+
+def test_buffer_at_of_a_read_only_input_copies_in_and_never_writes_back():
+    s = allo.customize(gemm8)
+    a_buf = s.buffer_at(s.A, "i")  # upstream's systolic input buffers
+    b_buf = s.buffer_at(s.B, "j")
+    f = s.ir.func("gemm8")
+    loops = [st.name for st in walk_stmts(f.body) if isinstance(st, nodes.For)]
+    assert "k_init" in loops and not any(n.endswith("_back") for n in loops)
+    stores = {st.buf.name for st in walk_stmts(f.body) if isinstance(st, nodes.Store)}
+    assert stores == {a_buf.name, b_buf.name, "C"}  # A and B are never written
+    shapes = {b.name: b.shape for st in walk_stmts(f.body) if isinstance(st, nodes.Alloc) for b in [st.buf]}
+    assert shapes[a_buf.name] == (4,) and shapes[b_buf.name] == (4,)
+    rng = np.random.default_rng(3)
+    A, B = rng.integers(-9, 9, (4, 4)).astype(np.int8), rng.integers(-9, 9, (4, 4)).astype(np.int8)
+    C = np.zeros((4, 4), np.int16)
+    s.build()(A, B, C)
+    np.testing.assert_array_equal(C, A.astype(np.int16) @ B.astype(np.int16))
+    if allo.backend.hls.is_available("csim"):
+        C2 = np.zeros((4, 4), np.int16)
+        s.build(target="vitis_hls", mode="csim")(A, B, C2)
+        np.testing.assert_array_equal(C2, C)
+
+
+def test_buffer_at_of_a_buffer_the_loop_never_touches_is_an_error():
+    def k(A: int32[4], B: int32[4], C: int32[4]):
+        for i in range(4):
+            B[i] = A[i]
+        for j in range(4):
+            C[j] = B[j]
+
+    with pytest.raises(allo.ScheduleError, match="'A' is not accessed inside loop 'j'"):
+        allo.customize(k).buffer_at("A", "j")
