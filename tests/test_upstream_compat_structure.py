@@ -150,3 +150,23 @@ def test_buffer_at_of_a_buffer_the_loop_never_touches_is_an_error():
 
     with pytest.raises(allo.ScheduleError, match="'A' is not accessed inside loop 'j'"):
         allo.customize(k).buffer_at("A", "j")
+
+
+def test_unfold_after_buffer_at_reaches_the_band_loop_beside_the_copy_loops():
+    s = allo.customize(gemm8)
+    s.buffer_at(s.A, "i")  # i's body: the A_buf copy loop, then loop j
+    s.buffer_at(s.B, "j")
+    s.unfold("PE", [0, 1])
+    s.partition(s.C, dim=0)
+    f = s.ir.func("gemm8")
+    names = [st.name for st in walk_stmts(f.body) if isinstance(st, nodes.For)]
+    assert "i" not in names and "j" not in names and names.count("k") == 16
+    rng = np.random.default_rng(5)
+    A, B = rng.integers(-9, 9, (4, 4)).astype(np.int8), rng.integers(-9, 9, (4, 4)).astype(np.int8)
+    C = np.zeros((4, 4), np.int16)
+    s.build()(A, B, C)
+    np.testing.assert_array_equal(C, A.astype(np.int16) @ B.astype(np.int16))
+    if allo.backend.hls.is_available("csim"):
+        C2 = np.zeros((4, 4), np.int16)
+        s.build(target="vitis_hls", mode="csim")(A, B, C2)
+        np.testing.assert_array_equal(C2, C)

@@ -117,7 +117,7 @@ def unfold(module: N.Module, func_name: str, band, axes) -> None:
     """Copy loops `axes` (positions in the perfect nest of band `band` of function `func_name`,
     outermost = 0) out into one body per iteration: `for i in range(2): S(i)` becomes `S(0); S(1)`
     (processing elements that HLS builds side by side). Bounds must be constant, lower bounds 0.
-    A call directly in an unfolded loop's body gets its own copy of the callee per iteration, as
+    The band's loops may sit beside other statements (the copy loops of `buffer_at`). A call directly in an unfolded loop's body gets its own copy of the callee per iteration, as
     upstream Allo does (`kernel` -> `kernel_0`, `kernel_1`; two axes give `kernel_0_0`, ...), so
     each processing element can be scheduled on its own (`s.pipeline("kernel_1:k")`)."""
     func = module.func(func_name)
@@ -128,10 +128,10 @@ def unfold(module: N.Module, func_name: str, band, axes) -> None:
     if not axes or axes != list(range(axes[0], axes[0] + len(axes))) or axes[0] < 0:
         raise _err("unfold", "axes", f"expected consecutive non-negative loop positions, got {axes!r}")
     chain = [bands[band]]
-    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], N.For):
-        chain.append(chain[-1].body[0])
+    while (nxt := _next_band_loop(chain[-1])) is not None:
+        chain.append(nxt)
     if axes[-1] >= len(chain):
-        raise _err("unfold", "axes", f"band {band!r} has {len(chain)} perfectly nested loop(s) "
+        raise _err("unfold", "axes", f"band {band!r} has {len(chain)} nested loop(s) "
                                      f"({', '.join(lp.name for lp in chain)}); axis {axes[-1]} is out of range")
     for pos in reversed(axes):
         lp = chain[pos]
@@ -143,11 +143,20 @@ def unfold(module: N.Module, func_name: str, band, axes) -> None:
         holder = chain[pos - 1].body if pos else _parent_body(func, lp)
         at = next(k for k, s in enumerate(holder) if s is lp)
         if pos == 0 and OP_NAME in lp.attrs:
-            first = next((s for s in copies if isinstance(s, N.For)), None)
+            first = next((s for s in copies if isinstance(s, N.For) and OP_NAME not in s.attrs), None)
             if first is not None and OP_NAME not in first.attrs:
                 first.attrs[OP_NAME] = lp.attrs[OP_NAME]  # the band name stays addressable
         holder[at:at + 1] = copies
         _drop_uncalled(module, copied)
+
+
+def _next_band_loop(lp):
+    """The loop nested in `lp` that continues its band: the lone statement of the body, or the
+    one loop of the body that starts no band of its own (buffer_at's copy loops sit beside it)."""
+    if len(lp.body) == 1 and isinstance(lp.body[0], N.For):
+        return lp.body[0]
+    inner = [s for s in lp.body if isinstance(s, N.For) and OP_NAME not in s.attrs]
+    return inner[0] if len(inner) == 1 else None
 
 
 def _parent_body(func, loop):
