@@ -24,6 +24,7 @@ LAZY_OK = {
     "circt": "runs in a child process only (it corrupts the heap next to allo's MLIR)",
     "ray": "optional dependency (extra `dse`)",
     "matplotlib": "optional dependency (extra `dse`), for DSEResult.plot",
+    "ml_dtypes": "optional, not a dependency: numpy's bfloat16 dtype, only for bfloat16 at the kernel boundary",
 }
 # allo modules that import torch at module level: importing them lazily keeps `import allo` torch-free
 TORCH_STAGES = {"allo.frontend.lower"}

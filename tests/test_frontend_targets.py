@@ -223,7 +223,7 @@ def test_from_pytorch_has_a_real_signature_and_docstring():
 
     params = list(inspect.signature(allo.frontend.from_pytorch).parameters)
     assert params == ["model", "example_inputs", "target", "mode", "project", "threads", "fast_math", "precision",
-                      "calibration_data", "weights_as_args", "verbose"]
+                      "calibration_data", "weights_as_args", "verbose", "integer_only"]
     doc = " ".join(allo.frontend.from_pytorch.__doc__.split())
     assert "training mode is imported with eval semantics" in doc and "UserWarning" in doc
     for name in params[2:]:

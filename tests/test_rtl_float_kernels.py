@@ -1,7 +1,8 @@
 """Float kernels through the static RTL (float32 units, allo/backend/rtl/static/float): results
 equal the LLVM build bit for bit (NaN payloads included where x86 defines them), the float
 operators' latencies are allo.qor's, a float accumulation in a pipelined loop runs at the II
-the estimator reports, and a float type without units is a BackendError naming the op and line.
+the estimator reports, and a float type without units (float64, float16, bfloat16) is a BackendError naming the op and
+line, on the static and the handshake route (which has no float units at all).
 """
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 import allo
-from allo.ir.types import Fixed, UFixed, float32, float64, int8, int16, int32, uint8
+from allo.ir.types import Fixed, UFixed, bfloat16, float16, float32, float64, int8, int16, int32, uint8
 from tests.rtl_util import full_only, needs_rtl, run_both
 
 pytestmark = needs_rtl
@@ -170,20 +171,48 @@ def dbl(A: float64[4]) -> float64[4]:
     return B
 
 
-def fmod(A: float32[4]) -> float32[4]:
+def sine(A: float32[4]) -> float32[4]:
     B: float32[4] = 0.0
     for i in range(4):
-        B[i] = A[i] % 3.0
+        B[i] = allo.sin(A[i])
     return B
 
 
-@pytest.mark.parametrize("kernel, line, op", [(dbl, 3, "float64"), (fmod, 3, "mod")])
+def half(A: float16[4]) -> float16[4]:
+    B: float16[4] = 0.0
+    for i in range(4):
+        B[i] = A[i] + A[i]
+    return B
+
+
+def brain(A: bfloat16[4], B: bfloat16[4]) -> bfloat16[4]:
+    C: bfloat16[4] = 0.0
+    for i in range(4):
+        C[i] = A[i] * B[i]
+    return C
+
+
+UNSUPPORTED = [(dbl, 3, "float64"), (half, 3, "float16"), (brain, 3, "bfloat16")]
+
+
+@pytest.mark.parametrize("kernel, line, op", UNSUPPORTED)
 def test_unsupported_float_op_is_an_error_naming_op_and_line(kernel, line, op):
     with pytest.raises(allo.BackendError) as e:
         allo.customize(kernel).build(target="rtl")
     msg = str(e.value)
     assert f"test_rtl_float_kernels.py:{kernel.__code__.co_firstlineno + line}" in msg, msg
     assert op in msg and "floating-point" in msg, msg
+
+
+@pytest.mark.parametrize("kernel, op", [(dbl, "float64"), (half, "float16"), (brain, "bfloat16"), (sine, "float32")])
+def test_float_on_the_handshake_route_is_an_error_naming_the_float_and_line(kernel, op):
+    """scheduling="dynamic" (CIRCT handshake) has no float units at all: the first float it meets
+    (here the argument, at the kernel's def line) is named with its type and file:line."""
+    with pytest.raises(allo.BackendError) as e:
+        allo.customize(kernel).build(target="rtl", scheduling="dynamic")
+    msg = str(e.value)
+    assert f"test_rtl_float_kernels.py:{kernel.__code__.co_firstlineno}:" in msg, msg
+    assert f"argument 'A' of '{kernel.__name__}' is {op}" in msg and "floating-point" in msg, msg
 
 
 @full_only("Yosys synthesis of a float GEMM; set ALLO_RTL_FULL=1")

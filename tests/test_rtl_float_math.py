@@ -1,5 +1,5 @@
-"""The float32 math units (f32_exp, f32_tanh, f32_sigmoid, f32_rsqrt, f32_erf: fixed sequences of the
-basic float32 units) through Verilator, against the correctly rounded value and this machine's
+"""The float32 math units (f32_exp, f32_log, f32_log2, f32_trig (sin, cos), f32_tanh, f32_sigmoid,
+f32_rsqrt, f32_erf: fixed sequences of the basic float32 units) through Verilator, against the correctly rounded value and this machine's
 libm (what the LLVM build calls), within the ulp bounds docs/rtl.md states, specials exact; and
 softmax / sigmoid / tanh / gelu / layer_norm kernels through the static RTL against the LLVM build.
 Reduced sweep by default; ALLO_RTL_FULL=1 (or benchmarks/bench_float_math.py) runs a

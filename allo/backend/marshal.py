@@ -157,6 +157,8 @@ class _ScalarSpec:
             raise AlloTypeError(f"{self.where}: expected a scalar of type {t!r}, got {_describe(x)}")
         if isinstance(t, Float):
             v = float(x)
+            if t.brain:
+                return _bfloat16_bits(v)
             if t.bits == 16:
                 return int(np.array(v, np.float16).view(np.int16))
             return v
@@ -168,6 +170,15 @@ class _ScalarSpec:
             if not math.isfinite(float(x)) or float(x) != int(x):
                 raise AlloTypeError(f"{self.where}: expected an integer of type {t!r}, got {_describe(x)}")
         return _signed_container(check_scalar_int(x, t, self.where), 64 if isinstance(t, Index) else container_bits(t.bits))
+
+
+def _bfloat16_bits(v: float) -> int:
+    """The bfloat16 nearest to v (ties to even), as the signed 16-bit word the ABI passes."""
+    b = int(np.array(v, np.float32).view(np.uint32))
+    if (b & 0x7F800000) == 0x7F800000 and b & 0x7FFFFF:
+        return _signed_container((b >> 16) | 0x40, 16)  # a quiet NaN stays a NaN
+    b += 0x7FFF + ((b >> 16) & 1)
+    return _signed_container((b >> 16) & 0xFFFF, 16)
 
 
 def _signed_container(v: int, bits: int) -> int:

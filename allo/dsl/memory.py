@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from ..errors import AlloError, AlloTypeError, AlloValueError
+from ..ir.attrs import MEMORY_RESOURCE_CODE, MEMORY_STORAGE_CODE
 from ..ir.types import ArrayType
 
 
@@ -31,9 +32,8 @@ class Memory:
     VALID_RESOURCE = ("BRAM", "URAM", "LUTRAM", "SRL", "AUTO")
     VALID_STORAGE_TYPE = ("RAM_1P", "RAM_2P", "RAM_T2P", "RAM_1WNR", "RAM_S2P", "ROM_1P", "ROM_2P", "ROM_NP")
     # upstream Allo's memref memory-space number: resource code * 16 + storage-type code
-    RESOURCE_TO_SPACE = {"AUTO": 0, "BRAM": 1, "URAM": 2, "LUTRAM": 3, "SRL": 4}
-    STORAGE_TYPE_TO_CODE = {None: 0, **{name: code for code, name in enumerate(
-        ("RAM_1P", "RAM_2P", "RAM_T2P", "RAM_1WNR", "RAM_S2P", "ROM_1P", "ROM_2P", "ROM_NP"), start=1)}}
+    RESOURCE_TO_SPACE = MEMORY_RESOURCE_CODE
+    STORAGE_TYPE_TO_CODE = MEMORY_STORAGE_CODE
 
     def __init__(self, resource: str = "AUTO", storage_type: str | None = None, latency: int | None = None,
                  depth: int | None = None):

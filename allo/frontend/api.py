@@ -27,7 +27,7 @@ _counter = itertools.count()
 
 
 def from_pytorch(model, example_inputs, *, target="llvm", mode=None, project=None, threads=None, fast_math=False,
-                 precision=None, calibration_data=None, integer_only=False, weights_as_args=None, verbose=None):
+                 precision=None, calibration_data=None, weights_as_args=None, verbose=None, integer_only=False):
     """Import a PyTorch model traced on `example_inputs` and build it for `target`.
 
     Args:

@@ -120,6 +120,21 @@ BIND_STORAGE = _declare(
     "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
     "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,
     derived=("Func",))
+# upstream Allo's memref memory-space number of a binding: resource code * 16 + storage-type code
+MEMORY_RESOURCE_CODE = {"AUTO": 0, "BRAM": 1, "URAM": 2, "LUTRAM": 3, "SRL": 4}
+MEMORY_STORAGE_CODE = {None: 0, **{name: code for code, name in enumerate(
+    ("RAM_1P", "RAM_2P", "RAM_T2P", "RAM_1WNR", "RAM_S2P", "ROM_1P", "ROM_2P", "ROM_NP"), start=1)}}
+
+
+def memory_space(binding) -> int:
+    """The memory-space number of a `bind_storage` entry (0 for None or AUTO without a type).
+
+    Example: ``memory_space({"resource": "BRAM", "storage_type": "RAM_2P"}) == 18``."""
+    if not binding:
+        return 0
+    return MEMORY_RESOURCE_CODE[binding["resource"]] * 16 + MEMORY_STORAGE_CODE[binding.get("storage_type")]
+
+
 TEMP = _declare(
     "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet", ("dsl",), ("dsl",),
     VIEW)

@@ -170,8 +170,19 @@ class Float(AlloType):
     @property
     def np_dtype(self):
         if self.brain:
-            raise AlloTypeError("bfloat16 has no numpy dtype; use float32 at the kernel boundary")
+            return _bfloat16_dtype()
         return np.dtype(f"float{self.bits}")
+
+
+def _bfloat16_dtype() -> np.dtype:
+    """numpy's bfloat16 comes from the ml_dtypes package (what jax and upstream Allo's tests use);
+    allo does not depend on it, so a bfloat16 kernel boundary needs it installed."""
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise AlloTypeError("bfloat16 at the kernel boundary needs numpy's bfloat16 from the ml_dtypes package "
+                            "(pip install ml_dtypes); otherwise pass float32 and convert inside the kernel") from None
+    return np.dtype(ml_dtypes.bfloat16)
 
 
 @dataclass(frozen=True, repr=False)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import BackendError, located
 from ..ir import effects as E, nodes as N, visit as V
-from ..ir.attrs import (ARG_NAMES, BIND_STORAGE, FROM, ITYPES, NAME, OTYPES, PARTITION, PARTITION_MAP, STATEFUL,
+from ..ir.attrs import (ARG_NAMES, BIND_STORAGE, memory_space, FROM, ITYPES, NAME, OTYPES, PARTITION, PARTITION_MAP, STATEFUL,
                         VOLATILE,
                         rendered)
 from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_bool, is_signed
@@ -98,7 +98,7 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             if p.kind == "scalar_arg":
                 ty = p.dtype.mlir
             else:
-                ty = p.type.mlir
+                ty = self.mref(p)
             args.append(f"%arg{k}: {ty}")
             arg_names.append(p.name)
             self.mem[id(p)] = f"%arg{k}"
@@ -193,7 +193,7 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         small = self.stack_bytes is None or b.type.rank == 0 or b.type.size * elem_bytes(b.dtype) <= self.stack_bytes
         on_stack = self.llvm and id(b) not in returned and small
         kind = "memref.alloca" if on_stack else "memref.alloc"
-        v = self.op(f"{kind}() {attr_dict(attrs)} : {b.type.mlir}", b.loc if b.loc is not None else self.loc)
+        v = self.op(f"{kind}() {attr_dict(attrs)} : {self.mref(b)}", b.loc if b.loc is not None else self.loc)
         self.mem[id(b)] = v
         self.hoisted.add(id(b))
         if self.llvm and not on_stack:
@@ -224,6 +224,20 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
             raise self.error(f"scalar parameter {b.name!r} used as an array")
         return m
 
+    def mref(self, b: N.Buffer) -> str:
+        """The memref type of array `b`. The view writes a storage binding (`@ Memory(...)` on a
+        parameter or local) as upstream Allo's memory space, `memref<32xi32, 32 : i32>`; the LLVM
+        rendering keeps the default space (the CPU build computes exactly as without it)."""
+        t = b.type.mlir
+        if self.llvm or b.kind not in ("arg", "local") or STATEFUL in b.attrs:
+            return t
+        space = memory_space(b.attrs.get(BIND_STORAGE))
+        return f"{t[:-1]}, {space} : i32>" if space else t
+
+    def space_cast(self, m: str, from_t: str, to_t: str) -> str:
+        """`m` (of type from_t) as a value of type to_t: the same memref in another memory space."""
+        return m if from_t == to_t else self.op(f"memref.memory_space_cast {m} : {from_t} to {to_t}")
+
     def indices(self, idx) -> tuple[str, bool]:
         forms = [affine_form(i, self._is_dim) for i in idx]
         if all(a is not None for a in forms):
@@ -242,7 +256,7 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         else:
             idx, affine = self.indices(e.indices)
             kind = "affine.load" if affine else "memref.load"
-            v = self.op(f"{kind} {m}[{idx}] {attr_dict([(FROM, b.name)])} : {b.type.mlir}", e.loc or self.loc)
+            v = self.op(f"{kind} {m}[{idx}] {attr_dict([(FROM, b.name)])} : {self.mref(b)}", e.loc or self.loc)
         t = b.dtype
         if t.storage_mlir != t.mlir:
             v = self.op(f"arith.trunci {v} : {t.storage_mlir} to {t.mlir}")

@@ -118,7 +118,7 @@ class StmtMixin:
             m = self.stateful_memref(b)
         else:
             attrs = [(NAME, b.name)] + (buffer_attrs(b) if not self.llvm else [])
-            m = self.op(f"memref.alloc() {attr_dict(attrs)} : {b.type.mlir}")
+            m = self.op(f"memref.alloc() {attr_dict(attrs)} : {self.mref(b)}")
             self.mem[id(b)] = m
         if s.init is None:
             return
@@ -126,9 +126,15 @@ class StmtMixin:
             src = self.memref(s.init)
             if s.init.type.mlir != b.type.mlir:
                 raise self.error(f"cannot initialise {b.name!r} ({b.type!r}) from {s.init.name!r} ({s.init.type!r})")
-            self.emit(f"memref.copy {src}, {m} : {b.type.mlir} to {b.type.mlir}", self.loc)
+            self.emit(f"memref.copy {src}, {m} : {self.mref(s.init)} to {self.mref(b)}", self.loc)
             return
         v = self.to_storage(self.expr_as(s.init, b.dtype), b.dtype)
+        if not self.llvm and b.shape:
+            # The view writes a constant fill as upstream Allo does: one linalg.fill, not a store
+            # loop (a store carries `to = name`, which tools count as the kernel's own writes).
+            self.emit(f"linalg.fill ins({v} : {b.dtype.storage_mlir}) "
+                      f"outs({m} : {self.mref(b)})", self.loc)
+            return
         ivs = []
         for d in b.shape:
             iv = f"%i{self.n + 1}"
@@ -136,7 +142,7 @@ class StmtMixin:
             self.emit(f"affine.for {iv} = 0 to {d} {{")
             self.ind += 1
             ivs.append(iv)
-        self.emit(f"affine.store {v}, {m}[{', '.join(ivs)}] {attr_dict([(TO, b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"affine.store {v}, {m}[{', '.join(ivs)}] {attr_dict([(TO, b.name)])} : {self.mref(b)}", self.loc)
         for _ in b.shape:
             self.ind -= 1
             self.emit("}")
@@ -151,7 +157,7 @@ class StmtMixin:
         m = self.memref(b)
         idx, affine = self.indices(s.indices)
         kind = "affine.store" if affine else "memref.store"
-        self.emit(f"{kind} {v}, {m}[{idx}] {attr_dict([(TO, b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"{kind} {v}, {m}[{idx}] {attr_dict([(TO, b.name)])} : {self.mref(b)}", self.loc)
 
     def s_call(self, s: N.CallStmt):
         callee = self.mr.funcs.get(s.callee)
@@ -169,8 +175,8 @@ class StmtMixin:
                     raise self.error(f"call to {s.callee!r}: argument {p.name!r} must be an array")
                 if a.type.mlir != p.type.mlir:
                     raise self.error(f"call to {s.callee!r}: argument {p.name!r} expects {p.type!r}, got {a.type!r}")
-                vals.append(self.memref(a))
-                types.append(p.type.mlir)
+                vals.append(self.space_cast(self.memref(a), self.mref(a), self.mref(p)))
+                types.append(self.mref(p))
         rtypes = [rt.mlir for rt in callee.result_types]
         n = len(rtypes)
         r = self.val()
@@ -201,7 +207,7 @@ class StmtMixin:
         if b.type.rank != 0:
             raise self.error(f"scalar result bound to array {b.name!r}")
         v = self.to_storage(self.cast(v, t, b.dtype), b.dtype)
-        self.emit(f"affine.store {v}, {self.memref(b)}[] {attr_dict([(TO, b.name)])} : {b.type.mlir}", self.loc)
+        self.emit(f"affine.store {v}, {self.memref(b)}[] {attr_dict([(TO, b.name)])} : {self.mref(b)}", self.loc)
 
     def s_return(self, s: N.Return):
         f = self.f
@@ -212,7 +218,7 @@ class StmtMixin:
             if isinstance(rt, ArrayType):
                 if not isinstance(v, N.Buffer):
                     raise self.error("an array result must be a buffer")
-                m = self.memref(v)
+                m = self.space_cast(self.memref(v), self.mref(v), rt.mlir)
                 if self.llvm and (id(v) not in self.owned or id(v) in keep):
                     fresh = self.op(f"memref.alloc() {attr_dict([(NAME, v.name)])} : {rt.mlir}")
                     self.emit(f"memref.copy {m}, {fresh} : {rt.mlir} to {rt.mlir}")

@@ -92,6 +92,7 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     others are kept (full extent). When `buffer` is a local whose initial value is
     a constant and each iteration of a top-level `loop` owns its own slice, the init loop
     stores that constant instead of reading the buffer (the seed's `j_init`).
+    A buffer only read inside `loop` gets the copy-in loops and no write-back.
     Returns the new Buffer (named "<buffer>_buf").
     """
     lp = find_loop(func, loop, "buffer_at", "axis")
@@ -99,8 +100,8 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     loads, stores, calls = E.accesses(lp.body, buf)
     if calls:
         raise _err("buffer_at", "target", f"buffer {buf.name!r} is passed to a call or returned inside loop {lp.name!r}")
-    if not stores:
-        raise _err("buffer_at", "target", f"buffer {buf.name!r} is not written inside loop {lp.name!r}")
+    if not stores and not loads:
+        raise _err("buffer_at", "target", f"buffer {buf.name!r} is not accessed inside loop {lp.name!r}")
     _only_loads("buffer_at", loads, buf, lp)
     if any(isinstance(s, N.Alloc) and s.buf is buf for s in V.walk_stmts(lp.body)):
         raise _err("buffer_at", "target", f"buffer {buf.name!r} is declared inside loop {lp.name!r}")
@@ -114,7 +115,7 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     kept = [d for d in range(len(buf.shape)) if not fixed[d]]
     fixed_exprs = {d: access_idx[0][d] for d in range(len(buf.shape)) if fixed[d]}
     tiles = {d: t for d in kept for t in [_tile(func, lp, buf.shape[d], [idx[d] for idx in access_idx])] if t}
-    init_value = _initial_value(func, lp, buf, fixed_exprs) if not tiles else None
+    init_value = _initial_value(func, lp, buf, fixed_exprs) if not tiles and stores else None
 
     taken = {b.name for b in V.iter_buffers(func)}
     extents = [tiles[d].extent if d in tiles else buf.shape[d] for d in kept]
@@ -123,7 +124,7 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     var_loops = {id(s.var): s.name for s in V.walk_stmts(lp.body) if isinstance(s, N.For)}
     bases = []
     for k, d in enumerate(kept):
-        e = tiles[d].name_var if d in tiles else stores[0].indices[d]
+        e = tiles[d].name_var if d in tiles else (stores or loads)[0].indices[d]
         bases.append(var_loops.get(id(e), f"{local.name}_d{k}") if isinstance(e, N.IterVar) else f"{local.name}_d{k}")
 
     def full_index(vars_):
@@ -149,8 +150,10 @@ def buffer_at(func: N.Func, buffer, loop) -> N.Buffer:
     init_names = [fresh_loop_name(func, f"{b}_init") for b in bases]
     init_names = _distinct(func, init_names)
     init = _copy_nest(func, init_names, extents, init_stmt, lp.loc)
-    back_names = _distinct(func, [fresh_loop_name(func, f"{b}_back", init_names) for b in bases])
-    back = _copy_nest(func, back_names, extents, back_stmt, lp.loc)
+    back = []
+    if stores:  # a read-only buffer needs no write-back (upstream Allo's input buffers of a systolic PE)
+        back_names = _distinct(func, [fresh_loop_name(func, f"{b}_back", init_names) for b in bases])
+        back = _copy_nest(func, back_names, extents, back_stmt, lp.loc)
 
     target = _guarded_body(lp, buf)
     for x in loads + stores:

@@ -89,7 +89,11 @@ PRIMITIVES = Table(
         Copy the loops at positions `axes` (consecutive, 0 = outermost) of band `band_name` out into
         one body per iteration (processing elements built side by side in HLS).
 
-        Example: `s.unfold("PE", [0, 1])` on `for i, j in allo.grid(2, 2, name="PE")` gives 4 bodies."""),
+        A call directly in an unfolded loop gets its own copy of the callee per iteration
+        (`kernel_0`, `kernel_1`, ...).
+
+        Example: `s.unfold("PE", [0, 1])` on `for i, j in allo.grid(2, 2, name="PE")` gives 4 bodies.""",
+              scope="module"),
     Primitive("inline", _inline, [Arg("func_name", FUNCTION, None)], """
         Inline function `func_name` (default: the top function) into its callers in HLS
         (`#pragma HLS inline`).

@@ -15,7 +15,7 @@ import math
 
 from ..errors import ScheduleError
 from ..ir import nodes as N, visit as V
-from ..ir.attrs import INLINE, OP_NAME, PARTITION
+from ..ir.attrs import INLINE, INSTANCES, OP_NAME, PARTITION
 from ..ir.loops import find_buffer, get_bands
 from ..ir.types import ArrayType
 from .rewrite import add, as_int, const, floordiv, mod, mul
@@ -113,10 +113,14 @@ def reshape(func: N.Func, buffer, shape, callers=()) -> None:
 
 
 # ----------------------------------------------------------------------------- unfold
-def unfold(func: N.Func, band, axes) -> None:
-    """Copy loops `axes` (positions in the perfect nest of band `band`, outermost = 0) out into
-    one body per iteration: `for i in range(2): S(i)` becomes `S(0); S(1)` (processing elements
-    that HLS builds side by side). Bounds must be constant, lower bounds 0."""
+def unfold(module: N.Module, func_name: str, band, axes) -> None:
+    """Copy loops `axes` (positions in the perfect nest of band `band` of function `func_name`,
+    outermost = 0) out into one body per iteration: `for i in range(2): S(i)` becomes `S(0); S(1)`
+    (processing elements that HLS builds side by side). Bounds must be constant, lower bounds 0.
+    The band's loops may sit beside other statements (the copy loops of `buffer_at`). A call directly in an unfolded loop's body gets its own copy of the callee per iteration, as
+    upstream Allo does (`kernel` -> `kernel_0`, `kernel_1`; two axes give `kernel_0_0`, ...), so
+    each processing element can be scheduled on its own (`s.pipeline("kernel_1:k")`)."""
+    func = module.func(func_name)
     bands = get_bands(func)
     if band not in bands:
         raise _err("unfold", "band_name", f"function {func.name!r} has no band {band!r}; bands: {', '.join(bands)}")
@@ -124,10 +128,10 @@ def unfold(func: N.Func, band, axes) -> None:
     if not axes or axes != list(range(axes[0], axes[0] + len(axes))) or axes[0] < 0:
         raise _err("unfold", "axes", f"expected consecutive non-negative loop positions, got {axes!r}")
     chain = [bands[band]]
-    while len(chain[-1].body) == 1 and isinstance(chain[-1].body[0], N.For):
-        chain.append(chain[-1].body[0])
+    while (nxt := _next_band_loop(chain[-1])) is not None:
+        chain.append(nxt)
     if axes[-1] >= len(chain):
-        raise _err("unfold", "axes", f"band {band!r} has {len(chain)} perfectly nested loop(s) "
+        raise _err("unfold", "axes", f"band {band!r} has {len(chain)} nested loop(s) "
                                      f"({', '.join(lp.name for lp in chain)}); axis {axes[-1]} is out of range")
     for pos in reversed(axes):
         lp = chain[pos]
@@ -135,13 +139,24 @@ def unfold(func: N.Func, band, axes) -> None:
         if lb != 0 or ub is None:
             raise _err("unfold", "axes", f"loop {lp.name!r} needs constant bounds starting at 0")
         copies = _unfolded(func, lp, range(lb, ub, lp.step))
+        copied = _own_callees(module, func, copies, range(lb, ub, lp.step), len(lp.body))
         holder = chain[pos - 1].body if pos else _parent_body(func, lp)
         at = next(k for k, s in enumerate(holder) if s is lp)
         if pos == 0 and OP_NAME in lp.attrs:
-            first = next((s for s in copies if isinstance(s, N.For)), None)
+            first = next((s for s in copies if isinstance(s, N.For) and OP_NAME not in s.attrs), None)
             if first is not None and OP_NAME not in first.attrs:
                 first.attrs[OP_NAME] = lp.attrs[OP_NAME]  # the band name stays addressable
         holder[at:at + 1] = copies
+        _drop_uncalled(module, copied)
+
+
+def _next_band_loop(lp):
+    """The loop nested in `lp` that continues its band: the lone statement of the body, or the
+    one loop of the body that starts no band of its own (buffer_at's copy loops sit beside it)."""
+    if len(lp.body) == 1 and isinstance(lp.body[0], N.For):
+        return lp.body[0]
+    inner = [s for s in lp.body if isinstance(s, N.For) and OP_NAME not in s.attrs]
+    return inner[0] if len(inner) == 1 else None
 
 
 def _parent_body(func, loop):
@@ -164,6 +179,38 @@ def _unfolded(func, lp, values):
                 s.attrs[OP_NAME] = f"{s.attrs[OP_NAME]}_{lp.name}{v}"
         out += body
     return out
+
+
+def _own_callees(module, func, copies, values, per_copy):
+    """Point each call at the top level of the unfolded copies (`per_copy` statements per value)
+    at a fresh copy of its callee named `<callee>_<value>`; returns the names of the callees copied.
+    Copies go right before the function that calls them (callees precede callers)."""
+    old = set()
+    for k, v in enumerate(values):
+        for st in copies[k * per_copy:(k + 1) * per_copy]:
+            if not isinstance(st, N.CallStmt) or st.callee == func.name:
+                continue
+            src = module.func(st.callee)
+            name, n = f"{src.name}_{v}", 0
+            while name in {f.name for f in module.funcs}:  # never shadow an existing function
+                n += 1
+                name = f"{src.name}_{v}_{n}"
+            module.funcs.insert(module.funcs.index(func), src.clone(name))
+            inst = module.meta.get(INSTANCES, {})
+            if src.name in inst:
+                inst[name] = inst[src.name]
+            old.add(src.name)
+            st.callee = name
+    return old
+
+
+def _drop_uncalled(module, names):
+    """Remove the functions of `names` that no function calls any more (not the top)."""
+    for name in names:
+        called = any(isinstance(st, N.CallStmt) and st.callee == name for f in module.funcs for st in V.walk_stmts(f.body))
+        if not called and name != module.top:
+            module.funcs = [f for f in module.funcs if f.name != name]
+            module.meta.get(INSTANCES, {}).pop(name, None)
 
 
 # ----------------------------------------------------------------------------- inline

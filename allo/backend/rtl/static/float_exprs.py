@@ -2,12 +2,12 @@
 printed as calls of the float32 units (allo.backend.rtl.static.float), bit-exact with the LLVM
 build. `ExprEmitter.float_op` hands such nodes here.
 
-Covered: float32 + - * / min max, the six comparisons (ordered, != unordered, as allo.render),
-unary minus, abs, sqrt, exp, log, tanh, sigmoid, rsqrt, erf
-(float/f32_*.sv), select, and/or/not of floats (x != 0), constants, bitcasts, and casts
-float32 <-> bool / int / uint (8..64 bits) / index / Fixed / UFixed (raw width <= 64). Other float
-types (float16, bfloat16, float64) and other float operations (//, %, ** and the elementary
-functions without a unit) raise a BackendError naming the operation and the kernel line.
+Covered: float32 + - * / // % min max, the six comparisons (ordered, != unordered, as
+allo.render), unary minus, abs, floor, ceil, sqrt, exp, log, log2, pow (and ** with a non-literal
+or non-small exponent), sin, cos, tanh, sigmoid, rsqrt, erf (float/f32_*.sv), select, and/or/not
+of floats (x != 0), constants, bitcasts, and casts float32 <-> bool / int / uint (8..64 bits) /
+index / Fixed / UFixed (raw width <= 64). Other float types (float16, bfloat16, float64) raise a
+BackendError naming the operation and the kernel line.
 
 Example::
 
@@ -34,7 +34,7 @@ UNE = 14
 # one-argument math functions -> their unit file (float/f32_*.sv)
 MATH_UNITS = {MathFn.SQRT: "f32_sqrt", MathFn.EXP: "f32_exp", MathFn.TANH: "f32_tanh", MathFn.SIGMOID: "f32_sigmoid",
               MathFn.RSQRT: "f32_rsqrt", MathFn.ERF: "f32_erf",
-              MathFn.LOG: "f32_log"}
+              MathFn.LOG: "f32_log", MathFn.LOG2: "f32_log2"}
 
 
 def f32_bits(value) -> int:
@@ -172,8 +172,14 @@ class FloatPrinter:
             return f"{self.unit('f32_div')}({a}, {b})"
         if op in (BinOpKind.MIN, BinOpKind.MAX):
             return f"{self.unit('f32_minmax')}({a}, {b}, 1'b{int(op == BinOpKind.MAX)})"
-        raise self.fail(e, "has no hardware unit in the static RTL yet (float32 + - * / min max and "
-                           "comparisons are supported)")
+        if op == BinOpKind.FLOORDIV:  # floor(a / b), as the LLVM build
+            return f"{self.unit('f32_round')}({self.unit('f32_div')}({a}, {b}), 1'b0)"
+        if op == BinOpKind.MOD:
+            return f"{self.unit('f32_mod')}({a}, {b})"
+        if op == BinOpKind.POW:
+            return f"{self.unit('f32_pow')}({a}, {b})"
+        raise self.fail(e, "has no hardware unit in the static RTL yet (float32 + - * / // % ** min max "
+                           "and comparisons are supported)")
 
     def unary(self, e, args):
         if e.op == UnaryOpKind.NOT:
@@ -192,10 +198,19 @@ class FloatPrinter:
             return args[0]
         if fn == MathFn.ABS and isinstance(t, Float):
             return f"{self.unit('f32_sign')}({self.cast(args[0], e.args[0].type, t).strip()}, 1'b1)"
-        if fn in MATH_UNITS and isinstance(t, Float):
-            return f"{self.unit(MATH_UNITS[fn])}({self.cast(args[0], e.args[0].type, t).strip()})"
-        raise self.fail(e, "has no hardware unit in the static RTL yet (of the math functions abs, "
-                           f"{', '.join(map(str, MATH_UNITS))} have float32 units)")
+        if not isinstance(t, Float):
+            raise self.fail(e, f"has no hardware unit (result type {t!r})")
+        xs = [self.cast(x, a.type, t).strip() for x, a in zip(args, e.args)]
+        if fn in MATH_UNITS:
+            return f"{self.unit(MATH_UNITS[fn])}({xs[0]})"
+        if fn in (MathFn.FLOOR, MathFn.CEIL):
+            return f"{self.unit('f32_round')}({xs[0]}, 1'b{int(fn == MathFn.CEIL)})"
+        if fn in (MathFn.SIN, MathFn.COS):
+            return f"{self.unit('f32_trig')}({xs[0]}, 1'b{int(fn == MathFn.COS)})"
+        if fn == MathFn.POW:
+            return f"{self.unit('f32_pow')}({xs[0]}, {xs[1]})"
+        raise self.fail(e, "has no hardware unit in the static RTL yet (of the math functions abs, floor, ceil, "
+                           f"pow, sin, cos, {', '.join(map(str, MATH_UNITS))} have float32 units)")
 
 
 def _children(e):
@@ -220,7 +235,8 @@ def check_float_types(func):
                     continue  # moving the bits of any float needs no unit
                 if any(bad(t) for t in [getattr(x, "type", None)] + [getattr(k, "type", None) for k in _children(x)]):
                     raise located(BackendError, f"static RTL: floating-point {_what(x)} is not supported: the "
-                                  "hardware float units are float32 only", getattr(x, "loc", None) or s.loc)
+                                  "hardware float units are float32 only (compute in float32 in the kernel, or "
+                                  "build for 'llvm'/'vhls')", getattr(x, "loc", None) or s.loc)
 
 
 __all__ = ["FloatPrinter", "f32_bits", "PRED", "check_float_types"]

@@ -7,7 +7,8 @@ The units are combinational; the static emitter pipelines every operator by putt
 estimator) in registers after it. Semantics are IEEE-754 binary32 with round to nearest even,
 subnormals in and out, signed zeros, infinities and NaNs, bit-exact with the CPU (x86 SSE:
 invalid operations give the default NaN 0xffc00000, a NaN operand comes back quietened), and
-allo's cast rules (docs/language.md section 4) for the conversions. The math functions (exp, log,
+allo's cast rules (docs/language.md section 4) for the conversions; floor / ceil (f32_round), C fmod
+(f32_fmod) and allo's % (f32_mod) are exact. The math functions (exp, log, log2, pow, sin, cos,
 tanh, sigmoid, rsqrt, erf) are fixed sequences of those units (range reduction + polynomial), within
 the ulp bounds of docs/rtl.md of the CPU build's libm (checked by math_checks.py).
 
@@ -32,7 +33,9 @@ UNITS = {"f32_common": None, "f32_add": "allo_f32_add", "f32_mul": "allo_f32_mul
          "f32_sign": "allo_f32_sign", "f32_from_int": "allo_f32_from_int", "f32_from_fixed": "allo_f32_from_fixed",
          "f32_to_fixed": "allo_f32_to_fixed", "f32_exp": "allo_f32_exp", "f32_sigmoid": "allo_f32_sigmoid",
          "f32_tanh": "allo_f32_tanh", "f32_rsqrt": "allo_f32_rsqrt", "f32_erf": "allo_f32_erf",
-         "f32_log": "allo_f32_log"}
+         "f32_log": "allo_f32_log", "f32_log2": "allo_f32_log2", "f32_pow": "allo_f32_pow",
+         "f32_round": "allo_f32_round", "f32_fmod": "allo_f32_fmod", "f32_mod": "allo_f32_mod",
+         "f32_trig": "allo_f32_trig"}
 
 
 @functools.lru_cache(maxsize=None)

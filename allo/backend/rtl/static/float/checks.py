@@ -71,7 +71,11 @@ def unit_cases() -> dict:
     binop("div", BinOpKind.DIV, np.divide)
     binop("min", BinOpKind.MIN, lambda p, q: _minmax(p, q, False))
     binop("max", BinOpKind.MAX, lambda p, q: _minmax(p, q, True))
+    binop("floordiv", BinOpKind.FLOORDIV, lambda p, q: np.floor(np.divide(p, q)))
+    binop("mod", BinOpKind.MOD, _floor_mod)
     cases["sqrt"] = (N.MathCall(MathFn.SQRT, [A], F32), ["a"], 32, True, lambda a, b, x: _u(np.sqrt(_f(a))))
+    cases["floor"] = (N.MathCall(MathFn.FLOOR, [A], F32), ["a"], 32, True, lambda a, b, x: _u(np.floor(_f(a))))
+    cases["ceil"] = (N.MathCall(MathFn.CEIL, [A], F32), ["a"], 32, True, lambda a, b, x: _u(np.ceil(_f(a))))
     cases["neg"] = (N.UnaryOp(UnaryOpKind.NEG, A, F32), ["a"], 32, True, lambda a, b, x: _u(-_f(a)))
     cases["abs"] = (N.MathCall(MathFn.ABS, [A], F32), ["a"], 32, True, lambda a, b, x: _u(np.abs(_f(a))))
     for op, fn in [(BinOpKind.LT, np.less), (BinOpKind.LE, np.less_equal), (BinOpKind.GT, np.greater),
@@ -106,12 +110,20 @@ def _minmax(p, q, mx):
     return np.where(np.isnan(p) | np.isnan(q), np.float32(np.nan), r).astype(np.float32)
 
 
+def _floor_mod(p, q):
+    """The LLVM build's a % b on floats: r = fmod(a, b), plus b when r != 0 and the signs differ."""
+    r = np.fmod(p, q)
+    fix = (r != 0) & ((r < 0) ^ (q < 0))
+    return np.where(fix, (r + q).astype(np.float32), r).astype(np.float32)
+
+
 def _ints(vals, bits):
     return np.array([v & ((1 << bits) - 1) for v in vals], dtype=np.uint64)
 
 
 def predicate_cases() -> dict:
-    """All 16 LLVM fcmp predicates of f32_cmp.sv, called directly."""
+    """Units called directly: all 16 LLVM fcmp predicates of f32_cmp.sv, and C fmodf (f32_fmod.sv,
+    reached from kernels only through %)."""
     out = {}
     for p in range(16):
         def ref(a, b, x, p=p):
@@ -121,6 +133,7 @@ def predicate_cases() -> dict:
             r = np.where(un, (p >> 3) & 1, np.where(eq, p & 1, np.where(lt, (p >> 2) & 1, (p >> 1) & 1)))
             return r.astype(np.uint64)
         out[f"pred{p}"] = (f"allo_f32_cmp(a, b, 4'd{p})", 1, False, ref)
+    out["fmod"] = ("allo_f32_fmod(a, b)", 32, True, lambda a, b, x: _u(np.fmod(_f(a), _f(b))))  # C fmodf
     return out
 
 
@@ -213,7 +226,7 @@ def bench_outputs(cases: dict, predicates: dict, emitter):
     em = emitter
     outs = {name: (em.emit(node, args), bits) for name, (node, args, bits, _, _) in cases.items()}
     for name, (expr, bits, _, _) in (predicates or {}).items():
-        em.funits.use("f32_cmp")
+        em.funits.use(expr.split("(")[0].removeprefix("allo_"))
         outs[name] = (expr, bits)
     return outs, em.functions()
 
