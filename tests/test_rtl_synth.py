@@ -154,3 +154,18 @@ def test_clock_target_verdict():
     assert r.meets_target is None and "target" not in str(r)
     with pytest.raises(allo.AlloError, match="clock_ns must be a positive number"):
         _chain(2, clock_ns=0)
+
+
+def test_allo_yosys_names_a_native_yosys(monkeypatch, tmp_path):
+    """ALLO_YOSYS picks a native Yosys binary instead of pip's WebAssembly build; a path that is
+    not an executable is a BackendError that says how to go back."""
+    monkeypatch.setenv("ALLO_YOSYS", str(tmp_path / "no-such-yosys"))
+    with pytest.raises(allo.BackendError, match="ALLO_YOSYS=.*unset it"):
+        yosys_command()
+    fake = tmp_path / "yosys"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("ALLO_YOSYS", str(fake))
+    assert yosys_command() == [str(fake)]
+    monkeypatch.delenv("ALLO_YOSYS")
+    assert yosys_command()[0] != str(fake)
