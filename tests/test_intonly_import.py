@@ -186,3 +186,15 @@ def test_cli_integer_only(tmp_path, capsys):
     assert float(printed.split("max |allo - torch| on random inputs = ")[1].split()[0]) < 0.5
     assert main(["compile", f"{path}:Block", "--input-shape", "1x4x32", "--integer-only", "-o", str(out)]) == 2
     assert "--integer-only needs an integer --precision" in capsys.readouterr().err
+
+
+@needs_rtl
+def test_int8_block_with_float_activations_rtl_equals_llvm():
+    """Without integer_only the block's softmax / LayerNorm / GELU stay float32 between the int8
+    layers: the static circuit's float units (exp, erf, rsqrt) take them, bit for bit with LLVM here."""
+    imp, mod, model, shape = imported("block", integer_only=False)
+    rtl = imp.build("rtl")
+    x = (torch.randn(*shape, generator=torch.Generator().manual_seed(5)) * 2).numpy()
+    got, want = rtl(x), mod(x)
+    assert np.abs(got - want).max() <= 4 * 2.0**-23 * max(1.0, float(np.abs(want).max())), np.abs(got - want).max()
+    assert rtl.cycles > 0
