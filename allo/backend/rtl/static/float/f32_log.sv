@@ -7,8 +7,10 @@
 // nearest even; within 1 ulp of the correctly rounded log (docs/rtl.md); log(1) = +0,
 // log(+-0) = -inf, log(+inf) = +inf, log(a < 0) = the default NaN, a NaN is returned quietened.
 // needs: f32_add f32_mul f32_cmp f32_from_int
-function automatic logic [31:0] allo_f32_log(input logic [31:0] a);
-  logic [31:0] xs, m, r, z, y, q, res;
+// The shared part of log and log2: {e, r, z, y} with a = 2^e (1 + r), r in [sqrt(1/2) - 1,
+// sqrt(2) - 1) exact, z = r^2, y = r^3 P(r) (Cephes' degree-8 polynomial, Horner).
+function automatic logic [107:0] allo_f32_log_reduce(input logic [31:0] a);
+  logic [31:0] xs, m, r, z, y;
   logic [11:0] e;
   logic sub, lo;
   sub = a[30:23] == 8'd0;
@@ -29,14 +31,26 @@ function automatic logic [31:0] allo_f32_log(input logic [31:0] a);
   y = allo_f32_add(allo_f32_mul(y, r), 32'hbe7ffffc, 1'b0);
   y = allo_f32_add(allo_f32_mul(y, r), 32'h3eaaaaaa, 1'b0);
   y = allo_f32_mul(allo_f32_mul(y, r), z);
+  allo_f32_log_reduce = {e, r, z, y};
+endfunction
+// log's and log2's special operands: a NaN quietened, log(+-0) = -inf, log(a < 0) = the default
+// NaN, log(+inf) = +inf; any other a keeps `res`.
+function automatic logic [31:0] allo_f32_log_special(input logic [31:0] a, input logic [31:0] res);
+  allo_f32_log_special = res;
+  if (allo_f32_isnan(a)) allo_f32_log_special = a | 32'h00400000;
+  else if (a[30:0] == 31'd0) allo_f32_log_special = 32'hff800000;
+  else if (a[31]) allo_f32_log_special = 32'hffc00000;
+  else if (a[30:23] == 8'hff) allo_f32_log_special = a;
+endfunction
+function automatic logic [31:0] allo_f32_log(input logic [31:0] a);
+  logic [31:0] r, z, y, q, res;
+  logic [11:0] e;
+  {e, r, z, y} = allo_f32_log_reduce(a);
   q = allo_f32_from_int({{52{e[11]}}, e}, 1'b1);
   y = allo_f32_add(y, allo_f32_mul(32'hb95e8083, q), 1'b0);
   y = allo_f32_add(y, allo_f32_mul(32'hbf000000, z), 1'b0);
   r = allo_f32_add(r, y, 1'b0);
   res = allo_f32_add(r, allo_f32_mul(32'h3f318000, q), 1'b0);
-  if (allo_f32_isnan(a)) res = a | 32'h00400000;
-  else if (a[30:0] == 31'd0) res = 32'hff800000;
-  else if (a[31]) res = 32'hffc00000;
-  else if (a[30:23] == 8'hff) res = a;
+  res = allo_f32_log_special(a, res);
   allo_f32_log = res;
 endfunction
