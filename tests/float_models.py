@@ -6,6 +6,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from tests.quant_models import Block
+
 
 class SeedMLP(nn.Module):
     """The seed MLP (/work/shared/seeds): linear1 -> linear2 -> relu."""
@@ -37,24 +39,12 @@ class SmallCNN(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
-class SmallBlock(nn.Module):
-    """A post-norm transformer encoder block with two-head self-attention written out."""
+class SmallBlock(Block):
+    """tests/quant_models.py's post-norm transformer block (two-head self-attention written out,
+    residuals, LayerNorm, GELU FFN) at RTL test size."""
 
     def __init__(self, d=8, heads=2, ffn=16):
-        super().__init__()
-        self.heads = heads
-        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
-        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-        self.ff1, self.ff2 = nn.Linear(d, ffn), nn.Linear(ffn, d)
-
-    def forward(self, x):
-        b, s, d = x.shape
-        hd = d // self.heads
-        q, k, v = (f(x).view(b, s, self.heads, hd).transpose(1, 2) for f in (self.q, self.k, self.v))
-        att = torch.softmax(q @ k.transpose(-2, -1) / hd ** 0.5, dim=-1)
-        y = (att @ v).transpose(1, 2).reshape(b, s, d)
-        x = self.ln1(x + self.o(y))
-        return self.ln2(x + self.ff2(F.gelu(self.ff1(x))))
+        super().__init__(d, heads, ffn)
 
 
 SHAPES = {"mlp": (2, 16), "cnn": (1, 2, 8, 8), "block": (1, 4, 8)}
