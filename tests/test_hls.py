@@ -465,7 +465,7 @@ def test_if_elif_else_while_and_select():
                           [N.Store(O, [i], N.Select(B("gt", L(steps), C(10, int32), bool_t), L(steps), C(10, int32), int32))])])
     body = [loop(i, 16, [N.Alloc(n, L(A, i)), N.Alloc(steps, C(0, int32)), collatz, classify])]
     mod = build_hls(N.Module([N.Func("ctl", [A, O], [], body)], "ctl"), mode="csim")
-    assert "} else if (" in mod.hls_code and "while (n > 1) {" in mod.hls_code
+    assert "} else if (" in mod.hls_code and "while (true) {\n      if (!(n > 1)) break;" in mod.hls_code
     a = np.array([-5, 0, 1, 2, 3, 6, 7, 9, 27, 97, 12, 15, -1, 0, 31, 41], np.int32)
     o = np.zeros(16, np.int32)
     assert mod(a, o) is None

@@ -26,7 +26,7 @@ from ...ir.attrs import (BIND_STORAGE, DATAFLOW, INLINE, OP_NAME, PARTITION, PAR
                          STATEFUL, STREAM, UNROLL, USER_BANDS, Partition)
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
-from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
+from .exprs import HELPERS, SHIFT, UNARY, ExprEmitter, float_literal, int_literal, par
 from .block_streams import block_elems, port_decl, stream_ctype
 from .types import cpp_type
 
@@ -492,7 +492,11 @@ class FuncEmitter(ExprEmitter):
         self.line("}")
 
     def s_while(self, s: N.While):
-        self.line(f"while ({self.as_bool(s.cond).text}) {{")
+        # upstream Allo's form of a while loop: the exit test as the body's first statement
+        self.line("while (true) {")
+        self.depth += 1
+        self.line(f"if (!{par(self.as_bool(s.cond), UNARY)}) break;")
+        self.depth -= 1
         self.block(s.body)
         self.line("}")
 

@@ -77,8 +77,24 @@ MATH = {
     MathFn.RSQRT: "{one} / std::sqrt({0})", MathFn.SIGMOID: "{one} / ({one} + std::exp({neg0}))",
 }
 
+# Math functions hls_math.h declares on half (Vitis HLS's convention: hls::exp(half), ...); C
+# simulation without the Xilinx headers computes them in float and rounds (helper "allo_hls_half").
+HALF_MATH = {MathFn.EXP: "exp", MathFn.LOG: "log", MathFn.LOG2: "log2", MathFn.SQRT: "sqrt", MathFn.SIN: "sin",
+             MathFn.COS: "cos", MathFn.TANH: "tanh", MathFn.FLOOR: "floor", MathFn.CEIL: "ceil", MathFn.POW: "pow"}
+
 # Helpers written into kernel.cpp only when used.
 HELPERS = {
+    "allo_hls_half": """\
+// hls::exp & co on half: Vitis HLS's hls_math.h; for C simulation without it, computed in float.
+#if defined(__has_include) && __has_include(<hls_math.h>) && !defined(ALLO_OWN_AP)
+#include <hls_math.h>
+#else
+namespace hls {
+""" + "\n".join(f"static inline half {f}(half x) {{ return (half)std::{f}((float)x); }}"
+                for f in HALF_MATH.values() if f != "pow") + """
+static inline half pow(half x, half y) { return (half)std::pow((float)x, (float)y); }
+}  // namespace hls
+#endif""",
     "allo_div": """\
 // Integer division that never traps: x / 0 gives 0 and MIN / -1 wraps (as allo's LLVM backend).
 static inline int64_t allo_div(int64_t a, int64_t b) {
@@ -262,13 +278,16 @@ template <int W, class T> static inline T allo_reverse(T x) {
   return (T)r;
 }""",
     "allo_bitcast": """\
-// The same bits as another type of the same size (int32 <-> float, ...).
-#include <cstring>
+// The same bits as another type of the same size (int32 <-> float, ...), through a union as
+// Vitis HLS documents for type punning (g++ defines reading the other member too).
+template <class To, class From> union allo_bits {
+  From from;
+  To to;
+  allo_bits(From x) : from(x) {}
+};
 template <class To, class From> static inline To allo_bitcast(From x) {
   static_assert(sizeof(To) == sizeof(From), "bitcast needs types of one size");
-  To r;
-  std::memcpy(&r, &x, sizeof r);
-  return r;
+  return allo_bits<To, From>(x).to;
 }""",
     "allo_words": """\
 // An integer constant wider than 64 bits, from its 64-bit words (most significant first).
@@ -603,6 +622,10 @@ class ExprEmitter:
             return self.b_pow(e, self.value_as(e.args[0], t), self.value_as(e.args[1], t), t)
         if not isinstance(t, Float):  # computed in double, then converted (as on LLVM)
             return self.expr(N.Cast(N.MathCall(fn, e.args, F64), t))
+        if _is_half(t) and not t.brain and fn in HALF_MATH:
+            self.ctx.need("allo_hls_half")
+            args = ", ".join(self.value_as(a, t).text for a in e.args)
+            return Code(f"hls::{HALF_MATH[fn]}({args})", ATOM)
         args = [self.operand(a, t) for a in e.args]
         one = "1.0" if t.bits == 64 else "1.0f"
         text = MATH[fn].format(*[a.text for a in args], one=one, neg0=negate(args[0]).text)
