@@ -447,6 +447,10 @@ class ExprEmitter:
             raise BackendError(f"loop variable {e.name!r} used outside its loop in {self.func.name!r}")
         return Code(self.var_names[id(e)], ATOM)
 
+    def subscript(self, buf: N.Buffer, indices) -> str:
+        """`name[i][j]` (FuncEmitter flattens the Vitis ports it indexes directly)."""
+        return self.bname(buf) + "".join(f"[{i}]" for i in indices)
+
     def e_load(self, e: N.Load) -> Code:
         name = self.bname(e.buf)
         if len(e.indices) != len(e.buf.shape):
@@ -454,7 +458,7 @@ class ExprEmitter:
         if e.buf.attrs.get(STREAM):  # a FIFO (s.to): elements arrive in row-major order
             port = self.block_port(e.buf, "reader")
             return Code(f"{port}.get({name})" if port else f"{name}.read()", ATOM)
-        return Code(name + "".join(f"[{self.expr(i).text}]" for i in e.indices), ATOM)
+        return Code(self.subscript(e.buf, [self.expr(i).text for i in e.indices]), ATOM)
 
     def e_binop(self, e: N.BinOp) -> Code:
         op = e.op
