@@ -18,13 +18,14 @@ from ..errors import AlloNameError, AlloSyntaxError, AlloTypeError
 from ..ir import bits, emit
 from ..ir.attrs import NAME, TEMP
 from ..ir.nodes import Alloc, Buffer, Expr, Load, Store, describe
-from ..ir.types import ArrayType, Index, StatefulType, int32
+from ..ir.types import ArrayType, Index, StatefulType, Struct, int32
 from ..ir.visit import walk_expr
 from .build_exprs import BINOPS
 from .forms import bind_storage
 from .meta import ConstType, bind_const
 from .regions import region_spec, write_region
 from .stateful import declare_stateful
+from .structs import StructValue, declare_struct
 
 
 class AssignmentVisitors:
@@ -40,6 +41,9 @@ class AssignmentVisitors:
             return
         if isinstance(t, StatefulType):
             declare_stateful(self, node, name, t)
+            return
+        if isinstance(t, Struct):
+            declare_struct(self, node, name, t)
             return
         self.current = node
         loc = self.loc(node)
@@ -162,6 +166,11 @@ class AssignmentVisitors:
             return
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
+            if isinstance(buf, StructValue):  # p["x"] = v: the field's scalar local
+                buf = buf.field(self.visit(target.slice), self, node)
+                self.emit(Store(buf, [], self.converted(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype,
+                                                        loc), loc))
+                return
             if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:
                 return self.assign_bits(buf, target, value, node)
             if not isinstance(buf, Buffer):
@@ -179,6 +188,9 @@ class AssignmentVisitors:
             raise self.error(AlloSyntaxError, f"cannot assign to {ast.unparse(target)!r}", node)
         name = target.id
         cur = self.locals.get(name)
+        if isinstance(cur, StructValue):
+            raise self.error(AlloSyntaxError, f"{name!r} is a struct: assign its fields ({name}[\"field\"] = ...) or "
+                             "declare a new one", node)
         if isinstance(cur, Expr) and not isinstance(cur, Load):
             raise self.error(AlloSyntaxError, f"{name!r} is a loop variable or constant and cannot be assigned", node)
         if isinstance(cur, Buffer):
@@ -254,6 +266,11 @@ class AssignmentVisitors:
         target = node.target
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
+            if isinstance(buf, StructValue):  # p["x"] += v
+                buf = buf.field(self.visit(target.slice), self, node)
+                new = emit.binary(op, Load(buf, [], loc=loc), self.scalar(rhs), loc)
+                self.emit(Store(buf, [], self.converted(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
+                return
             if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:  # x[i] += b, x[lo:hi] += v
                 new = emit.binary(op, self.bit_read(self.scalar(buf), target), self.scalar(rhs), loc)
                 return self.assign_bits(buf, target, new, node)

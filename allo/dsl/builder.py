@@ -22,7 +22,7 @@ from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAM
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
-from ..ir.types import AlloType, ArrayType, Float, Int, StatefulType, StreamType, UInt, float32, float64, index
+from ..ir.types import AlloType, ArrayType, Float, Int, StatefulType, StreamType, Struct, UInt, float32, float64, index
 from ..ir.visit import child_exprs
 from .arrays import ArrayOps
 from .build_assign import AssignmentVisitors
@@ -309,7 +309,10 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
         if isinstance(value, StatefulType) and not local:
             raise self.error(AlloTypeError, f"{ast.unparse(expr)!r}: `@ Stateful` marks a local variable that keeps its "
                              "value across calls; parameters and results cannot be Stateful", node)
-        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType, StatefulType)):
+        if isinstance(value, Struct) and not local:
+            raise self.error(AlloTypeError, f"{ast.unparse(expr)!r} is a struct: structs are kernel locals only (each "
+                             "field a scalar); pass one array per field instead", node)
+        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType, StatefulType, Struct)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value
