@@ -25,7 +25,7 @@ from .forms import bind_storage
 from .meta import ConstType, bind_const
 from .regions import region_spec, write_region
 from .stateful import declare_stateful
-from .structs import StructValue, declare_struct
+from .structs import StructValue, assign_field, declare_struct
 
 
 class AssignmentVisitors:
@@ -39,11 +39,8 @@ class AssignmentVisitors:
         if isinstance(t, ConstType):
             bind_const(self, node, t)
             return
-        if isinstance(t, StatefulType):
-            declare_stateful(self, node, name, t)
-            return
-        if isinstance(t, Struct):
-            declare_struct(self, node, name, t)
+        if isinstance(t, (StatefulType, Struct)):
+            (declare_stateful if isinstance(t, StatefulType) else declare_struct)(self, node, name, t)
             return
         self.current = node
         loc = self.loc(node)
@@ -166,11 +163,8 @@ class AssignmentVisitors:
             return
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
-            if isinstance(buf, StructValue):  # p["x"] = v: the field's scalar local
-                buf = buf.field(self.visit(target.slice), self, node)
-                self.emit(Store(buf, [], self.converted(emit.to_expr(self.scalar(value), buf.dtype, loc), buf.dtype,
-                                                        loc), loc))
-                return
+            if isinstance(buf, StructValue):  # p["x"] = v
+                return assign_field(self, buf, target, value, node)
             if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:
                 return self.assign_bits(buf, target, value, node)
             if not isinstance(buf, Buffer):
@@ -189,8 +183,7 @@ class AssignmentVisitors:
         name = target.id
         cur = self.locals.get(name)
         if isinstance(cur, StructValue):
-            raise self.error(AlloSyntaxError, f"{name!r} is a struct: assign its fields ({name}[\"field\"] = ...) or "
-                             "declare a new one", node)
+            raise self.error(AlloSyntaxError, f"{name!r} is a struct: assign its fields ({name}[\"f\"] = ...)", node)
         if isinstance(cur, Expr) and not isinstance(cur, Load):
             raise self.error(AlloSyntaxError, f"{name!r} is a loop variable or constant and cannot be assigned", node)
         if isinstance(cur, Buffer):
@@ -267,10 +260,7 @@ class AssignmentVisitors:
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
             if isinstance(buf, StructValue):  # p["x"] += v
-                buf = buf.field(self.visit(target.slice), self, node)
-                new = emit.binary(op, Load(buf, [], loc=loc), self.scalar(rhs), loc)
-                self.emit(Store(buf, [], self.converted(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
-                return
+                return assign_field(self, buf, target, rhs, node, op)
             if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:  # x[i] += b, x[lo:hi] += v
                 new = emit.binary(op, self.bit_read(self.scalar(buf), target), self.scalar(rhs), loc)
                 return self.assign_bits(buf, target, new, node)

@@ -21,7 +21,7 @@ import ast
 
 from ..errors import AlloSyntaxError, AlloTypeError
 from ..ir import emit
-from ..ir.nodes import Alloc, Buffer
+from ..ir.nodes import Alloc, Buffer, Load, Store
 from ..ir.types import ArrayType, Struct
 
 
@@ -76,4 +76,12 @@ def declare_struct(fb, node, name: str, t: Struct) -> None:
     fb.locals[name] = StructValue(name, t, fields)
 
 
-__all__ = ["StructValue", "declare_struct"]
+def assign_field(fb, sv: StructValue, target, value, node, op=None) -> None:
+    """`p["x"] = value` (or `p["x"] op= value`): a store to the field's scalar local."""
+    loc = fb.loc(node)
+    buf = sv.field(fb.visit(target.slice), fb, node)
+    new = fb.scalar(value) if op is None else emit.binary(op, Load(buf, [], loc=loc), fb.scalar(value), loc)
+    fb.emit(Store(buf, [], fb.converted(emit.to_expr(new, buf.dtype, loc), buf.dtype, loc), loc))
+
+
+__all__ = ["StructValue", "declare_struct", "assign_field"]
