@@ -96,8 +96,8 @@ UNROLL = _declare(
     "`allo.grid(..., unroll=)`)",
     ("schedule", "dsl"), ("render", "llvm", "hls", "qor", "rtl"), VIEW)
 PARALLEL = _declare(
-    "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU)", ("schedule",),
-    ("transforms", "llvm"), MLIR)
+    "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU; a full unroll on Catapult/XLS)",
+    ("schedule",), ("transforms", "llvm", "hls"), MLIR)
 DATAFLOW = _declare(
     "dataflow", bool, ("For", "Func"), "the loop body or function is a dataflow region (`s.dataflow`, `s.to`, "
     "an `allo.dataflow` region)", ("schedule", "dsl"), ("hls", "qor", "dse", "rtl"), VIEW)
