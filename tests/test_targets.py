@@ -28,13 +28,13 @@ def _cli_targets():
 
 
 def test_cli_frontend_and_schedule_list_the_same_targets():
-    assert targets.names() == ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir")
+    assert targets.names() == ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "catapult", "xls", "mlir")
     assert _cli_targets() == targets.names() == FRONTEND_TARGETS
     assert {t.kind for t in targets.TARGETS} <= set(BUILDS)
     with pytest.raises(allo.AlloError) as info:
         allo.customize(scale).build(target="fpga9000")
-    assert str(info.value) == ("unknown build target 'fpga9000'; use 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx' "
-                               "or 'mlir'")
+    assert str(info.value) == ("unknown build target 'fpga9000'; use 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx', "
+                               "'catapult', 'xls' or 'mlir'")
 
 
 def test_declared_options_are_the_builders_parameters():

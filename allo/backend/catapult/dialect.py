@@ -2,8 +2,9 @@
 
 Types: native C types where exact (int8_t..int64_t, bool, float, double), `ac_int<W, S>` for other
 widths, `ac_fixed<W, I, S[, Q, O]>` for fixed point (I = W - frac; ac_fixed's quantization and
-overflow modes are ap_fixed's under AC_ names). Pragmas: `#pragma hls_pipeline_init_interval n`,
-`#pragma hls_unroll yes` (full) or `#pragma hls_unroll n`, `#pragma hls_design top` before the top.
+overflow modes are ap_fixed's under AC_ names). Pragmas, on the line before the loop they apply
+to: `#pragma hls_pipeline_init_interval n`, `#pragma hls_unroll yes` (full, also for `s.parallel`)
+or `#pragma hls_unroll n`; `#pragma hls_design top` before the top function.
 Catapult maps arrays to memories through TCL directives, not pragmas: partitions and storage
 bindings emit nothing. Constructs with no Catapult form (half floats, FIFOs between kernels,
 the bit-level helpers written for ap_int) are refused with a BackendError.
@@ -48,6 +49,9 @@ class CatapultDialect(Dialect):
                 modes = f", AC_{t.rounding.upper()}, AC_{t.overflow.upper()}"
             return f"ac_fixed<{t.bits}, {t.bits - t.frac}, {sign}{modes}>"
         return vitis_name
+
+    def loop_lines(self, label: str, head: str, pragmas: list) -> tuple:
+        return pragmas, f"{label}: {head}", []  # Catapult's loop pragmas precede the (labelled) loop
 
     def pipeline(self, ii: int, rewind: bool) -> list:
         return [f"#pragma hls_pipeline_init_interval {ii}"]

@@ -15,7 +15,7 @@ import tempfile
 import weakref
 from pathlib import Path
 
-from ...errors import BackendError
+from ...errors import BackendError, VendorError, located
 from ...ir import nodes as N
 from ...ir.effects import written_param_indices
 from ...transforms.guards import instrument
@@ -55,6 +55,8 @@ class CatapultModule:
             raise BackendError(f"catapult: clock_ns={clock_ns!r} must be a positive number of nanoseconds")
         self.mode, self.timeout = mode, timeout
         check_allocation_sizes(mod)
+        if mode == "csim":
+            check_io_widths(mod.func(mod.top))
         instrument(mod)  # locals start at zero, as in every allo build
         code = emit_module(mod, target="vhls", dialect=CATAPULT)
         sig = code.signatures[mod.top]
@@ -62,7 +64,7 @@ class CatapultModule:
         with type_printer(CATAPULT):
             head = sig.text() + " {"
         self.hls_code = code.kernel_cpp.replace(head, "#pragma hls_design top\n" + head, 1)
-        _refuse_vitis_only(self.hls_code, self.func.name)
+        _refuse_vitis_only(self.hls_code, self.func)
         self._written = sorted(written_param_indices(mod, mod.top))
         self.header = header_text(sig)
         self.host_code = host_text(sig, self.top, self._written)
@@ -130,12 +132,13 @@ class CatapultModule:
         return self.project
 
 
-def _refuse_vitis_only(code: str, fname: str) -> None:
+def _refuse_vitis_only(code: str, func: N.Func) -> None:
     m = _VITIS_ONLY.search(code)
     if m:
-        raise BackendError(f"catapult: kernel {fname!r} needs `{m.group(0)}` (a bit-level helper, a wide integer "
-                           "operation or a FIFO written for Vitis HLS's ap_int/hls::stream), which the Catapult "
-                           "backend does not emit yet; build it for target='vhls'")
+        raise located(VendorError, f"catapult: kernel {func.name!r} needs `{m.group(0)}` (a bit-level helper, a "
+                                   "wide integer operation or a FIFO written for Vitis HLS's ap_int/hls::stream), "
+                                   "which the Catapult backend does not emit yet; build it for target='vhls'",
+                      getattr(func, "loc", None))
 
 
 def _mgc_home(what: str) -> Path:

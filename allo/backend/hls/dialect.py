@@ -56,6 +56,11 @@ class Dialect:
             out += self.dataflow()
         return out
 
+    def loop_lines(self, label: str, head: str, pragmas: list) -> tuple:
+        """(lines before the loop, its first line, lines first in its body): Vitis puts the pragmas
+        inside the labelled loop; tools whose pragmas precede the loop override this."""
+        return [], f"{label}: {head}", pragmas
+
     def pipeline(self, ii: int, rewind: bool) -> list:
         return [f"#pragma HLS pipeline II={ii}{' rewind' if rewind else ''}"]
 

@@ -455,10 +455,15 @@ class FuncEmitter(ExprEmitter):
         if s.step > 0 and self.nonneg(s.lb):
             self.nonneg_vars.add(id(s.var))
         step = f"{var}++" if s.step == 1 else f"{var} += {s.step}"
-        self.line(f"{label}: for (int {var} = {lb}; {var} < {ub}; {step}) {{")
+        dialect = self.ctx.dialect
+        before, head, inside = dialect.loop_lines(label, f"for (int {var} = {lb}; {var} < {ub}; {step}) {{",
+                                                  dialect.loop_pragmas(s.attrs))
+        for text in before:
+            self.line(text)
+        self.line(head)
         self.active_vars.append(var)
         self.depth += 1
-        for text in self.ctx.dialect.loop_pragmas(s.attrs):
+        for text in inside:
             self.line(text)
         self.depth -= 1
         self.block(s.body)

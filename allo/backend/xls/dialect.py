@@ -2,7 +2,8 @@
 
 Types: native C types where exact (int8_t..int64_t, bool), `ac_int<W, S>` (XLS's XlsInt) for other
 widths, `Fixed<W, F>` / `UFixed<W, F>` (F fraction bits; aliases of XLS's fixed-point class) for
-fixed point. Pragmas: `#pragma hls_pipeline_init_interval n`, `#pragma hls_unroll yes` (full) or
+fixed point. Pragmas, on the line before their loop (loops carry no labels):
+`#pragma hls_pipeline_init_interval n`, `#pragma hls_unroll yes` (full, also for `s.parallel`) or
 `#pragma hls_unroll n`; XLS has no partition or storage pragmas (memories are `__xls_memory`).
 Floats are refused (VendorError, also a RuntimeError): XLS[cc] synthesizes integers and fixed
 point only.
@@ -48,6 +49,9 @@ class XLSDialect(Dialect):
                                   "default truncation and wrap-around")
             return f"{'Fixed' if isinstance(t, Fixed) else 'UFixed'}<{t.bits}, {t.frac}>"
         return vitis_name
+
+    def loop_lines(self, label: str, head: str, pragmas: list) -> tuple:
+        return pragmas, head, []  # XLS[cc]'s loop pragmas precede the loop; no labels
 
     def pipeline(self, ii: int, rewind: bool) -> list:
         return [f"#pragma hls_pipeline_init_interval {ii}"]

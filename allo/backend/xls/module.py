@@ -13,7 +13,7 @@ import tempfile
 import weakref
 from pathlib import Path
 
-from ...errors import BackendError, VendorError
+from ...errors import BackendError, VendorError, located
 from ...ir import nodes as N
 from ...ir.effects import written_param_indices
 from ...transforms.guards import instrument
@@ -74,9 +74,10 @@ class XLSModule:
             self.harness = harness_text(self.block) if mode == "sw_emu" else None
         m = _VITIS_ONLY.search(self.final_cpp)
         if m:
-            raise VendorError(f"XLS [CC] backend: kernel {self.func.name!r} needs `{m.group(0)}` (a bit-level "
-                              "helper or wide-integer operation written for Vitis HLS's ap_int), which the XLS "
-                              "backend does not emit yet")
+            raise located(VendorError, f"XLS [CC] backend: kernel {self.func.name!r} needs `{m.group(0)}` (a "
+                                       "bit-level helper or wide-integer operation written for Vitis HLS's ap_int), "
+                                       "which the XLS backend does not emit yet; build it for target='vhls'",
+                          getattr(self.func, "loc", None))
         self.project = None
         if mode is not None or project is not None:
             self.project = self.write_project(project)
