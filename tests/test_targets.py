@@ -93,3 +93,15 @@ def test_cli_builds_rtl_and_calyx(target, design, tmp_path, capsys):
     if target == "rtl":
         assert "rtl: max |allo - torch| on random inputs = 0 (" in printed and "module forward(" in \
             (out / design).read_text()
+
+
+@pytest.mark.parametrize("target, design, text", [("catapult", "kernel.cpp", "#pragma hls_design top"),
+                                                  ("xls", "test_block.cpp", "#pragma hls_top")])
+def test_cli_writes_vendor_projects(target, design, text, tmp_path, capsys):
+    pytest.importorskip("torch")
+    models = tmp_path / "intmodels.py"
+    models.write_text(INT_MODEL)
+    out = tmp_path / "out"
+    assert main(["compile", f"{models}:Affine", "--input-shape", "4:int32", "--target", target, "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert text in (out / design).read_text() and design in printed
