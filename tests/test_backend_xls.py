@@ -35,7 +35,7 @@ def test_register_mode_text():
     assert '#include "xls_builtin.h"' in code and "class TestBlock {" in code
     for line in ("__xls_channel<int32_t, __xls_channel_dir_In> a_in;", "__xls_channel<int32_t, __xls_channel_dir_In> b_in;",
                  "__xls_channel<int32_t, __xls_channel_dir_Out> out;", "#pragma hls_top\n  void vvadd() {",
-                 "::vvadd(a, b, c);", "a[_i0] = a_in.read();", "out.write(c[_i0]);"):
+                 "::vvadd(_a, _b, _c);", "_a[_i0] = a_in.read();", "out.write(_c[_i0]);"):
         assert line in code, line
     assert "#pragma hls_pipeline_init_interval 1\n  for (int i = 0; i < 16; i++) {" in mod.core_code
     assert "class TestBlock" not in mod.core_code and mod.rewrites_textproto == ""
@@ -151,7 +151,8 @@ def test_errors_name_the_problem():
                                           r"ROM_1P"):
         allo.customize(t2p).build(target="xls", use_memory=True)
     allo.customize(t2p).build(target="xls")  # register mode has no memories: nothing to refuse
-    with pytest.raises(VendorError, match=r"__xls_memory, which is flat: argument 'A' has shape \(4, 3\)"):
+    with pytest.raises(VendorError, match=r"test_backend_xls.py:\d+: .*__xls_memory, which is flat: argument 'A' "
+                                          r"has shape \(4, 3\)"):
         allo.customize(gemm).build(target="xls", use_memory=True)
     with pytest.raises(allo.BackendError, match="build with mode='sw_emu'"):
         allo.customize(vvadd).build(target="xls")(np.zeros(16, np.int32), np.zeros(16, np.int32))
@@ -160,3 +161,29 @@ def test_errors_name_the_problem():
     with pytest.raises(allo.AlloTypeError, match="takes 2 arguments, got 1"):
         _gemm_mod()(np.zeros((4, 3), np.int32))
     assert allo.customize(vvadd).build(target="xlscc").final_cpp == allo.customize(vvadd).build(target="xls").final_cpp
+
+
+def test_sw_emu_tuple_results_scalar_args_and_sub_kernels():
+    def sub(x: int32[4], s: int32) -> int32[4]:
+        y: int32[4] = 0
+        for i in range(4):
+            y[i] = x[i] * s
+        return y
+
+    def top(A: int32[4], s: int32) -> (int32[4], int32):
+        B: int32[4] = sub(A, s)
+        t: int32 = 0
+        for i in range(4):
+            t += A[i]
+        return B, t
+
+    sch = allo.customize(top)
+    mod = sch.build(target="xls", mode="sw_emu")
+    assert "__xls_channel<int32_t, __xls_channel_dir_In> s_in;" in mod.final_cpp
+    assert "__xls_channel<int32_t, __xls_channel_dir_Out> out1;" in mod.final_cpp
+    A = np.array([3, -1, 7, 2], np.int32)
+    B, t = mod(A, 5)
+    np.testing.assert_array_equal(B, A * 5)
+    assert t == A.sum()
+    with pytest.raises(VendorError, match=r"test_backend_xls.py:\d+: .*top\(\) passes a memory argument to sub\(\)"):
+        sch.build(target="xls", use_memory=True)

@@ -3,8 +3,8 @@
 A top function with only scalars is combinational: the kernel itself, marked `#pragma hls_top`.
 Otherwise the top is a method of `class TestBlock` (XLS[cc]'s block-from-class form):
 - register mode (use_memory=False): every argument arrives on an input channel
-  `__xls_channel<T, __xls_channel_dir_In> <name>_in` (arrays element by element, row-major), the
-  method calls the kernel, and results leave on `out` (several: `out0`, `out1`, ...), arrays the
+  `__xls_channel<T, __xls_channel_dir_In> <name>_in` (arrays element by element, row-major) into
+  the method's local `_<name>`, the method calls the kernel, and results leave on `out` (several: `out0`, `out1`, ...), arrays the
   kernel writes in place on `<name>_out`;
 - memory mode (use_memory=True): array arguments and results are `__xls_memory<T, N> <name>`
   members the kernel reads and writes directly (1-D arrays only), and `rewrites_textproto` maps
@@ -56,6 +56,11 @@ def shape(p) -> tuple:
     return tuple(p.type.shape) if isinstance(p.type, ArrayType) else ()
 
 
+def _local(p) -> str:
+    """The method's local for parameter `p` (never a member's name: members end in _in/_out or are out*)."""
+    return f"_{p.name}"
+
+
 class Wrapped:
     """The TestBlock of one top function (its Signature `sig` after emission: C++ names)."""
 
@@ -66,9 +71,9 @@ class Wrapped:
         self.memories = [p for p in sig.params if shape(p)] if use_memory else []
         for p in self.memories:
             if len(shape(p)) != 1:
-                raise VendorError(f"XLS [CC] backend: use_memory=True maps arrays to __xls_memory, which is flat: "
-                                  f"{self._what(p)} has shape {shape(p)}; reshape it to 1-D or build with "
-                                  "use_memory=False")
+                raise located(VendorError, f"XLS [CC] backend: use_memory=True maps arrays to __xls_memory, which "
+                                           f"is flat: {self._what(p)} has shape {shape(p)}; reshape it to 1-D or "
+                                           "build with use_memory=False", getattr(func, "loc", None))
         if self.memories:
             self._check_not_passed()
         results = [p for p in sig.params if p.role in ("out", "out_scalar")]
@@ -82,9 +87,9 @@ class Wrapped:
         params = {id(self.func.params[p.index]) for p in self.memories if p.role == "arg"}
         for s in V.walk_stmts(self.func.body):
             if isinstance(s, N.CallStmt) and any(id(a) in params for a in s.args if isinstance(a, N.Buffer)):
-                raise VendorError(f"XLS [CC] backend: use_memory=True: {self.func.name}() passes a memory argument "
-                                  f"to {s.callee}(); memories cannot be passed to sub-functions (build with "
-                                  "use_memory=False)")
+                raise located(VendorError, f"XLS [CC] backend: use_memory=True: {self.func.name}() passes a memory "
+                                           f"argument to {s.callee}(); memories cannot be passed to sub-functions "
+                                           "(build with use_memory=False)", s.loc or getattr(self.func, "loc", None))
 
     # --- text ---------------------------------------------------------------------------
     def memory_signature(self) -> str:
@@ -112,13 +117,13 @@ class Wrapped:
             if p.role in ("arg", "scalar_arg"):
                 members.append(f"__xls_channel<{t}, __xls_channel_dir_In> {p.name}_in;")
                 body += self._declare(p, t)
-                body += self._move(p, f"{p.name}{{idx}} = {p.name}_in.read();")
+                body += self._move(p, f"{_local(p)}{{idx}} = {p.name}_in.read();")
                 if p.index in self.written:
                     outs.append((p, f"{p.name}_out", t))
             else:
                 outs.append((p, next(results), t))
                 body += self._declare(p, t)
-        call = f"::{self.sig.name}({', '.join(p.name for p in self.sig.params)});"
+        call = f"::{self.sig.name}({', '.join(p.name if p in self.memories else _local(p) for p in self.sig.params)});"
         if self.sig.return_type is not None:
             t = cpp_type(self.sig.return_type)
             name = next(results)
@@ -127,7 +132,7 @@ class Wrapped:
         body.append(call)
         for p, chan, t in outs:
             members.append(f"__xls_channel<{t}, __xls_channel_dir_Out> {chan};")
-            body += self._move(p, f"{chan}.write({p.name}{{idx}});")
+            body += self._move(p, f"{chan}.write({_local(p)}{{idx}});")
         lines = ["class TestBlock {", " public:"] + [f"  {m}" for m in members] + ["", "  #pragma hls_top",
                                                                                   f"  void {self.sig.name}() {{"]
         lines += [f"    {b}" for b in body] + ["  }", "};"]
@@ -136,7 +141,7 @@ class Wrapped:
     @staticmethod
     def _declare(p, t) -> list:
         dims = "".join(f"[{d}]" for d in shape(p))
-        return [f"{t} {p.name}{dims};" if dims else f"{t} {p.name} = 0;"]
+        return [f"{t} {_local(p)}{dims};" if dims else f"{t} {_local(p)} = 0;"]
 
     @staticmethod
     def _move(p, stmt: str) -> list:
