@@ -45,6 +45,12 @@ class BackendError(AlloError):
     """A failure while lowering, compiling or running a built module."""
 
 
+class VendorError(BackendError, RuntimeError):
+    """A kernel or option another vendor's HLS backend (Catapult, XLS[cc]) cannot take: floats on
+    XLS, a storage type XLS memories do not have. Also a RuntimeError, which upstream Allo raises
+    there."""
+
+
 class FrontendError(AlloError):
     """A PyTorch model that cannot be imported."""
 

@@ -21,7 +21,8 @@ from allo.transforms import guards
 
 ALLO = pathlib.Path(allo.__file__).parent
 STAGES = {"dsl": "dsl", "ir": "ir", "schedule": "schedule", "transforms": "transforms", "render": "render",
-          "qor": "qor", "dse": "dse", "llvm": "llvm", "hls": "hls", "rtl": "rtl", "passes.py": "passes",
+          "qor": "qor", "dse": "dse", "llvm": "llvm", "hls": "hls", "rtl": "rtl", "catapult": "catapult", "xls": "xls",
+          "passes.py": "passes",
           "interp.py": "interp"}
 
 

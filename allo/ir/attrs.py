@@ -96,8 +96,8 @@ UNROLL = _declare(
     "`allo.grid(..., unroll=)`)",
     ("schedule", "dsl"), ("render", "llvm", "hls", "qor", "rtl"), VIEW)
 PARALLEL = _declare(
-    "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU)", ("schedule",),
-    ("transforms", "llvm"), MLIR)
+    "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU; a full unroll on Catapult/XLS)",
+    ("schedule",), ("transforms", "llvm", "hls"), MLIR)
 DATAFLOW = _declare(
     "dataflow", bool, ("For", "Func"), "the loop body or function is a dataflow region (`s.dataflow`, `s.to`, "
     "an `allo.dataflow` region)", ("schedule", "dsl"), ("hls", "qor", "dse", "rtl"), VIEW)
@@ -118,7 +118,8 @@ DF_STREAM = _declare(
     ("dsl",), ("dsl", "interp", "dataflow", "hls"), NEVER)
 BIND_STORAGE = _declare(
     "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
-    "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,
+    "`@ allo.Memory(...)` annotation (XLS: the RAM kind of an `__xls_memory`)", ("dsl",), ("render", "hls", "qor", "xls"),
+    VIEW,
     derived=("Func",))
 # upstream Allo's memref memory-space number of a binding: resource code * 16 + storage-type code
 MEMORY_RESOURCE_CODE = {"AUTO": 0, "BRAM": 1, "URAM": 2, "LUTRAM": 3, "SRL": 4}
