@@ -105,7 +105,7 @@ def located(kind: type[AlloError], message: str, loc) -> AlloError:
     head, _, tail = where.partition("\n")
     err = kind(f"{head}: {message}" + ("\n" + tail if tail else ""))
     err.filename, err.lineno = loc.filename, loc.lineno
-    if loc.lineno:  # printed under the message when uncaught (not part of str(err))
+    if loc.lineno and hasattr(err, "add_note"):  # Python >= 3.11: printed under an uncaught error, not in str(err)
         err.add_note(f"Line: {loc.lineno} of {os.path.basename(loc.filename)}")
     return err
 
