@@ -10,7 +10,9 @@ PEs past the edge of the matrix idle in the last tiles.
 `systolic_tile[TyA, TyB, TyC, K, Mt, Nt](A, B, C)` is upstream's one-tile array written with
 explicit data movement: an Mt x Nt grid of `PE_kernel` calls (band "PE"), each reading its row
 of A and column of B from the FIFO arrays `A_fifo`/`B_fifo`, passing them on to its right and
-lower neighbour and writing its dot product into C.
+lower neighbour and writing its dot product into C; the last column and row drain into
+`A_drain`/`B_drain`. After `pe = s.unfold("PE", [0, 1])`, `s.to(s.A_fifo, pe, axis=1)` and
+`s.to(s.B_fifo, pe, axis=0)` make both arrays of FIFOs (upstream's space-time streams).
 
 Example::
 
@@ -87,6 +89,13 @@ def systolic_tile(A: "TyA[Mt, K]", B: "TyB[K, Nt]", C: "TyC[Mt, Nt]"):
             B_fifo[n, 0, k] = B[k, n]
     for i, j in allo.grid(Mt, Nt, name="PE"):
         PE_kernel[TyA, TyB, TyC, K, Mt, Nt](A_fifo[i, j], B_fifo[j, i], A_fifo[i, j + 1], B_fifo[j, i + 1], C, i, j)
+    A_drain: TyA[Mt]  # the last PEs' outputs: read, so that every FIFO of `s.to(s.A_fifo, pe, ...)` drains
+    B_drain: TyB[Nt]
+    for k in range(K, name="data_drain"):
+        for m in range(Mt):
+            A_drain[m] = A_fifo[m, Nt, k]
+        for n in range(Nt):
+            B_drain[n] = B_fifo[n, Mt, k]
 
 
 @allo.kernel(template="TyA, TyB, TyC, M, K, N, Mt, Nt, P")

@@ -26,17 +26,25 @@ from ..ir.attrs import DATAFLOW, OP_NAME, PARTITION, STREAM
 from ..ir.loops import find_buffer
 from ..ir.types import ArrayType
 from . import rewrite as R
+from .space_time import to_space_time
 
 
 def _err(arg, msg):
     return ScheduleError(f"to: argument '{arg}': {msg}")
 
 
-def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N.Buffer:
-    """Stream `target` (a local array of `func_name`) from its producer call to kernel `dst`.
+def to(module: N.Module, func_name: str, target, dst, axis=None, depth: int = -1) -> N.Buffer:
+    """Stream `target` (a local array of `func_name`) from its producer call to kernel `dst`; `dst`
+    a tuple of dimensions (the axes `unfold` returned) makes it an array of FIFOs (space_time.py;
+    `axis` is accepted there, as upstream Allo spells it, and changes nothing).
 
     Example: `to(mod, "kernel_2mm", "out_AB", "mm2", depth=-1)` (depth -1 = number of elements).
     Returns the streamed buffer of `func_name`."""
+    if isinstance(dst, tuple):
+        return to_space_time(module, func_name, target, dst, depth)
+    if axis is not None:
+        raise _err("axis", "axis= belongs to the space-time form, whose dst is what unfold returned "
+                           "(pe = s.unfold('PE', [0, 1]); s.to(s.A_fifo, pe, axis=1)); got a kernel or band name")
     func = module.func(func_name)
     buf = find_buffer(func, target, "to", "target")
     if buf.kind != "local" or not buf.shape:
