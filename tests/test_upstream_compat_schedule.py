@@ -1,6 +1,6 @@
 """Upstream Allo's schedule forms of its top-level tests (issue 25): compute_at of a producer nest an
-earlier compute_at made non-perfect, a band-to-band FIFO with two readers (fork), compose of a
-schedule built for other template arguments, and the space-time streams of systolic arrays
+earlier compute_at made non-perfect, a band-to-band FIFO with two readers (fork), and the
+space-time streams of systolic arrays
 (`pe = s.unfold(...)`, `s.to(s.A_fifo, pe, axis=1, depth=...)`). Every kernel is checked against
 numpy on LLVM and, where HLS is involved, in csim; errors name the problem."""
 import numpy as np
@@ -115,52 +115,6 @@ def test_a_fifo_whose_other_user_writes_it_is_still_refused():
     s = allo.customize(fork_with_writer)
     with pytest.raises(allo.ScheduleError, match=r"'C' must be written by exactly one loop band"):
         s.to(s.C, "D")
-
-
-# ----------------------------------------------------------------------------- compose
-M, K = 4, 6
-
-
-def add(A: "int32[M, K]", B: "int32[M, K]", C: "int32[M, K]"):
-    for i, j in allo.grid(M, K, name="add"):
-        C[i, j] = A[i, j] + B[i, j]
-
-
-@allo.kernel(template="N")
-def add_const(A: "int32[M, K]", B: "int32[M, K]", C: "int32[M, K]"):
-    add(A, B, C)
-    for i, j in allo.grid(M, K):
-        C[i, j] = C[i, j] + N
-
-
-def two_consts(A: "int32[M, K]", B: "int32[M, K]") -> "int32[M, K]":
-    C: int32[M, K] = 0
-    add_const[5, "c5"](A, B, C)
-    add_const[7, "c7"](A, C, C)
-    return C
-
-
-def test_compose_replays_a_schedule_built_for_other_template_arguments_with_a_warning():
-    s5 = allo.customize(add_const, instantiate=[5])
-    s5.pipeline("i")
-    s = allo.customize(two_consts)
-    with pytest.warns(allo.AlloWarning, match=r"'add_const_c7' is an instance of add_const with template arguments "
-                                              r"\['7'\], but the schedule was built for \['5'\]"):
-        s.compose(s5, id="c7")
-    code = s.build("vhls").hls_code
-    c7 = code[code.index("void add_const_c7"):]
-    assert "#pragma HLS pipeline" in c7[:c7.index("\n}")]
-    A, B = ints((M, K)), ints((M, K))
-    np.testing.assert_array_equal(s.build()(A, B), A + (A + B + 5) + 7)
-
-
-def test_compose_of_another_kernels_schedule_is_an_error():
-    s_add = allo.customize(add_const, instantiate=[5])
-    s = allo.customize(two_consts)
-    s.ir.meta["instances"]["add_const_c7"] = ("other_kernel", s.ir.meta["instances"]["add_const_c7"][1])
-    with pytest.raises(allo.ScheduleError, match=r"'add_const_c7' is an instance of other_kernel, but the schedule "
-                                                 r"was built for add_const"):
-        s.compose(s_add, id="c7")
 
 
 # ----------------------------------------------------------------------------- space-time streams

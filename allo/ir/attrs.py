@@ -140,8 +140,8 @@ def memory_space(binding) -> int:
 
 
 TEMP = _declare(
-    "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet", ("dsl",), ("dsl",),
-    VIEW)
+    "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet (a region argument's "
+    "copy: space-time `s.to` drops the dead copy-in of an output FIFO)", ("dsl",), ("dsl", "schedule"), VIEW)
 NAMED = _declare(
     "_named", bool, ("Buffer",), "a kernel variable name is bound to the buffer", ("dsl",), ("dsl",), NEVER)
 REUSE = _declare(

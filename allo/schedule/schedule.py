@@ -27,7 +27,7 @@ import weakref
 from dataclasses import dataclass
 
 from ..dsl.kernel import KernelDef, KernelInstance
-from ..errors import AlloError, ScheduleError, clean, warn
+from ..errors import AlloError, ScheduleError, clean
 from ..ir.attrs import INSTANCES, PIPELINE_II
 from ..ir.check import verify_func
 from ..ir.loops import get_loops
@@ -382,16 +382,8 @@ class Schedule:
         raise ScheduleError(f"compose: expected a Schedule or a kernel, got {type(sched_or_kernel).__name__}")
 
     def _check_same_instance(self, sub, target):
-        """A schedule of another kernel is an error; one built for other template arguments of the same
-        kernel is replayed with a warning (upstream Allo applies a kernel's schedule to any of its
-        instances; each step is still checked, and compose stays atomic if one does not apply)."""
         mine = self.ir.meta.get(INSTANCES, {}).get(target)
         theirs = sub.ir.meta.get(INSTANCES, {}).get(sub.top_func_name)
-        if not (mine and theirs) or mine == theirs:
-            return
-        if mine[0] != theirs[0]:
-            raise ScheduleError(f"compose: function {target!r} is an instance of {mine[0]}, but the schedule was "
-                                f"built for {theirs[0]}")
-        warn(f"compose: function {target!r} is an instance of {mine[0]} with template arguments "
-             f"{[a[1] for a in mine[1]]}, but the schedule was built for {[a[1] for a in theirs[1]]}; its steps "
-             "are replayed on it (tile sizes chosen for the other instance may not suit this one)")
+        if mine and theirs and mine != theirs:
+            raise ScheduleError(f"compose: function {target!r} is an instance of {mine[0]} with template arguments "
+                                f"{[a[1] for a in mine[1]]}, but the schedule was built for {[a[1] for a in theirs[1]]}")
