@@ -8,7 +8,7 @@ import pytest
 
 import allo
 from allo.ir.types import index, int8, int16, int32
-from allo.library.systolic import systolic_tile
+from allo.library.systolic import packed_int8xint8_systolic, systolic_tile
 
 RNG = np.random.default_rng(25)
 
@@ -241,3 +241,20 @@ def test_an_unknown_annotation_name_is_an_unsupported_type_with_its_line():
     assert "B: Undefined[4] = 0" in str(e.value)
     if hasattr(e.value, "add_note"):
         assert e.value.__notes__ == [f"Line: {line} of test_upstream_compat_schedule.py"]
+
+
+# ----------------------------------------------------------------------------- DSP-packed systolic GEMM
+def pack_rows(X, P):
+    """Upstream's packing: each word holds P consecutive rows of a column (lowest bits first)."""
+    return np.ascontiguousarray(np.ascontiguousarray(X.T).view(np.dtype(f"int{8 * P}")).T)
+
+
+@pytest.mark.parametrize("lo, hi", [(-4, 4), (-128, 128)])
+def test_packed_int8xint8_systolic_matches_numpys_int8_matmul(lo, hi):
+    M_, K_, N_, P_ = 8, 8, 16, 8
+    s = allo.customize(packed_int8xint8_systolic, instantiate=[M_, K_, N_, 8, 8, P_])
+    X = ints((M_, K_), lo, hi, np.int8)
+    W = ints((K_, N_), lo, hi, np.int8)
+    C = np.zeros((M_ // P_, N_), np.int64)
+    s.build()(pack_rows(X, P_), W.view(np.int64), C)
+    np.testing.assert_array_equal(np.ascontiguousarray(C.T).view(np.int8).T, X @ W)  # numpy wraps in int8
