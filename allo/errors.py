@@ -111,6 +111,8 @@ def located(kind: type[AlloError], message: str, loc) -> AlloError:
     head, _, tail = where.partition("\n")
     err = kind(f"{head}: {message}" + ("\n" + tail if tail else ""))
     err.filename, err.lineno = loc.filename, loc.lineno
+    if loc.lineno and hasattr(err, "add_note"):  # Python >= 3.11: printed under an uncaught error, not in str(err)
+        err.add_note(f"Line: {loc.lineno} of {os.path.basename(loc.filename)}")
     return err
 
 

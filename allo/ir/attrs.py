@@ -112,6 +112,10 @@ PARTITION = _declare(
 STREAM = _declare(
     "stream", int, ("Buffer",), "the array is a FIFO of this depth between producer and consumer (`s.to`)",
     ("schedule", "dsl"), ("transforms", "hls", "qor", "rtl"), VIEW)
+STREAM_SPACE = _declare(
+    "_stream_space", tuple, ("Buffer",), "the stream is an array of FIFOs: these dimensions (0-based) index "
+    "the FIFO, the others its elements in row-major order (`s.to(buf, pe, axis=...)` after unfold)",
+    ("schedule",), ("hls", "rtl"), NEVER)
 DF_STREAM = _declare(
     "_df_stream", dict, ("Buffer",), "a stream of an `allo.dataflow` region: {'name': its source spelling "
     "(`fifo_A[1, 2]`), 'item': scalars per item, 'depth': items, 'bound': elements the build allots or None}",
@@ -137,8 +141,8 @@ def memory_space(binding) -> int:
 
 
 TEMP = _declare(
-    "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet", ("dsl",), ("dsl",),
-    VIEW)
+    "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet (a region argument's "
+    "copy: space-time `s.to` drops the dead copy-in of an output FIFO)", ("dsl",), ("dsl", "schedule"), VIEW)
 NAMED = _declare(
     "_named", bool, ("Buffer",), "a kernel variable name is bound to the buffer", ("dsl",), ("dsl",), NEVER)
 REUSE = _declare(

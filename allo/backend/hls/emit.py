@@ -22,7 +22,7 @@ from ...errors import BackendError
 from ...ir import effects as E
 from ...ir import nodes as N
 from ...ir import visit as V
-from ...ir.attrs import BIND_STORAGE, OP_NAME, PARTITION, PARTITION_KINDS, STATEFUL, STREAM, USER_BANDS
+from ...ir.attrs import BIND_STORAGE, OP_NAME, PARTITION, PARTITION_KINDS, STATEFUL, STREAM, STREAM_SPACE, USER_BANDS
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
 from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
@@ -349,6 +349,13 @@ class FuncEmitter(ExprEmitter):
 
     def declare(self, buf: N.Buffer):
         name, ctype = self.bname(buf), cpp_type(buf.dtype)
+        if buf.attrs.get(STREAM_SPACE):  # an array of FIFOs (space-time s.to)
+            dims = "".join(f"[{int(buf.shape[d])}]" for d in buf.attrs[STREAM_SPACE])
+            self.line(f"hls::stream< {cpp_type(buf.dtype)} > {name}{dims};")
+            for text in self.ctx.dialect.stream_pragmas(name, int(buf.attrs[STREAM])):
+                self.line(text)
+            self.declared.add(id(buf))
+            return
         if buf.attrs.get(STREAM) and buf.shape:
             self.line(f"hls::stream< {stream_ctype(buf.dtype, block_elems(buf))} > {name};")
             for text in self.ctx.dialect.stream_pragmas(name, int(buf.attrs[STREAM])):
@@ -545,6 +552,10 @@ class FuncEmitter(ExprEmitter):
     def s_store(self, s: N.Store):
         if s.buf.kind == "global":
             raise BackendError(f"cannot store into global constant {s.buf.name!r}")
+        if s.buf.attrs.get(STREAM_SPACE):  # an array of FIFOs: the space indices pick one
+            pick = "".join(f"[{self.expr(s.indices[d]).text}]" for d in s.buf.attrs[STREAM_SPACE])
+            self.line(f"{self.bname(s.buf)}{pick}.write({self.value_as(s.value, s.buf.dtype).text});")
+            return
         if s.buf.attrs.get(STREAM):  # a FIFO (s.to): written in row-major order
             port, value = self.block_port(s.buf, "writer"), self.value_as(s.value, s.buf.dtype).text
             self.line(f"{port}.put({self.bname(s.buf)}, {value});" if port else f"{self.bname(s.buf)}.write({value});")
