@@ -302,6 +302,9 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
             value = eval(compile(ast.Expression(expr), "<annotation>", "eval"), self.env.namespace())  # noqa: S307
         except AlloError as e:
             raise self.error(AlloTypeError, str(e), node) from None
+        except NameError as e:  # upstream Allo's wording, which its traceback tests look for
+            raise self.error(AlloTypeError, f"Unsupported type `{e.name}` in the annotation {ast.unparse(expr)!r}: "
+                             f"{e}", node) from None
         except Exception as e:
             raise self.error(AlloTypeError, f"invalid type annotation {ast.unparse(expr)!r}: {e}", node) from None
         if isinstance(value, tuple) and all(isinstance(v, (AlloType, ArrayType)) for v in value):

@@ -9,7 +9,7 @@ Example::
 from __future__ import annotations
 
 from ..ir.ops import BinOpKind
-from ..ir.types import Fixed, float32, is_signed
+from ..ir.types import Fixed, is_signed
 from .scalars import cat, type_bits
 
 FLOAT_OPS = {BinOpKind.ADD: "arith.addf", BinOpKind.SUB: "arith.subf", BinOpKind.MUL: "arith.mulf",
@@ -42,12 +42,6 @@ class ArithMixin:
 
     def arith(self, op, a, b, t) -> str:
         c, ty = cat(t), t.mlir
-        if c == "f" and getattr(t, "brain", False) and self.llvm:
-            # bfloat16 on the CPU: each operation in f32, rounded to bf16 (the JIT has no bf16 libcalls;
-            # arith-expand turns these casts into integer ops, and they carry no fastmath flag to fold)
-            wide = [self.op(f"arith.extf {x} : bf16 to f32") for x in (a, b)]
-            r = self.arith(op, wide[0], wide[1], float32)
-            return self.op(f"arith.truncf {r} : f32 to bf16")
         if c == "f":
             if op in FLOAT_OPS:
                 return self.op(f"{FLOAT_OPS[op]} {a}, {b} : {ty}")

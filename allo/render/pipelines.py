@@ -10,12 +10,9 @@ from __future__ import annotations
 from ..errors import BackendError
 
 # Scalar CPU lowering: the pass order that takes affine/scf/memref/arith to LLVM. `arith-expand` turns
-# floordivsi/ceildivsi and friends into basic arith (and, with include-bf16, bf16 <-> f32 casts into integer
-# ops: the JIT has no compiler-rt `__truncsfbf2`; bf16 arithmetic is first computed in f32 by
-# arith-emulate-unsupported-floats); math ops without an LLVM intrinsic (erf, tanh, ...)
+# floordivsi/ceildivsi and friends into basic arith; math ops without an LLVM intrinsic (erf, tanh, ...)
 # become libm calls.
 LLVM_PIPELINE = ", ".join([
-    "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}",
     "arith-expand{include-bf16=true}",
     "lower-affine",
     "convert-scf-to-cf",

@@ -65,8 +65,7 @@ def lowering_pipeline(vector: bool, omp_threads: int = 0) -> str:
 
         run_pipeline(module, "llvm-lowering", lowering_pipeline(vector=True, omp_threads=2))
     """
-    p = ["arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}",  # bf16: see render/pipelines.py
-         "arith-expand{include-bf16=true}", "lower-affine"]
+    p = ["arith-expand{include-bf16=true}", "lower-affine"]
     if omp_threads:
         p += openmp.passes(omp_threads)
     if vector:
