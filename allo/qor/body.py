@@ -155,10 +155,11 @@ class Interpreter:
     """See module docstring. `ctx` supplies `mem(buf)`, `tables`, `callee(name)` and the
     `est` (for calls)."""
 
-    def __init__(self, ctx, loop_vars=(), explicit=False, var_ranges=None):
+    def __init__(self, ctx, loop_vars=(), explicit=False, var_ranges=None, variable=()):
         self.ctx = ctx
         self.t = ctx.tables
         self.loop_vars = list(loop_vars)  # [(id, trip)] innermost first: the pipelined iteration
+        self.variable = set(variable)  # ids of pipelined loop variables whose bounds depend on outer loops
         self.explicit = explicit
         self.var_ranges = dict(var_ranges or {})
         self.res = BodyResult()
@@ -385,15 +386,20 @@ class Interpreter:
                     continue
                 laddr = self.load_addr[token]
                 dist = dependence_distance(saddr, laddr, self.loop_vars)
+                assumed = dist is None and self._unbounded_burst(smem, saddr, laddr)
+                if assumed:
+                    dist = MAY
                 if dist is None:
                     continue
                 dist = 1 if dist == MAY else dist
                 lat = smem.read_latency(self.t)
                 if smem.uid not in only:
                     only[smem.uid] = self._addresses(smem.uid)
-                promoted = dist == 1 and saddr == laddr and only[smem.uid] == {_akey(saddr)}
+                promoted = dist == 1 and saddr == laddr and only[smem.uid] == {_akey(saddr)} and not assumed
                 if promoted:
                     length = path - lat + 1
+                elif assumed:  # request order only: the read is issued after the previous write request
+                    length = path + 2
                 elif smem.kind == "m_axi":
                     length = path + int(self.t.memory["m_axi"]["write_turnaround"]) + 1
                 else:
@@ -401,9 +407,27 @@ class Interpreter:
                 ii = math.ceil(length / dist)
                 if ii > best:
                     kind = "register (promoted)" if promoted else smem.kind
+                    kind = ("(assumed: sequential access in a variable-bound loop) " + kind) if assumed else kind
                     best, why = ii, (f"loop-carried dependence through {kind} {smem.name!r}: {length} cycles"
                                      + (f" over {dist} iterations" if dist > 1 else ""))
         return best, why
+
+    def _unbounded_burst(self, mem, saddr, laddr) -> bool:
+        """Vitis assumes a carried dependence between a read and a write of the same m_axi
+        element that walk the array sequentially (stride 1 in the last dimension) in a loop whose
+        trip count depends on an enclosing loop: the access range of such a variable-length
+        sequential access is not bounded, so each read request is issued after the previous
+        iteration's write request (in order on the bus, not after its response: read to write
+        + 2 states, as through a BRAM). The syrk and syr2k baselines run 21 cycles per iteration
+        though their bodies differ (the C read is scheduled late, so read-to-write is the same
+        path). With a constant trip count (gemm's baseline) or a row stride (symm's) the loop
+        runs at its port / recurrence II."""
+        if mem.kind != "m_axi" or not self.loop_vars or saddr != laddr or not saddr:
+            return False
+        v = self.loop_vars[0][0]
+        last = saddr[-1]
+        return v in self.variable and last is not None and last.coefs.get(v) == 1 and \
+            all(a is not None and v not in a.coefs for a in saddr[:-1])
 
     def _addresses(self, uid) -> set:
         """Every address of memory `uid` accessed in the iteration."""
@@ -415,10 +439,10 @@ def _akey(addr):
     return tuple(a.key() if a is not None else ("?", n) for n, a in enumerate(addr))
 
 
-def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None) -> BodyResult:
+def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None, variable=()) -> BodyResult:
     """Timing of one iteration of `body` (inner loops unrolled, one pass per lane environment);
-    see module docstring."""
-    return Interpreter(ctx, loop_vars, explicit, var_ranges).run(body, lanes)
+    see module docstring. `variable`: loop variables whose trip count depends on outer loops."""
+    return Interpreter(ctx, loop_vars, explicit, var_ranges, variable).run(body, lanes)
 
 
 __all__ = ["interpret", "BodyResult", "op_cost", "children", "Interpreter"]

@@ -406,8 +406,9 @@ class Estimator:
         loop_vars = [(id(p.var), iters)] + [(id(lp.var), t) for lp, t in zip(reversed(chain[:-1]),
                                                                                 reversed(trips[:-1]))]
         notes = []
+        variable = [id(p.var)] if u == 1 and _variable_bound(p) else []
         for _ in range(4):  # auto-partitioning changes memories: analyse again until stable
-            res = interpret(fctx, p.body, lanes, loop_vars, explicit, rng)
+            res = interpret(fctx, p.body, lanes, loop_vars, explicit, rng, variable)
             ii, reason, more = self._ii(fctx, res, target)
             notes += more
             if not more:
@@ -589,6 +590,12 @@ def _extreme(a: Aff, ranges, low: bool) -> int:
         lo, hi = ranges.get(k, (0, 0))
         total += min(c * lo, c * hi) if low else max(c * lo, c * hi)
     return total
+
+
+def _variable_bound(lp) -> bool:
+    """A loop whose bounds depend on enclosing loop variables (a triangular loop)."""
+    lb, ub = index_aff(lp.lb, {}), index_aff(lp.ub, {})
+    return lb is None or ub is None or not lb.known or not ub.known
 
 
 def _inner_loops(body) -> bool:
