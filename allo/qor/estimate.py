@@ -32,6 +32,7 @@ from ..ir.attrs import DATAFLOW, PIPELINE_II, UNROLL, Partition
 from .affine import Aff, index_aff
 from .body import Interpreter, interpret
 from .bundles import bundle_name
+from .channels import in_order_once
 from .memory import Mem, bind_param, interface_mem, local_mem, port_ii
 from .report import LoopRow, QoRReport
 from .resources import Resources
@@ -506,7 +507,7 @@ class Estimator:
                 prod = next((j for j in range(k - 1, -1, -1) if uid in procs[j][2]), None)
                 if prod is None:
                     continue
-                if mem.kind == "fifo":
+                if mem.kind == "fifo" or self._auto_fifo(fctx, mem, procs[prod][4], procs[k][4]):
                     st = max(st, start[prod] + 1)
                     fin_floor = max(fin_floor, finish[prod] + 1)
                 else:
@@ -525,6 +526,15 @@ class Estimator:
         for (dur, _, _, prow, s), st in zip(procs, start):
             rows += prow
         return latency, rows, interval
+
+    def _auto_fifo(self, fctx, mem, producer, consumer) -> bool:
+        """An array channel written and read once in sequential order: Vitis makes it a FIFO
+        (channels.py), so the consumer runs alongside the producer."""
+        if not mem.local or mem.all_parts or mem.kind not in ("bram", "lutram", "uram"):
+            return False
+        is_buf = lambda b: isinstance(b, N.Buffer) and b.shape and fctx.mem(b).uid == mem.uid  # noqa: E731
+        return (in_order_once(self.mod, producer, is_buf, "w", mem.shape)
+                and in_order_once(self.mod, consumer, is_buf, "r", mem.shape))
 
     def _reader_copies(self, fctx, procs) -> tuple:
         """A dataflow channel has one reader: an array the region only reads, read by several
