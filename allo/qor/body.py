@@ -25,6 +25,7 @@ from collections import Counter
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import CONFIG_OP
 from ..ir.ops import CMP_OPS, BinOpKind, UnaryOpKind
 from ..ir.promote import common
 from .affine import MAY, cond_value, dependence_distance, index_aff
@@ -55,8 +56,10 @@ def _source_bits(e) -> int:
     return _bits(getattr(e, "type", None))
 
 
-def op_cost(e, tables) -> OpCost:
-    """The operator an expression node maps to (FREE for wires, address arithmetic, unknown nodes)."""
+def op_cost(e, tables, config=None) -> OpCost:
+    """The operator an expression node maps to (FREE for wires, address arithmetic, unknown nodes);
+    `config`: the design's `config_op` bindings {op: (impl, latency)} (Module.meta)."""
+    config = config or {}
     if isinstance(e, N.BinOp):
         operand = getattr(e.lhs, "type", e.type)
         kind = _tname(operand)
@@ -67,9 +70,9 @@ def op_cost(e, tables) -> OpCost:
             return tables.float_op(fk, _bits(operand))
         bits = _bits(e.type)
         if e.op in (BinOpKind.ADD, BinOpKind.SUB):
-            return tables.int_op("add", bits)
+            return tables.int_op("add", bits, impl=config.get("add" if e.op == BinOpKind.ADD else "sub"))
         if e.op == BinOpKind.MUL:
-            return tables.int_op("mul", bits, _source_bits(e.lhs), _source_bits(e.rhs))
+            return tables.int_op("mul", bits, _source_bits(e.lhs), _source_bits(e.rhs), impl=config.get("mul"))
         if e.op in (BinOpKind.DIV, BinOpKind.FLOORDIV, BinOpKind.MOD):
             return tables.int_op("div", max(bits, _bits(operand)))
         if e.op in (BinOpKind.SHL, BinOpKind.SHR):
@@ -160,6 +163,8 @@ class Interpreter:
         self.t = ctx.tables
         self.loop_vars = list(loop_vars)  # [(id, trip)] innermost first: the pipelined iteration
         self.variable = set(variable)  # ids of pipelined loop variables whose bounds depend on outer loops
+        est = getattr(ctx, "est", None)
+        self.config = est.mod.meta.get(CONFIG_OP, {}) if est is not None else {}  # s.config_op
         self.explicit = explicit
         self.var_ranges = dict(var_ranges or {})
         self.res = BodyResult()
@@ -316,7 +321,7 @@ class Interpreter:
         srcs = None
         for k in kids:
             srcs = _merge(srcs, k[1])
-        cost = op_cost(e, self.t)
+        cost = op_cost(e, self.t, self.config)
         if cost is not FREE:
             self.res.ops[cost] += 1
         t = t0 + cost.chain
