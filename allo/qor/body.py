@@ -158,11 +158,12 @@ class Interpreter:
     """See module docstring. `ctx` supplies `mem(buf)`, `tables`, `callee(name)` and the
     `est` (for calls)."""
 
-    def __init__(self, ctx, loop_vars=(), explicit=False, var_ranges=None, variable=()):
+    def __init__(self, ctx, loop_vars=(), explicit=False, var_ranges=None, variable=(), reset=False):
         self.ctx = ctx
         self.t = ctx.tables
         self.loop_vars = list(loop_vars)  # [(id, trip)] innermost first: the pipelined iteration
         self.variable = set(variable)  # ids of pipelined loop variables whose bounds depend on outer loops
+        self.reset = bool(reset)  # a flattened imperfect nest: promoted accumulators restart through a select
         est = getattr(ctx, "est", None)
         self.config = est.mod.meta.get(CONFIG_OP, {}) if est is not None else {}  # s.config_op
         self.explicit = explicit
@@ -402,7 +403,7 @@ class Interpreter:
                     only[smem.uid] = self._addresses(smem.uid)
                 promoted = dist == 1 and saddr == laddr and only[smem.uid] == {_akey(saddr)} and not assumed
                 if promoted:
-                    length = path - lat + 1
+                    length = path - lat + 1 + int(self.reset)
                 elif assumed:  # request order only: the read is issued after the previous write request
                     length = path + 2
                 elif smem.kind == "m_axi":
@@ -444,10 +445,12 @@ def _akey(addr):
     return tuple(a.key() if a is not None else ("?", n) for n, a in enumerate(addr))
 
 
-def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None, variable=()) -> BodyResult:
+def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None, variable=(),
+              reset=False) -> BodyResult:
     """Timing of one iteration of `body` (inner loops unrolled, one pass per lane environment);
-    see module docstring. `variable`: loop variables whose trip count depends on outer loops."""
-    return Interpreter(ctx, loop_vars, explicit, var_ranges, variable).run(body, lanes)
+    see module docstring. `variable`: loop variables whose trip count depends on outer loops;
+    `reset`: the loop is a flattened imperfect nest (promoted accumulators restart by a select)."""
+    return Interpreter(ctx, loop_vars, explicit, var_ranges, variable, reset).run(body, lanes)
 
 
 __all__ = ["interpret", "BodyResult", "op_cost", "children", "Interpreter"]

@@ -33,6 +33,7 @@ from .affine import Aff, index_aff
 from .body import Interpreter, interpret
 from .bundles import bundle_name
 from .channels import in_order_once
+from .nests import imperfect_level, promoted_accumulator
 from .memory import Mem, bind_param, interface_mem, local_mem, port_ii
 from .report import LoopRow, QoRReport
 from .resources import Resources
@@ -330,11 +331,11 @@ class Estimator:
         piped, target, explicit = self.is_pipelined(s, ranges)
         if piped:
             return self.pipelined(fctx, [s], ranges, target, explicit)
-        chain = self.flatten_chain(s, inner_ranges)
+        chain, reset = self._flatten(s, inner_ranges, imperfect=True)
         if chain is not None:
             p = chain[-1]
             _, t, e = self.is_pipelined(p, self.chain_ranges(chain[:-1], ranges))
-            return self.pipelined(fctx, chain, ranges, t, e)
+            return self.pipelined(fctx, chain, ranges, t, e, reset)
         unroll = s.attrs.get(UNROLL)
         if unroll is not None and not _has_loop(s.body):
             return self._unrolled(fctx, s, n, unroll, ranges)
@@ -363,23 +364,33 @@ class Estimator:
         return lat, [LoopRow(_label(s), "loop", iters, False, None, None, it + 1, lat, f"unrolled x{u}", [])]
 
     def flatten_chain(self, s, ranges):
-        """Loops s .. p of a perfect nest ending in a pipelined loop p (Vitis flattens them)."""
+        """Loops s .. p of a perfect nest ending in a pipelined loop p (Vitis flattens them;
+        nests.py: not when p accumulates into a promoted register of an outer iteration)."""
+        return self._flatten(s, ranges, imperfect=False)[0]
+
+    def _flatten(self, s, ranges, imperfect):
+        """(chain or None, reset): `imperfect` also folds outer statements nests.py allows (the
+        static RTL builds only perfect nests); `reset`: such a fold resets the accumulators."""
         if s.attrs.get(UNROLL) is not None or s.attrs.get(DATAFLOW):
-            return None
-        chain, cur = [s], s
+            return None, False
+        chain, cur, reset = [s], s, False
         while True:
-            if len(cur.body) != 1 or not isinstance(cur.body[0], N.For):
-                return None
-            nxt = cur.body[0]
-            lb, ub = index_aff(nxt.lb, {}), index_aff(nxt.ub, {})
-            if lb is None or ub is None or not lb.known or not ub.known:
-                return None  # Vitis flattens only when inner bounds are constant
+            if len(cur.body) == 1 and isinstance(cur.body[0], N.For):
+                nxt = cur.body[0]
+            elif imperfect and not _variable_bound(cur) and imperfect_level(cur) is not None:
+                nxt, reset = imperfect_level(cur), True
+            else:
+                return None, False
+            if _variable_bound(nxt):
+                return None, False  # Vitis flattens only when inner bounds are constant
             chain.append(nxt)
             piped, _, _ = self.is_pipelined(nxt, self.chain_ranges(chain[:-1], ranges))
             if piped:
-                return chain
+                if not reset and promoted_accumulator(nxt, [id(lp.var) for lp in chain[:-1]]):
+                    return None, False
+                return chain, reset
             if nxt.attrs.get(UNROLL) is not None or nxt.attrs.get(DATAFLOW):
-                return None
+                return None, False
             cur = nxt
 
     def chain_ranges(self, loops, ranges):
@@ -389,8 +400,9 @@ class Estimator:
             out[id(lp.var)] = rng
         return out
 
-    def pipelined(self, fctx, chain, ranges, target, explicit) -> tuple:
-        """A pipelined loop (the last of `chain`; the others are flattened into it)."""
+    def pipelined(self, fctx, chain, ranges, target, explicit, reset=False) -> tuple:
+        """A pipelined loop (the last of `chain`; the others are flattened into it; `reset`: an
+        imperfect nest whose accumulators restart from a select, nests.py)."""
         p = chain[-1]
         rng = dict(ranges)
         trips = []
@@ -409,7 +421,7 @@ class Estimator:
         notes = []
         variable = [id(p.var)] if u == 1 and _variable_bound(p) else []
         for _ in range(4):  # auto-partitioning changes memories: analyse again until stable
-            res = interpret(fctx, p.body, lanes, loop_vars, explicit, rng, variable)
+            res = interpret(fctx, p.body, lanes, loop_vars, explicit, rng, variable, reset)
             ii, reason, more = self._ii(fctx, res, target)
             notes += more
             if not more:
@@ -430,7 +442,8 @@ class Estimator:
         if not explicit:
             notes.insert(0, "pipelined automatically (innermost loop)")
         if len(chain) > 1:
-            notes.insert(0, "flattened " + " x ".join(f"{_label(lp)}({t})" for lp, t in zip(chain, trips)))
+            notes.insert(0, ("flattened (imperfect nest: accumulators reset by a select) " if reset else "flattened ")
+                         + " x ".join(f"{_label(lp)}({t})" for lp, t in zip(chain, trips)))
         if u > 1:
             notes.append(f"unrolled x{u} in the pipeline")
         notes += res.notes
