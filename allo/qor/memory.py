@@ -191,11 +191,13 @@ def _bank_pressure(keys) -> int:
 
 
 def _same_bank_possible(x, y) -> bool:
+    """Can two accesses use a port of the same bank? A bank index known only at run time reads
+    every bank of that dimension and multiplexes (Vitis, and the static RTL circuit: a port on
+    every candidate bank), so it collides with every access of that dimension, even when the
+    two offsets differ (`T[k]` and `T[k + 1]` over cyclic 2 both occupy both banks)."""
     if isinstance(x, int) and isinstance(y, int):
         return x == y
-    if isinstance(x, tuple) and isinstance(y, tuple) and x[1] == y[1]:
-        return x[2] == y[2]  # same run-time part: the offsets decide
-    return True  # None, or unrelated run-time parts: may collide
+    return True  # None or a run-time ("rel") bank: may collide
 
 
 def _overlap(a, b) -> bool:

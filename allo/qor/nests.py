@@ -82,8 +82,9 @@ def promoted_accumulator(loop, outer_vars) -> bool:
 
 def imperfect_level(loop, pipelined=None):
     """The single inner loop of `loop` when the other statements of its body only initialise
-    (load-free values) or finish (from accumulators) accumulators of the pipelined loop
-    (`pipelined`, default the inner loop itself), which Vitis folds into a flattened pipeline."""
+    (load-free values; every accumulator) or finish (from accumulators) accumulators of the
+    pipelined loop (`pipelined`, default the inner loop itself), which Vitis folds into a
+    flattened pipeline."""
     fors = [k for k, s in enumerate(loop.body) if isinstance(s, N.For)]
     if len(fors) != 1 or len(loop.body) == 1:
         return None
@@ -93,6 +94,9 @@ def imperfect_level(loop, pipelined=None):
     if any(not isinstance(s, N.Store) for s in pre + post):
         return None
     accs = {(uid, key) for uid, key, _ in accumulators(pipelined or inner)}
+    inits = {(id(s.buf), _key(a)) for s in pre if (a := _affs(s.indices)) is not None}
+    if not accs or accs - inits:
+        return None  # an accumulator not initialised here starts from memory: a load before the loop
     for s in pre + post:
         affs = _affs(s.indices)
         if affs is None or (id(s.buf), _key(affs)) not in accs:
