@@ -133,7 +133,7 @@ class Estimator:
 
     # ------------------------------------------------------------------ functions
     def func(self, func: N.Func, mems: dict) -> FuncEst:
-        key = (func.name, tuple((k, m.uid, m.kind, tuple(m.all_parts)) for k, m in sorted(mems.items())))
+        key = (func.name, tuple((k, m.uid, m.kind, tuple(m.all_parts), m.rate) for k, m in sorted(mems.items())))
         if key in self._memo:
             return self._memo[key]
         fctx = FuncCtx(self, func, mems)
@@ -247,16 +247,23 @@ class Estimator:
         return None
 
     def _fill(self, fctx, buf) -> int:
-        """The emitter's initialisation nest of an array (auto-pipelined when large)."""
+        """The emitter's initialisation nest of an array (auto-pipelined when large). A streamed
+        buffer the caller initialises is written by this loop (`y_init.write(0)`): its reader
+        gets one element per iteration of it (`Mem.rate`)."""
         mem = fctx.mem(buf)
-        if mem.kind in ("reg", "fifo"):
+        if mem.kind == "reg":
             return 1
         inner = int(buf.shape[-1])
         size = buf.type.size
-        per = port_ii([(mem, tuple(Aff({}, 0) for _ in buf.shape), "w", ("fill",))], self.tables)[0]
+        per = 1 if mem.kind == "fifo" else \
+            port_ii([(mem, tuple(Aff({}, 0) for _ in buf.shape), "w", ("fill",))], self.tables)[0]
         if inner >= int(self.tables.control["pipeline_loops"]) or size >= 64:
-            return size * per + 2
-        return size * 2 + size // inner
+            lat = size * per + 2
+        else:
+            lat = size * 2 + size // inner
+        if mem.kind == "fifo":
+            mem.rate = max(1, round((lat - 2) / max(1, size)))
+        return lat
 
     def _inline_call(self, s) -> bool:
         callee = self.mod.func(s.callee)

@@ -43,6 +43,7 @@ class Mem:
     auto_parts: list = field(default_factory=list)  # throughput-driven partitions Vitis adds
     ports: int = 0  # accesses per cycle per bank; 0: the default of `kind` (data/operators.json)
     bound: bool = False  # storage chosen by the user (bind_storage): Vitis keeps it as it is
+    rate: int = 1  # FIFO: cycles per element its producer delivers (a reader cannot go faster)
 
     @property
     def size(self) -> int:
@@ -153,9 +154,10 @@ def port_ii(accesses, tables) -> tuple:
             b[2].append(mem.name)
             continue
         if mem.kind == "fifo":
-            ii = max(len(rw["r"]), len(rw["w"]), 1)
+            ii = max(len(rw["r"]) * max(1, mem.rate), len(rw["w"]), 1)
             if ii > best[0]:
-                best = (ii, mem, f"{ii} FIFO accesses of stream {mem.name!r} per iteration")
+                best = (ii, mem, f"{ii} FIFO accesses of stream {mem.name!r} per iteration" if mem.rate <= 1 or
+                        not rw["r"] else f"stream {mem.name!r} delivers one element every {mem.rate} cycles")
             continue
         ports = mem.ports or int(tables.mem(mem.kind)["ports"])
         keys = list(rw["r"].values()) + list(rw["w"].values())
