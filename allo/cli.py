@@ -186,8 +186,13 @@ def _new_files(out_dir: Path, write) -> list:
     return sorted(p.name for p in out_dir.iterdir() if before.get(p) != p.stat().st_mtime_ns)
 
 
+def _build_vendor(imported, args, out_dir, model, inputs) -> list:
+    """The Catapult / XLS[cc] project (its tool runs it; nothing is simulated here)."""
+    return _new_files(out_dir, lambda: imported.build(args.target, project=str(out_dir)))
+
+
 BUILDS = {"hls": _build_hls, "cpu": _build_cpu, "verilog": _build_verilog, "calyx": _build_verilog,
-          "schedule": lambda *_: []}  # per target kind (allo.schedule.targets): what `compile` writes and runs
+          "vendor": _build_vendor, "schedule": lambda *_: []}  # per target kind (allo.schedule.targets): what `compile` writes and runs
 
 
 def parse_precision(text):

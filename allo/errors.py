@@ -45,6 +45,12 @@ class BackendError(AlloError):
     """A failure while lowering, compiling or running a built module."""
 
 
+class VendorError(BackendError, RuntimeError):
+    """A kernel or option another vendor's HLS backend (Catapult, XLS[cc]) cannot take: floats on
+    XLS, a storage type XLS memories do not have. Also a RuntimeError, which upstream Allo raises
+    there."""
+
+
 class FrontendError(AlloError):
     """A PyTorch model that cannot be imported."""
 
@@ -105,6 +111,8 @@ def located(kind: type[AlloError], message: str, loc) -> AlloError:
     head, _, tail = where.partition("\n")
     err = kind(f"{head}: {message}" + ("\n" + tail if tail else ""))
     err.filename, err.lineno = loc.filename, loc.lineno
+    if loc.lineno and hasattr(err, "add_note"):  # Python >= 3.11: printed under an uncaught error, not in str(err)
+        err.add_note(f"Line: {loc.lineno} of {os.path.basename(loc.filename)}")
     return err
 
 

@@ -21,7 +21,8 @@ from allo.transforms import guards
 
 ALLO = pathlib.Path(allo.__file__).parent
 STAGES = {"dsl": "dsl", "ir": "ir", "schedule": "schedule", "transforms": "transforms", "render": "render",
-          "qor": "qor", "dse": "dse", "llvm": "llvm", "hls": "hls", "rtl": "rtl", "passes.py": "passes",
+          "qor": "qor", "dse": "dse", "llvm": "llvm", "hls": "hls", "rtl": "rtl", "catapult": "catapult", "xls": "xls",
+          "passes.py": "passes",
           "interp.py": "interp"}
 
 
@@ -227,6 +228,16 @@ def _chain(s):
     s.to(s.tmp, "mm2", depth=8)
 
 
+def fifos(A: int32[2, 4], C: int32[2, 4]):  # an array of FIFOs (space-time s.to): _stream_space
+    F: int32[2, 4]
+    for k in range(4):
+        for m in range(2):
+            F[m, k] = A[m, k]
+    for k2 in range(4):
+        for m2 in range(2):
+            C[m2, k2] = F[m2, k2]
+
+
 def poll(n: int32) -> int32:
     x: int32 = 0
     while x < n:
@@ -257,7 +268,7 @@ def region(A: int32[4], B: int32[4]):  # a dataflow region: _df_region, _df_stre
 
 SCHEDULES = [(region, lambda s: None), (gemm, _gemm), (blur, lambda s: s.reuse_at(s.reuse_at(s.A, "y"), "x")), (pc, _pc),
              (pe, lambda s: s.unfold("PE", [0])), (calls, _calls), (counter, lambda s: None),
-             (chain, _chain), (poll, lambda s: None)]
+             (fifos, lambda s: s.to(s.F, [0], axis=0)), (chain, _chain), (poll, lambda s: None)]
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,15 @@ def test_softmax_large_logits_do_not_overflow():
     check(nn.log_softmax, [float32, 2, 3], (X,), F.log_softmax(tt(X), -1).numpy())
 
 
+def test_log_softmax_keeps_small_log_sums_next_to_large_maxima():
+    # x ~ 1000: x - (max + log(sum)) would round log(sum) ~ 3e-4 away at max ~ 2000 (ulp 1.2e-4)
+    X = (1000 * np.random.default_rng(5).standard_normal((8, 8))).astype(np.float32)
+    x = X.astype(np.float64)
+    y = x - x.max(-1, keepdims=True)
+    ref = (y - np.log(np.exp(y).sum(-1, keepdims=True))).astype(np.float32)
+    check(nn.log_softmax, [float32, 8, 8], (X,), ref, atol=1e-5, rtol=1e-5)
+
+
 @FAST
 @given(M=dims, N=st.integers(1, 12), eps=eps_values, offset=st.sampled_from([0.0, 50.0]),
        seed=st.integers(0, 2**16))

@@ -28,13 +28,13 @@ def _cli_targets():
 
 
 def test_cli_frontend_and_schedule_list_the_same_targets():
-    assert targets.names() == ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir")
+    assert targets.names() == ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "catapult", "xls", "mlir")
     assert _cli_targets() == targets.names() == FRONTEND_TARGETS
     assert {t.kind for t in targets.TARGETS} <= set(BUILDS)
     with pytest.raises(allo.AlloError) as info:
         allo.customize(scale).build(target="fpga9000")
-    assert str(info.value) == ("unknown build target 'fpga9000'; use 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx' "
-                               "or 'mlir'")
+    assert str(info.value) == ("unknown build target 'fpga9000'; use 'llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx', "
+                               "'catapult', 'xls' or 'mlir'")
 
 
 def test_declared_options_are_the_builders_parameters():
@@ -93,3 +93,15 @@ def test_cli_builds_rtl_and_calyx(target, design, tmp_path, capsys):
     if target == "rtl":
         assert "rtl: max |allo - torch| on random inputs = 0 (" in printed and "module forward(" in \
             (out / design).read_text()
+
+
+@pytest.mark.parametrize("target, design, text", [("catapult", "kernel.cpp", "#pragma hls_design top"),
+                                                  ("xls", "test_block.cpp", "#pragma hls_top")])
+def test_cli_writes_vendor_projects(target, design, text, tmp_path, capsys):
+    pytest.importorskip("torch")
+    models = tmp_path / "intmodels.py"
+    models.write_text(INT_MODEL)
+    out = tmp_path / "out"
+    assert main(["compile", f"{models}:Affine", "--input-shape", "4:int32", "--target", target, "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert text in (out / design).read_text() and design in printed

@@ -75,7 +75,8 @@ class ImportedModel:
         """Build for "llvm" (a TorchModule), "vhls"/"vitis_hls" (the HLS module; with mode="csim" a
         TorchModule running the C simulation), "rtl" (a TorchModule simulating the Verilog of an
         integer/fixed model; `.cycles`, `.verilog`, `.synth()`), "calyx" (the same through Calyx, also
-        `.calyx` and `.futil`) or
+        `.calyx` and `.futil`), "catapult"/"xls" (the vendor module of allo.backend.catapult /
+        allo.backend.xls, on the model's array interface) or
         "mlir" (the composed Schedule). Weights passed as
         `forward` arguments are the LLVM module's arguments and the HLS project's weights/ files."""
         if target not in TARGETS:
@@ -86,6 +87,8 @@ class ImportedModel:
             return s
         if kind == "hls":
             return self._build_hls(s, target, mode, project)
+        if kind == "vendor":  # Catapult / XLS[cc]: the generated design (callable where its tool runs it)
+            return targets.build(s, target, mode=mode, project=project)
         if mode is not None:
             raise FrontendError(f"mode={mode!r} is for HLS targets (target='vhls'); the {target} build has no modes")
         if kind in ("verilog", "calyx"):  # simulated hardware; forwards `cycles`, `verilog`, `synth` (`futil`)

@@ -96,8 +96,8 @@ UNROLL = _declare(
     "`allo.grid(..., unroll=)`)",
     ("schedule", "dsl"), ("render", "llvm", "hls", "qor", "rtl"), VIEW)
 PARALLEL = _declare(
-    "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU)", ("schedule",),
-    ("transforms", "llvm"), MLIR)
+    "parallel", bool, ("For",), "iterations run in parallel (`s.parallel`: OpenMP on the CPU; a full unroll on Catapult/XLS)",
+    ("schedule",), ("transforms", "llvm", "hls"), MLIR)
 DATAFLOW = _declare(
     "dataflow", bool, ("For", "Func"), "the loop body or function is a dataflow region (`s.dataflow`, `s.to`, "
     "an `allo.dataflow` region)", ("schedule", "dsl"), ("hls", "qor", "dse", "rtl"), VIEW)
@@ -112,13 +112,18 @@ PARTITION = _declare(
 STREAM = _declare(
     "stream", int, ("Buffer",), "the array is a FIFO of this depth between producer and consumer (`s.to`)",
     ("schedule", "dsl"), ("transforms", "hls", "qor", "rtl"), VIEW)
+STREAM_SPACE = _declare(
+    "_stream_space", tuple, ("Buffer",), "the stream is an array of FIFOs: these dimensions (0-based) index "
+    "the FIFO, the others its elements in row-major order (`s.to(buf, pe, axis=...)` after unfold)",
+    ("schedule",), ("hls", "rtl"), NEVER)
 DF_STREAM = _declare(
     "_df_stream", dict, ("Buffer",), "a stream of an `allo.dataflow` region: {'name': its source spelling "
     "(`fifo_A[1, 2]`), 'item': scalars per item, 'depth': items, 'bound': elements the build allots or None}",
     ("dsl",), ("dsl", "interp", "dataflow", "hls"), NEVER)
 BIND_STORAGE = _declare(
     "bind_storage", dict, ("Buffer",), "storage binding {'resource', 'storage_type'[, 'latency']} of an "
-    "`@ allo.Memory(...)` annotation", ("dsl",), ("render", "hls", "qor"), VIEW,
+    "`@ allo.Memory(...)` annotation (XLS: the RAM kind of an `__xls_memory`)", ("dsl",), ("render", "hls", "qor", "xls"),
+    VIEW,
     derived=("Func",))
 # upstream Allo's memref memory-space number of a binding: resource code * 16 + storage-type code
 MEMORY_RESOURCE_CODE = {"AUTO": 0, "BRAM": 1, "URAM": 2, "LUTRAM": 3, "SRL": 4}
@@ -136,8 +141,8 @@ def memory_space(binding) -> int:
 
 
 TEMP = _declare(
-    "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet", ("dsl",), ("dsl",),
-    VIEW)
+    "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet (a region argument's "
+    "copy: space-time `s.to` drops the dead copy-in of an output FIFO)", ("dsl",), ("dsl", "schedule"), VIEW)
 NAMED = _declare(
     "_named", bool, ("Buffer",), "a kernel variable name is bound to the buffer", ("dsl",), ("dsl",), NEVER)
 REUSE = _declare(

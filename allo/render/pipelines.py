@@ -13,7 +13,7 @@ from ..errors import BackendError
 # floordivsi/ceildivsi and friends into basic arith; math ops without an LLVM intrinsic (erf, tanh, ...)
 # become libm calls.
 LLVM_PIPELINE = ", ".join([
-    "arith-expand",
+    "arith-expand{include-bf16=true}",
     "lower-affine",
     "convert-scf-to-cf",
     "convert-math-to-llvm",

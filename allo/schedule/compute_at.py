@@ -31,6 +31,7 @@ def compute_at(func: N.Func, from_loop, target_loop) -> None:
     """
     src = find_loop(func, from_loop, "compute_at", "from_loop")
     dst = find_loop(func, target_loop, "compute_at", "target_loop")
+    src = _fuse_siblings(func, src, dst)
     sp, dp = V.loop_path(func, src), V.loop_path(func, dst)
     c = 0
     while c < min(len(sp), len(dp)) and sp[c] is dp[c]:
@@ -69,6 +70,34 @@ def compute_at(func: N.Func, from_loop, target_loop) -> None:
         loops_moved[0].attrs[OP_NAME] = band  # keep handles like "S_i_j_0/k" valid
     dst.body = moved + dst.body
     del body[p_pos]
+
+
+def _fuse_siblings(func, src, dst) -> N.For:
+    """Make the producer nest down to `src` perfect: where a loop of it holds several loops (an
+    earlier compute_at put the first beside the second), fuse each into the next one, as
+    `compute_at(a, b)` does one level deep (with its legality checks). Returns the loop that now
+    holds `src`'s body (`src`, or the sibling it was fused into). Upstream Allo's
+    `compute_at("m", "mmm")` after `compute_at("j", "jj")` on three nests computes both earlier
+    stages at `mmm` this way."""
+    dpath = V.loop_path(func, dst)
+    while True:
+        path = V.loop_path(func, src)
+        split = next((k for k, lp in enumerate(path[:-1])
+                      if len(lp.body) > 1 and not any(lp is q for q in dpath)), None)
+        if split is None:
+            return src
+        loops = path[split].body
+        if not all(isinstance(st, N.For) for st in loops):
+            return src  # perfect_chain names the statement in the way
+        for a, b in zip(list(loops), list(loops)[1:]):
+            try:
+                compute_at(func, a, b)
+            except ScheduleError as e:
+                raise _err("from_loop", f"loops {path[0].name!r} .. {src.name!r} are not a perfect nest, and the "
+                                        f"loops inside {path[split].name!r} cannot be fused to make one: "
+                                        f"{str(e).partition(': ')[2]}") from None
+            if a is src:
+                src = b  # src itself was fused into its next sibling
 
 
 def _extent(loop):

@@ -66,7 +66,8 @@ class Arg:
 
 class Primitive:
     """A declared primitive; see the module docstring. `returns` is "schedule" (the method
-    returns the schedule, for chaining) or "buffer" (the handle of the buffer it made)."""
+    returns the schedule, for chaining), "buffer" (the handle of the buffer it made) or "axes" (unfold: its
+    sorted axes, as upstream Allo returns them, for `to`'s space-time form)."""
 
     def __init__(self, name: str, impl, args: list, doc: str, scope: str = "function", returns: str = "schedule"):
         self.name, self.impl, self.args, self.doc = name, impl, tuple(args), inspect.cleandoc(doc)
@@ -146,6 +147,8 @@ class Primitive:
             if not a.kind.in_signature:
                 resolved[a.name] = Resolved(a.kind.derive(schedule.ir, func))
         result = schedule.apply(self._step(func, resolved))
+        if self.returns == "axes":  # unfold: the axes, which `to` takes as the space dimensions (upstream's return)
+            return sorted(resolved["axes"].value)
         if self.returns == "buffer":
             return BufferHandle(func, result.name) if hasattr(result, "name") else result
         return schedule

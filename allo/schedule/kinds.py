@@ -245,6 +245,28 @@ class KernelName(Kind):
         return Resolved(self.check(prim, arg, value))
 
 
+class StreamDestination(KernelName):
+    """Where `to` streams an array: a consumer kernel or band (a name or the kernel), or the axes
+    `unfold` returned (upstream Allo's space-time form: those dimensions index the FIFOs)."""
+
+    what = "the name of the consumer kernel or band, or the axes returned by unfold"
+
+    def check(self, prim, arg, value):
+        if isinstance(value, (list, tuple)) and value and all(_is_int(d) for d in value):
+            return tuple(int(d) for d in value)
+        name = value if isinstance(value, str) else getattr(value, "__name__", None)
+        if not isinstance(name, str):
+            raise arg_error(prim, arg, f"expected {self.what}, got {value!r}")
+        return name
+
+
+class OptionalInt(Int):
+    """None or an integer in [minimum, 2**31 - 1]."""
+
+    def check(self, prim, arg, value):
+        return None if value is None else super().check(prim, arg, value)
+
+
 class Unsupported(Kind):
     """An upstream argument allo does not implement: only its default (None) is accepted."""
 
@@ -281,3 +303,4 @@ POSITIVE = Int(1)
 NON_NEGATIVE = Int(0)
 FLAG = Flag()
 KERNEL = KernelName()
+STREAM_DST = StreamDestination()

@@ -18,8 +18,8 @@ from ..ir.nodes import CallStmt
 from ..ir.visit import walk_stmts
 from .compute_at import compute_at as _compute_at
 from .declare import Arg, Primitive, Table
-from .kinds import (BAND, BUFFER, FLAG, FUNCTION, FUNCTION_OR_LOOP, KERNEL, LOOP, LOOPS, NON_NEGATIVE, OMIT, POSITIVE,
-                    Choice, Derived, Int, Ints, Unsupported)
+from .kinds import (BAND, BUFFER, FLAG, FUNCTION, FUNCTION_OR_LOOP, LOOP, LOOPS, NON_NEGATIVE, OMIT, POSITIVE,
+                    STREAM_DST, Choice, Derived, Int, Ints, OptionalInt, Unsupported)
 from .loop_transforms import (dataflow as _dataflow, fuse as _fuse, parallel as _parallel, pipeline as _pipeline,
                               reorder as _reorder, split as _split, unroll as _unroll)
 from .memory_transforms import buffer_at as _buffer_at, partition as _partition, reuse_at as _reuse_at
@@ -92,8 +92,11 @@ PRIMITIVES = Table(
         A call directly in an unfolded loop gets its own copy of the callee per iteration
         (`kernel_0`, `kernel_1`, ...).
 
+        Returns the sorted axes (as upstream Allo does), which `to` takes as the space dimensions of
+        an array of FIFOs: `pe = s.unfold("PE", [0, 1]); s.to(s.A_fifo, pe, axis=1)`.
+
         Example: `s.unfold("PE", [0, 1])` on `for i, j in allo.grid(2, 2, name="PE")` gives 4 bodies.""",
-              scope="module"),
+              scope="module", returns="axes"),
     Primitive("inline", _inline, [Arg("func_name", FUNCTION, None)], """
         Inline function `func_name` (default: the top function) into its callers in HLS
         (`#pragma HLS inline`).
@@ -112,11 +115,16 @@ PRIMITIVES = Table(
         Move the producer band containing `from_loop` into the consumer band at `target_loop`.
 
         Example: `s.compute_at("j", "jj")`."""),
-    Primitive("to", _to, [Arg("target", BUFFER), Arg("dst", KERNEL),
-                          Arg("axis", Unsupported("space-time streams (axis=) are not supported; stream a whole "
-                                                  "array between two kernels"), None),
+    Primitive("to", _to, [Arg("target", BUFFER), Arg("dst", STREAM_DST),
+                          Arg("axis", OptionalInt(0), None, keyword=True),
                           Arg("depth", Int(-1), -1, keyword=True)], """
         Stream array `target` from the kernel that writes it to kernel `dst` (an HLS FIFO).
+
+        Space-time form (upstream Allo's systolic arrays): `dst` is what `unfold` returned; the
+        unfolded axes name the dimensions of `target` that index FIFOs, the others are the elements
+        each FIFO carries (`s.to(s.A_fifo, pe, axis=1, depth=M + 1)`; `axis`, as upstream, has no
+        effect). Every FIFO must have one writer and one reader, each visiting its elements once in
+        row-major order (checked by tracing the accesses).
 
         Upstream Allo's form: `target` is a local array of the calling function passed to two
         kernel calls; both kernels' parameters become `hls::stream` FIFOs of `depth` elements

@@ -167,7 +167,7 @@ class Schedule:
     # ------------------------------------------------------------------ build
     def build(self, target: str = "llvm", mode: str | None = None, project: str | None = None,
               threads: int | None = None, **kw):
-        """Build for `target` ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "mlir"; see
+        """Build for `target` ("llvm", "vhls", "vitis_hls", "rtl", "calyx", "catapult", "xls", "mlir"; see
         `allo.schedule.targets`), README.md ("Builds") and docs/rtl.md (`rtl`: SystemVerilog
         through CIRCT, simulated with Verilator).
 

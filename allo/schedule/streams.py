@@ -26,17 +26,25 @@ from ..ir.attrs import DATAFLOW, OP_NAME, PARTITION, STREAM
 from ..ir.loops import find_buffer
 from ..ir.types import ArrayType
 from . import rewrite as R
+from .space_time import to_space_time
 
 
 def _err(arg, msg):
     return ScheduleError(f"to: argument '{arg}': {msg}")
 
 
-def to(module: N.Module, func_name: str, target, dst: str, depth: int = -1) -> N.Buffer:
-    """Stream `target` (a local array of `func_name`) from its producer call to kernel `dst`.
+def to(module: N.Module, func_name: str, target, dst, axis=None, depth: int = -1) -> N.Buffer:
+    """Stream `target` (a local array of `func_name`) from its producer call to kernel `dst`; `dst`
+    a tuple of dimensions (the axes `unfold` returned) makes it an array of FIFOs (space_time.py;
+    `axis` is accepted there, as upstream Allo spells it, and changes nothing).
 
     Example: `to(mod, "kernel_2mm", "out_AB", "mm2", depth=-1)` (depth -1 = number of elements).
     Returns the streamed buffer of `func_name`."""
+    if isinstance(dst, tuple):
+        return to_space_time(module, func_name, target, dst, depth)
+    if axis is not None:
+        raise _err("axis", "axis= belongs to the space-time form, whose dst is what unfold returned "
+                           "(pe = s.unfold('PE', [0, 1]); s.to(s.A_fifo, pe, axis=1)); got a kernel or band name")
     func = module.func(func_name)
     buf = find_buffer(func, target, "to", "target")
     if buf.kind != "local" or not buf.shape:
@@ -102,7 +110,11 @@ def _to_band(func, buf, consumer, depth) -> N.Buffer:
         raise _err("target", f"{buf.name!r} must be written by exactly one loop band before band "
                              f"{consumer.attrs[OP_NAME]!r} (found {len(writers)} writing statement(s))")
     producer = writers[0]
-    if set(map(id, users)) != {id(producer), id(consumer)}:
+    others = [st for st in users if st is not producer and st is not consumer]
+    if others and all(func.body.index(st) > func.body.index(producer) and not E.accesses([st], buf)[1]
+                      for st in others + [consumer]):
+        return _to_band(func, _fork(func, buf, producer, consumer), consumer, depth)
+    if others:
         raise _err("target", f"{buf.name!r} is used outside the producer band and band {consumer.attrs[OP_NAME]!r}; "
                              "a FIFO connects exactly two bands")
     if func.body.index(producer) > func.body.index(consumer):
@@ -120,6 +132,31 @@ def _to_band(func, buf, consumer, depth) -> N.Buffer:
     buf.attrs[STREAM] = depth
     func.attrs[DATAFLOW] = True
     return buf
+
+
+def _fork(func, buf, producer, consumer) -> N.Buffer:
+    """A fork (upstream Allo's `s.to(s.C, "D"); s.to(s.C, "E")` with bands D and E both reading C):
+    band `consumer` gets its own copy `<buf>_<band>` of the array, written by the producer next to
+    `buf` (one value, two stores), so each FIFO keeps one writer and one reader. Returns the copy."""
+    stores = [st for st in V.walk_stmts([producer]) if isinstance(st, N.Store) and st.buf is buf]
+    if len(stores) != 1:
+        raise _err("target", f"the band writing {buf.name!r} writes it at {len(stores)} places; a FIFO needs exactly one")
+    st = stores[0]
+    names = {b.name for b in V.iter_buffers(func)}
+    copy_buf = N.Buffer(R.fresh_name(names, f"{buf.name}_{consumer.attrs[OP_NAME]}"), buf.type, "local", loc=buf.loc)
+    tmp = N.Buffer(R.fresh_name(names | {copy_buf.name}, f"{buf.name}_val"), ArrayType(buf.dtype, ()), "local",
+                   loc=st.loc)
+    body, pos = V.parent_list(func, st)
+    idx = [V.copy_expr(e) for e in st.indices]
+    body[pos:pos + 1] = [N.Alloc(tmp, st.value, st.loc), N.Store(buf, st.indices, N.Load(tmp, [], buf.dtype, st.loc), st.loc),
+                         N.Store(copy_buf, idx, N.Load(tmp, [], buf.dtype, st.loc), st.loc)]
+    func.body.insert(func.body.index(producer), N.Alloc(copy_buf, None, buf.loc))
+    for s in V.walk_stmts([consumer]):
+        for e in V.stmt_exprs(s):
+            for x in V.walk_expr(e):
+                if isinstance(x, N.Load) and x.buf is buf:
+                    x.buf = copy_buf
+    return copy_buf
 
 
 def _check_depth(depth, buf) -> int:

@@ -13,7 +13,7 @@ listing the ones it does (`Target.ignores` are accepted and dropped).
 
 Example::
 
-    targets.names()                    # ('llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx', 'mlir')
+    targets.names()                    # ('llvm', 'vhls', 'vitis_hls', 'rtl', 'calyx', 'catapult', 'xls', 'mlir')
     targets.get("llvm").options        # ('threads', 'opt_level', 'optimize', 'fast_math', 'bounds_check')
     mod = targets.build(s, "vhls", mode="csim", project="gemm.prj")
 
@@ -34,7 +34,8 @@ GENERAL = ("mode", "project", "threads")  # the keywords `Schedule.build` names 
 class Target:
     """One build target. `kind` is what a build returns: "cpu" (a callable LLVM module), "hls"
     (an HLS module, callable in csim mode), "verilog" (a simulated RTL module), "calyx" (Calyx
-    IR) or "schedule" (the Schedule). `impl` is "module:function" (None: the Schedule itself);
+    IR), "vendor" (C++ for another vendor's HLS tool and its project; callable where that tool or
+    g++ runs it) or "schedule" (the Schedule). `impl` is "module:function" (None: the Schedule itself);
     the builder is called as `function(ir_module, **options)` (plus `target=name` when `pass_name`)."""
 
     name: str
@@ -66,11 +67,16 @@ TARGETS = (
            self_checking=True),
     Target("calyx", "calyx", "SystemVerilog through CIRCT's Calyx dialect (+ native .futil), simulated with Verilator",
            "allo.backend.rtl.calyx:build_calyx", ("max_cycles",), self_checking=True, lower_streams=True),
+    Target("catapult", "vendor", "Catapult HLS C++ (ac types) and project; mode='csim'/'csyn' run Catapult (MGC_HOME)",
+           "allo.backend.catapult:build_catapult", ("mode", "project", "clock_ns", "timeout"), ignores=("threads",)),
+    Target("xls", "vendor", "XLS[cc] C++ (channels or memories) and project; mode='sw_emu' runs it under g++",
+           "allo.backend.xls:build_xls", ("mode", "project", "use_memory", "timeout"), ignores=("threads",)),
     Target("mlir", "schedule", "the Schedule itself (`s.module` is the MLIR)", None),
 )
+ALIASES = {"xlscc": "xls"}  # upstream Allo's other spelling
 
-UNSUPPORTED = {"ihls": "Intel HLS (ihls)", "tapa": "TAPA", "catapult": "Catapult HLS", "aie": "AMD AI Engine (aie)",
-               "xls": "Google XLS", "spmw": "the SPMW dataflow backend", "simulator": "the dataflow simulator"}
+UNSUPPORTED = {"ihls": "Intel HLS (ihls)", "tapa": "TAPA", "aie": "AMD AI Engine (aie)",
+               "spmw": "the SPMW dataflow backend", "simulator": "the dataflow simulator"}
 
 _BY_NAME = {t.name: t for t in TARGETS}
 
@@ -87,6 +93,7 @@ def _listed() -> str:
 
 def get(name: str) -> Target:
     """The Target named `name`; an AlloError for a known-but-unsupported or unknown name."""
+    name = ALIASES.get(name, name)
     if name in _BY_NAME:
         return _BY_NAME[name]
     if name in UNSUPPORTED:
@@ -127,4 +134,4 @@ def build(schedule, name: str = "llvm", mode=None, project=None, threads=None, *
         raise clean(e) from None
 
 
-__all__ = ["Target", "TARGETS", "UNSUPPORTED", "GENERAL", "names", "get", "build", "check_options"]
+__all__ = ["Target", "TARGETS", "UNSUPPORTED", "ALIASES", "GENERAL", "names", "get", "build", "check_options"]

@@ -8,7 +8,8 @@ Example::
     C = hls(A, B)                          # same calling convention as the LLVM module
 
 Files: `types.py` (allo type -> C++ type), `exprs.py` (expressions, casts, helper functions),
-`emit.py` (functions, statements, pragmas), `csim.py` (project writer, g++ driver, numpy I/O),
+`emit.py` (functions, statements, pragmas), `dialect.py` (what each HLS tool spells its own way:
+Vitis here, Catapult in allo/backend/catapult, XLS[cc] in allo/backend/xls), `csim.py` (project writer, g++ driver, numpy I/O),
 `include/allo_ap.h` (ap_int/ap_fixed for csim when the Xilinx headers are absent).
 
 Targets: "vhls" emits no interface pragmas (Vitis HLS then infers ap_memory ports for arrays

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...errors import BackendError
 from ...ir import nodes as N
-from ...ir.attrs import STREAM
+from ...ir.attrs import STREAM, STREAM_SPACE
 from . import block_streams
 from ...ir.bits import BIT_FUNCS
 from ...ir.ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
@@ -432,6 +432,9 @@ class ExprEmitter:
         name = self.bname(e.buf)
         if len(e.indices) != len(e.buf.shape):
             raise BackendError(f"load of {e.buf.name!r} with {len(e.indices)} indices, rank {len(e.buf.shape)}")
+        if e.buf.attrs.get(STREAM_SPACE):  # an array of FIFOs (space-time s.to): the space indices pick one
+            return Code(name + "".join(f"[{self.expr(e.indices[d]).text}]" for d in e.buf.attrs[STREAM_SPACE])
+                        + ".read()", ATOM)
         if e.buf.attrs.get(STREAM):  # a FIFO (s.to): elements arrive in row-major order
             port = self.block_port(e.buf, "reader")
             return Code(f"{port}.get({name})" if port else f"{name}.read()", ATOM)

@@ -12,14 +12,34 @@ Example::
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
+
 from ...errors import BackendError
 from ...ir.types import AlloType, Fixed, Float, Index, Int, UFixed, UInt, container_bits
 
 _NATIVE_WIDTHS = (8, 16, 32, 64)
+_PRINTER = contextvars.ContextVar("allo_hls_type_printer", default=None)
+
+
+@contextlib.contextmanager
+def type_printer(dialect):
+    """While active, `cpp_type` prints types as `dialect.type_name(t, vitis_name)` (dialect.py)."""
+    token = _PRINTER.set(dialect)
+    try:
+        yield
+    finally:
+        _PRINTER.reset(token)
 
 
 def cpp_type(t: AlloType) -> str:
-    """The C++ type that holds values of allo type `t` inside a kernel."""
+    """The C++ type that holds values of allo type `t` inside a kernel (in the active dialect)."""
+    name = _vitis_type(t)
+    printer = _PRINTER.get()
+    return name if printer is None else printer.type_name(t, name)
+
+
+def _vitis_type(t: AlloType) -> str:
     if isinstance(t, Float):
         if t.brain:
             raise BackendError("bfloat16 is not supported by the HLS backend")
@@ -63,5 +83,5 @@ def is_native(t: AlloType) -> bool:
 
 
 def is_ap(t: AlloType) -> bool:
-    """True for the ap_int/ap_uint/ap_fixed/ap_ufixed class types."""
-    return cpp_type(t).startswith("ap_")
+    """True for the ap_int/ap_uint/ap_fixed/ap_ufixed class types (class types in any dialect)."""
+    return _vitis_type(t).startswith("ap_")

@@ -65,7 +65,7 @@ def lowering_pipeline(vector: bool, omp_threads: int = 0) -> str:
 
         run_pipeline(module, "llvm-lowering", lowering_pipeline(vector=True, omp_threads=2))
     """
-    p = ["arith-expand", "lower-affine"]
+    p = ["arith-expand{include-bf16=true}", "lower-affine"]
     if omp_threads:
         p += openmp.passes(omp_threads)
     if vector:

@@ -134,6 +134,28 @@ def _internal_linkage(module):
             op.attributes["linkage"] = internal
 
 
+# float32 -> bfloat16 as LLVM's x86 code generator calls it for every bf16 value it rounds; libgcc
+# has it only from GCC 13 (Debian 12's GCC 12 lacks it), so the JIT gets its own copy, integer-only
+# (arith-expand's round-to-nearest-even with a quiet NaN).
+_BF16_RUNTIME = """
+func.func @__truncsfbf2(%a: f32) -> bf16 {
+  %r = arith.truncf %a : f32 to bf16
+  return %r : bf16
+}"""
+
+
+def _add_bf16_runtime(module, ctx):
+    """Define __truncsfbf2 in a lowered module that uses bfloat16 (see _BF16_RUNTIME)."""
+    from mlir import ir
+
+    support = ir.Module.parse(_BF16_RUNTIME, ctx)
+    run_pipeline(support, "bf16 runtime", "arith-expand{include-bf16=true}, convert-func-to-llvm, "
+                 "convert-arith-to-llvm, reconcile-unrealized-casts")
+    first = module.body.operations[0]
+    for op in list(support.body.operations):
+        op.move_before(first)
+
+
 def is_glue(func: N.Func) -> bool:
     """A function without loops (it only sequences calls and small scalar code)."""
     return not any(isinstance(s, (N.For, N.While)) for s in V.walk_stmts(func.body))
@@ -186,6 +208,8 @@ def _compile(text: str, big: dict, top: str, opt_level: int, threads, prep=None,
         mlir_text = module.operation.get_asm(large_elements_limit=16)
         run_pipeline(module, "llvm-lowering", prep.pipeline if prep is not None else LLVM_PIPELINE)
         _internal_linkage(module)
+        if "bf16" in mlir_text:
+            _add_bf16_runtime(module, ctx)
         if glue_top:
             _skip_llvm_opt(module, top)
         libs = list(runtime_libraries()) + (list(prep.shared_libs) if prep is not None else [])

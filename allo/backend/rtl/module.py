@@ -21,6 +21,8 @@ import numpy as np
 
 from ...errors import AlloError, BackendError
 from ...ir import nodes as N
+from ...ir import visit as V
+from ...ir.attrs import STREAM, STREAM_SPACE
 from ...ir.types import is_signed
 from ...qor import estimate
 from ..marshal import ArraySpec, CallPlan
@@ -217,6 +219,7 @@ def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES, scheduling: s
                            f"default) or 'dynamic' (CIRCT handshake), got {scheduling!r}")
     if isinstance(clock_ns, bool) or not isinstance(clock_ns, (int, float)) or not clock_ns > 0:
         raise BackendError(f"build(target='rtl'): clock_ns must be a positive number, got {clock_ns!r}")
+    mod = _plain_stream_arrays(mod)
     try:
         if scheduling == "static":
             return StaticRTLModule(mod, max_cycles=max_cycles, clock_ns=float(clock_ns))
@@ -225,6 +228,20 @@ def build_rtl(mod: N.Module, max_cycles: int = DEFAULT_MAX_CYCLES, scheduling: s
         raise
     except Exception as e:
         raise BackendError(f"RTL build of {mod.top!r} failed: {type(e).__name__}: {e}") from e
+
+
+def _plain_stream_arrays(mod: N.Module) -> N.Module:
+    """`mod`, or a clone in which the arrays of FIFOs of space-time `s.to` are plain arrays again:
+    the primitive checked that each FIFO is written and read once per element in order, so the array
+    computes the same numbers, and the RTL flows have one FIFO per buffer, not an array of them."""
+    if not any(b.attrs.get(STREAM_SPACE) for f in mod.funcs for b in V.iter_buffers(f)):
+        return mod
+    mod = mod.clone()
+    for f in mod.funcs:
+        for b in V.iter_buffers(f):
+            if b.attrs.pop(STREAM_SPACE, None) is not None:
+                b.attrs.pop(STREAM, None)
+    return mod
 
 
 __all__ = ["RTLModule", "build_rtl", "DEFAULT_MAX_CYCLES"]

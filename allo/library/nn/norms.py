@@ -37,7 +37,7 @@ def softmax(X: "T[M, N]") -> "T[M, N]":
 
 @allo.kernel(template="T, M, N")
 def log_softmax(X: "T[M, N]") -> "T[M, N]":
-    """Log-softmax over the last axis: `x - max - log(sum(exp(x - max)))`."""
+    """Log-softmax over the last axis: `(x - max) - log(sum(exp(x - max)))` (exact for large x)."""
     Z: T[M, N]
     for i in range(M):
         mx: T = X[i, 0]
@@ -46,9 +46,9 @@ def log_softmax(X: "T[M, N]") -> "T[M, N]":
         total: T = 0.0
         for j_exp in range(N):
             total += allo.exp(X[i, j_exp] - mx)
-        lse: T = mx + allo.log(total)
+        lse: T = allo.log(total)
         for j_norm in range(N):
-            Z[i, j_norm] = X[i, j_norm] - lse
+            Z[i, j_norm] = (X[i, j_norm] - mx) - lse
     return Z
 
 
