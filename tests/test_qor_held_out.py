@@ -13,10 +13,11 @@ from allo.ir.types import int32
 from tests.qor import baselines, held_out, published
 
 TOL = 0.15
-# 3mm (Allo): the published 222,987 is below what its channels allow (mm3 reads mm2's whole output
-# for every row, so it must wait for mm2: >= 46,215 copy-in + 169,779 mm2 + 139,145 mm3), and the
-# design failed RTL co-simulation in Stream-HLS's table (streamhls_compare.csv); checked against
-# the static RTL circuit below instead.
+# 3mm (Allo): the artifact's C++ streams mm3's out_CD (`#pragma HLS stream`) although mm3 reads it
+# once per row, so Vitis estimated an overlap the circuit cannot have (it failed RTL co-simulation in
+# Stream-HLS's table, streamhls_compare.csv); `s.to` refuses that stream, and the ping-pong design
+# built here waits for mm2 (>= 46,215 copy-in + 169,779 mm2 + 139,145 mm3). Checked against the
+# static RTL circuit below instead.
 KNOWN_DEVIATIONS = {"3mm"}
 ALLO = [k for k in held_out.DESIGNS if held_out.CYCLES[k][0] is not None and k not in KNOWN_DEVIATIONS]
 BASE = list(baselines.HELD_OUT)
