@@ -26,7 +26,7 @@ import numpy as np
 from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N, visit as V
-from ...ir.attrs import BOUNDS_CHECK, STATEFUL
+from ...ir.attrs import BOUNDS_CHECK, CONFIG_OP, STATEFUL
 from ...ir.effects import written_param_indices
 from ...ir.types import ArrayType
 from ...qor import estimate
@@ -488,7 +488,8 @@ def _build_script(top: str) -> str:
 
 
 def _tcl_text(hls: HLSModule) -> str:
-    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files))
+    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files),
+                    config_ops=hls.ir_module.meta.get(CONFIG_OP))
 
 
 __all__ = ["build_hls", "HLSModule", "CXX_FLAGS"]
