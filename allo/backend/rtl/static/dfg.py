@@ -383,7 +383,11 @@ def promote_accumulators(nodes: list, loop_vars: list):
                 continue
             if any(inner_var in a.coefs for a in ld.aff) or ld.uid > st.uid:
                 continue
-            pairs, distance = [(ld, st)], inner_trip
+            used = [k for k, (v, _) in enumerate(loop_vars) if any(v in a.coefs for a in ld.aff)]
+            # addressed by the outermost unit loop alone: each element's run of iterations is its
+            # only one (`y[i] += ...` over i, j.outer), so no later iteration comes back to it
+            distance = whole if used == [len(loop_vars) - 1] else inner_trip
+            pairs = [(ld, st)]
         for ld, st in pairs:
             _bypass(out, ld, st, distance)
     for k, n in enumerate(out):
