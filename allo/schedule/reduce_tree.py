@@ -13,6 +13,10 @@ so the recurrence through `acc` is one adder and the tree (ceil(log2 b) adders) 
 the pipeline. For floats this reassociates the sum: the result can differ from the sequential
 order in the last bits (compare with a tolerance); integer sums (wrap-around) are exact.
 
+A body guarded by one `if` (the tail a `split` by a factor that does not divide the extent
+adds: `if j.outer * b + j.inner < n`) keeps its guard around the partial sums' stores, with
+0 for the lanes past the extent (their reads stay guarded).
+
 A loop whose body is one inner loop (a 2-D block of lanes, e.g. bicg's `i.inner`, `j.inner`)
 sums each accumulation along the lane loops its index does not use: `q[i] += A[i, j] p[j]` as a
 tree over the j lanes (one per i lane), `s[j] += r[i] A[i, j]` as a tree over the i lanes (one per
