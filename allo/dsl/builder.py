@@ -32,7 +32,7 @@ from .forms import InstanceNames, LanguageForms, bind_storage
 from .meta import ConstType
 from .regions import check_stale_regions
 from .scope import Environment, defining_frame
-from .source import capture
+from .source import kernel_source
 from .unsupported import UNSUPPORTED_HINTS
 
 
@@ -147,7 +147,7 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
 
     def __init__(self, mb: ModuleBuilder, kernel, targs, name):
         self.mb, self.kernel, self.name = mb, kernel, name
-        self.src = getattr(kernel, "source", None) or capture(kernel.fn)
+        self.src = getattr(kernel, "source", None) or kernel_source(kernel)
         self.env = getattr(kernel, "env", None) or Environment.for_function(
             kernel.fn, kernel.bindings(targs) if targs else {},
             frame=defining_frame(kernel.fn) or getattr(kernel, "def_frame", None))
