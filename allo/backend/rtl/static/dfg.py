@@ -372,7 +372,7 @@ def promote_accumulators(nodes: list, loop_vars: list):
     for name, acc in by_mem.items():
         pairs = _pairs(acc, unit_vars)
         if pairs is not None and whole >= 2:
-            distance = whole  # the same element on every iteration of the unit
+            distance = None  # the same element on every iteration of the unit: it never comes back
         else:
             loads = [n for n in acc if n.kind == "load"]
             stores = [n for n in acc if n.kind == "store"]
@@ -386,7 +386,7 @@ def promote_accumulators(nodes: list, loop_vars: list):
             used = [k for k, (v, _) in enumerate(loop_vars) if any(v in a.coefs for a in ld.aff)]
             # addressed by the outermost unit loop alone: each element's run of iterations is its
             # only one (`y[i] += ...` over i, j.outer), so no later iteration comes back to it
-            distance = whole if used == [len(loop_vars) - 1] else inner_trip
+            distance = None if used == [len(loop_vars) - 1] else inner_trip
             pairs = [(ld, st)]
         for ld, st in pairs:
             _bypass(out, ld, st, distance)
