@@ -37,9 +37,13 @@ _TIMING_MODEL = Path(__file__).with_name("timing.py").read_bytes()  # cached rep
 PARTS = ("generic", "xc7")
 # The netlist of the top alone (no cell library, no source attributes) feeds the timing proxy.
 _NETLIST = "select {top}\nsetattr -unset src\nwrite_json -selected -noscopeinfo netlist.json\n"
+# Hierarchical: each module (a float unit: static/float/) is synthesised once however often it is
+# instantiated; the mapped netlist is flattened afterwards (cheap: cells only) for the counts and
+# the timing proxy, so they are the whole design's.
 _SCRIPTS = {
-    "generic": "read_verilog -sv design.sv\nsynth -top {top} -flatten\ntee -q -o stat.json stat -json\n" + _NETLIST,
-    "xc7": ("read_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -flatten -noiopad -noclkbuf\n"
+    "generic": ("read_verilog -sv design.sv\nsynth -top {top}\nflatten\nopt_clean\ntee -q -o stat.json stat -json\n"
+                + _NETLIST),
+    "xc7": ("read_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -noiopad -noclkbuf\nflatten\nopt_clean\n"
             "tee -q -o stat.json stat -json -tech xilinx\n" + _NETLIST),
 }
 _FF_PREFIXES = ("FD", "LD", "$_DFF", "$_SDFF", "$_DFFE", "$_SDFFE", "$_SDFFCE", "$_ALDFF", "$_DLATCH", "$_SR")
