@@ -13,7 +13,7 @@
 // needs: f32_common f32_cmp f32_from_int f32_log2 f32_exp f32_mul f32_add f32_div
 module allo_f32_pow_m(input logic [31:0] a, input logic [31:0] b, output logic [31:0] y);
   //@functions
-  logic [31:0] ax, sq0, sq, rq, res, as, xs, m, l, ef, bh, bl, p1, p2, q, s12, sv, tn, nf, f1, f2, f, fl, ey, sc;
+  logic [31:0] ax, sq0, sq, rq, res, as, xs, m, l, ef, bh, bl, p1, p2, q, pp, sv, tn, nf, f1, f2, f, fl, ey, sc;
   logic [11:0] e;
   logic sub, lo;
   logic [7:0] eb;
@@ -45,8 +45,8 @@ module allo_f32_pow_m(input logic [31:0] a, input logic [31:0] b, output logic [
   allo_f32_mul_m s5(bh, ef, p1);  // exact: 12 x 9 significant bits
   allo_f32_mul_m s6(bl, ef, p2);
   allo_f32_mul_m s7(b, l, q);
-  allo_f32_add_m s8(p1, p2, 1'b0, s12);
-  allo_f32_add_m s9(s12, q, 1'b0, sv);  // b log2|a|, approximately
+  allo_f32_add_m s8(p1, p2, 1'b0, pp);
+  allo_f32_add_m s9(pp, q, 1'b0, sv);  // b log2|a|, approximately
   allo_f32_add_m s10(sv, 32'h4b400000, 1'b0, tn);  // round to an integer n (in tn's low bits)
   allo_f32_add_m s11(tn, 32'h4b400000, 1'b1, nf);
   allo_f32_add_m s12(p1, nf, 1'b1, f1);
