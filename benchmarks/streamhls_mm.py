@@ -78,8 +78,11 @@ def spaces(max_factor: int = 64) -> dict:
             {"order": ("e1", "e0"), "block": {"e1": ("uk", J3)}, "split": {"e0": ("ue", I3)}},
             {"order": ("j", "k", "i"), "block": {"j": ("uk", J3)}, "split": {"i": ("ue", I3), "k": ("uek", K3)},
              "reduce": "k", "partitions": [("E", 1, "i"), ("A", 1, "i"), ("A", 2, "k"), ("B", 1, "k")]},
-            _zero("g0", "g1", I3, L3, "G", ui="ui2", uj="uj2"),
-            {"order": ("k2", "i2", "j2"), "block": {"k2": ("uk", J3)}, "split": {"i2": ("ui2", I3), "j2": ("uj2", L3)},
+            # G's lanes are E's rows (ue) and F's columns (uf): E and F are then partitioned by one
+            # factor per dimension, so every lane of both products addresses a fixed bank (other
+            # factors leave run-time banks, each access a port on every bank)
+            _zero("g0", "g1", I3, L3, "G", ui="ue", uj="uf"),
+            {"order": ("k2", "i2", "j2"), "block": {"k2": ("uk", J3)}, "split": {"i2": ("ue", I3), "j2": ("uf", L3)},
              "partitions": [("G", 1, "i2"), ("G", 2, "j2"), ("E", 1, "i2"), ("F", 2, "j2")]},
         ], max_factor=max_factor,
            fuse=[("f0", "fi"), ("fi", "k2"), ("e1", "j"), ("j", "k2")], fuse_options=(True,))),
