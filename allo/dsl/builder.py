@@ -56,13 +56,24 @@ class ModuleBuilder(InstanceNames):
     def _targs_key(targs):
         return tuple((type(t).__name__, repr(t)) for t in targs)
 
-    def instantiate(self, kernel, targs=(), inst_id=None, loc=None) -> Func:
-        """The Func for `kernel[targs, inst_id]`, building it on first use."""
+    def caller_id(self):
+        """The instance id of the kernel instance being built (None for one without an id): a kernel it
+        calls without an id of its own takes this one, so `add_const[5, "c5"]` calling `add` gets its
+        own copy `add_c5`, as upstream Allo names nested callees (and `compose(..., id="c5")` reaches it)."""
+        return self.building[-1][2] if self.building else None
+
+    def instantiate(self, kernel, targs=(), inst_id=None, loc=None, inherited=False) -> Func:
+        """The Func for `kernel[targs, inst_id]`, building it on first use (`inherited`: the id is the
+        caller's, see `caller_id`; a clash with another instance then takes a free name)."""
         key = (id(kernel), self._targs_key(targs), inst_id)
         if key in self.instances:
             return self.instances[key]
         base = kernel.name
-        if inst_id is not None:
+        if inherited:  # an explicit id claiming this name later wins (rename_auto)
+            name = f"{base}_{inst_id}"
+            name = self.free_auto_name(name) if name in self.names else name
+            self.auto_names.add(name)
+        elif inst_id is not None:
             name = f"{base}_{inst_id}"
             if name in self.auto_names:
                 self.rename_auto(name, loc)  # an explicit id wins over a name allo chose

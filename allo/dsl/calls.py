@@ -187,7 +187,8 @@ class CallDispatcher:
         loc = fb.loc(node)
         if kwargs:
             raise fb.error(AlloSyntaxError, "keyword arguments are not supported in kernel calls; pass them by position", node)
-        callee = fb.mb.instantiate(kernel, targs, inst_id, loc)
+        inherited = inst_id is None and fb.mb.caller_id() is not None
+        callee = fb.mb.instantiate(kernel, targs, fb.mb.caller_id() if inherited else inst_id, loc, inherited)
         args = fill_defaults(callee, args)
         if len(args) != len(callee.params):
             raise fb.error(AlloTypeError, f"kernel {callee.name!r} takes {len(callee.params)} argument(s), got {len(args)}", node)
