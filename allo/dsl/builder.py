@@ -408,7 +408,9 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
             lname = name  # a repeated name stays: band-qualified addressing disambiguates
             self.loop_names.add(lname)
             iv = IterVar(name, loc=loc)
-            if step > 0:
+            if isinstance(step, Expr):
+                loops.append(self.run_time_step(iv, lb, ub, step, lname, loc))
+            elif step > 0:
                 loops.append(For(iv, lb, ub, step, [], lname, {}, loc))
                 self.locals[name] = iv
             else:  # range(a, b, -s): iterate t over 0..ceil((a-b)/s), i = a - s*t
@@ -439,6 +441,29 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
         for n, v in saved.items():
             if v is not None:
                 self.locals[n] = v
+
+    def run_time_step(self, iv, lb, ub, step, lname, loc) -> For:
+        """`for j in range(lb, ub, step)` with a step known only at run time, as Python runs it: the
+        three values are read once at entry into scalar locals, the loop counts `trips` =
+        len(range(lb, ub, step)) iterations (a negative step counts down; a zero step, a ValueError
+        in Python, runs no iteration) and `j` reads as `lb + step * t`. The loop keeps its name
+        (`s.pipeline("j")`); its trip count is a run-time value, as for `range(n)`."""
+        lo, hi, st = (self.scalar_local(f"{lname}_{what}", e, loc) for what, e in
+                      (("lo", lb), ("hi", ub), ("step", step)))
+        zero = emit.binary(BinOpKind.EQ, st(), emit.Const(0, index), loc)
+        divisor = emit.select(zero, emit.Const(1, index), st(), loc)  # no division by zero
+        down = emit.binary(BinOpKind.FLOORDIV, emit.binary(BinOpKind.SUB, lo(), hi(), loc), divisor, loc)
+        count = emit.binary(BinOpKind.MAX, emit.Const(0, index), emit.binary(BinOpKind.SUB, emit.Const(0, index),
+                                                                            down, loc), loc)
+        trips = self.scalar_local(f"{lname}_trips", emit.select(zero, emit.Const(0, index), count, loc), loc)
+        self.locals[iv.name] = emit.binary(BinOpKind.ADD, lo(), emit.binary(BinOpKind.MUL, st(), iv, loc), loc)
+        return For(iv, emit.Const(0, index), trips(), 1, [], lname, {}, loc)
+
+    def scalar_local(self, hint, value, loc):
+        """A hidden index local set to `value` here; returns a function making a fresh load of it."""
+        buf = Buffer(self.fresh_buffer_name(hint), ArrayType(index, ()), "local", loc=loc)
+        self.emit(Alloc(buf, emit.cast(value, index, loc), loc))
+        return lambda: Load(buf, [], index, loc=loc)
 
     def visit_If(self, node):
         loc = self.loc(node)

@@ -76,8 +76,13 @@ class CallDispatcher:
             if not 1 <= len(args) <= 3:
                 raise self.fb.error(AlloSyntaxError, "range takes 1 to 3 arguments", node)
             lb, ub, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+            if isinstance(step, Const):
+                step = step.value
+            if isinstance(step, Expr):  # read at run time: dsl.builder normalises the loop (run_time_step)
+                return "range", [(self.bound(lb, node), self.bound(ub, node), self.bound(step, node))], name, {}
             if not emit.is_number(step) or isinstance(step, float) or step == 0:
-                raise self.fb.error(AlloTypeError, "range step must be a non-zero integer constant", node)
+                raise self.fb.error(AlloTypeError, "range step must be a non-zero integer (a constant, or an "
+                                    "integer read at run time)", node)
             return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))], name, {}
         if fn is names.grid or fn is names.reduction:
             kind = "grid" if fn is names.grid else "reduction"
