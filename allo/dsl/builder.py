@@ -258,6 +258,10 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
         t = self.eval_type(arg.annotation, fallback=self.evaluated_annotation(arg.arg))
         loc = self.loc(arg)
         if isinstance(t, ArrayType):
+            if t.dynamic and len(self.mb.building) > 1:
+                raise self.error(AlloTypeError, f"parameter {arg.arg!r}: only the top kernel may take an array of "
+                                 f"run-time length ({t!r}); give the called kernel a static shape (a template "
+                                 "parameter: def k[N](A: float32[N]))", arg)
             buf = bind_storage(Buffer(arg.arg, ArrayType(t.dtype, t.shape), "arg", loc=loc), t)
             self.locals[arg.arg] = buf
             return buf
