@@ -148,3 +148,128 @@ def test_a_float_step_is_refused_with_the_line():
         allo.customize(k)
     msg = str(info.value)
     assert "loop bound must be an integer" in msg and f":{k.__code__.co_firstlineno + 1}:" in msg
+
+
+# ----------------------------------------------------------------------------- float32[...] parameters
+def copy_plus(A: float32[...], B: float32[...], size: int32):
+    for i in range(size):
+        B[i] = A[i] + 1.0
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(1, 300), st.data())
+def test_dynamic_length_arrays_on_llvm(n, data):
+    size = data.draw(st.integers(0, n))
+    mod = _dyn_llvm()
+    A = np.random.default_rng(n).random(n).astype(np.float32)
+    B = np.zeros(n, np.float32)
+    mod(A, B, size)
+    ref = np.zeros(n, np.float32)
+    ref[:size] = A[:size] + 1
+    np.testing.assert_array_equal(B, ref)
+
+
+def _dyn_llvm():
+    if "dyn" not in _MOD:
+        _MOD["dyn"] = allo.customize(copy_plus).build()
+    return _MOD["dyn"]
+
+
+def test_dynamic_length_view_and_cpp():
+    s = allo.customize(copy_plus)
+    assert "memref<?xf32>" in str(s.module)
+    code = str(s.build(target="vhls"))
+    assert "void copy_plus(float A[], float B[], int32_t size)" in code
+
+
+def test_dynamic_length_bounds_use_the_real_length():
+    mod = allo.customize(copy_plus).build()
+    A, B = np.ones(5, np.float32), np.zeros(5, np.float32)
+    with pytest.raises(allo.AlloError) as info:
+        mod(A, B, 6)  # the loop would read A[5]
+    msg = str(info.value)
+    assert "index 5 is out of bounds" in msg and "shape [5]" in msg
+    assert f":{copy_plus.__code__.co_firstlineno + 2}:" in msg
+    np.testing.assert_array_equal(B, 0)
+
+
+@needs_gxx
+def test_dynamic_length_csim(tmp_path):
+    mod = allo.customize(copy_plus).build(target="vhls", mode="csim", project=str(tmp_path / "p"))
+    for n, size in ((7, 5), (3, 3)):
+        A, B = np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
+        mod(A, B, size)
+        ref = np.zeros(n, np.float32)
+        ref[:size] = A[:size] + 1
+        np.testing.assert_array_equal(B, ref)
+
+
+@pytest.mark.parametrize("target", ["rtl", "calyx", "xls"])
+def test_static_size_targets_refuse_dynamic_lengths(target):
+    s = allo.customize(copy_plus)
+    with pytest.raises(allo.AlloError) as info:
+        s.build(target=target)
+    msg = str(info.value)
+    assert "run-time length" in msg and "'A'" in msg and f":{copy_plus.__code__.co_firstlineno}:" in msg
+
+
+def test_report_refuses_dynamic_lengths():
+    with pytest.raises(allo.AlloError, match="run-time length"):
+        allo.report(allo.customize(copy_plus))
+
+
+def test_dynamic_lengths_only_on_top_parameters():
+    def top(A: float32[...]):
+        copy_plus(A, A, 3)
+
+    def local(A: float32[...]):
+        B: float32[...]
+        B[0] = A[0]
+
+    with pytest.raises(allo.AlloError, match="only the top kernel"):
+        allo.customize(top)
+    with pytest.raises(allo.AlloError) as info:
+        allo.customize(local)
+    assert "needs a static shape" in str(info.value) and f":{local.__code__.co_firstlineno + 1}:" in str(info.value)
+
+
+def test_dynamic_length_wrong_rank_is_an_error():
+    mod = allo.customize(copy_plus).build()
+    with pytest.raises(allo.AlloError, match="1-D array"):
+        mod(np.zeros((2, 2), np.float32), np.zeros(4, np.float32), 1)
+
+
+# ----------------------------------------------------------------------------- nested compose
+def add(A: int32[4, 4], B: int32[4, 4], C: int32[4, 4]):
+    for i, j in allo.grid(4, 4, name="add"):
+        C[i, j] = A[i, j] + B[i, j]
+
+
+@allo.kernel(template="N")
+def add_const(A: int32[4, 4], B: int32[4, 4], C: int32[4, 4]):
+    add(A, B, C)
+    for i, j in allo.grid(4, 4):
+        C[i, j] = C[i, j] + N
+
+
+def nested_top(A: int32[4, 4], B: int32[4, 4], C: int32[4, 4]):
+    add_const[5, "c5"](A, B, C)
+    add_const[7, "c7"](A, B, C)
+
+
+def test_nested_callees_are_named_per_instance_and_compose_reaches_them():
+    inner = allo.customize(add)
+    inner.pipeline("j")
+    mid = allo.customize(add_const, instantiate=[5])  # N differs from the c7 instance's: values only
+    mid.compose(inner)
+    s = allo.customize(nested_top)
+    names = [f.name for f in s.ir.funcs]
+    assert {"add_c5", "add_const_c5", "add_c7", "add_const_c7"} <= set(names)
+    s.compose(mid, id="c7")
+    code = str(s.build(target="vhls"))
+    body = code[code.index("void add_c7("):code.index("void add_const_c7(")]
+    assert "#pragma HLS pipeline II=1" in body and code.count("#pragma HLS pipeline") == 1
+    A, B = np.arange(16, dtype=np.int32).reshape(4, 4), np.ones((4, 4), np.int32)
+    C = np.zeros((4, 4), np.int32)
+    s.build()(A, B, C)
+    np.testing.assert_array_equal(C, A + B + 7)
