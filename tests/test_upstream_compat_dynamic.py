@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import allo
+import allo.dataflow as df
 from allo.interp import run as interp
 from allo.ir.types import float32, int32
 
@@ -273,3 +274,24 @@ def test_nested_callees_are_named_per_instance_and_compose_reaches_them():
     C = np.zeros((4, 4), np.int32)
     s.build()(A, B, C)
     np.testing.assert_array_equal(C, A + B + 7)
+
+
+def test_dynamic_length_in_the_interpreter():
+    s = allo.customize(copy_plus)
+    A, B = np.arange(6, dtype=np.float32), np.zeros(6, np.float32)
+    interp(s.ir, A, B, np.int32(4))
+    np.testing.assert_array_equal(B, [1, 2, 3, 4, 0, 0])
+
+
+def test_dataflow_kernels_refuse_dynamic_lengths():
+    def build():
+        @df.region()
+        def top(A: float32[...], B: float32[...]):
+            @df.kernel(mapping=[1], args=[A, B])
+            def core(A: float32[...], B: float32[...]):
+                B[0] = A[0]
+
+        return df.build(top, target="simulator")
+
+    with pytest.raises(allo.AlloError, match="only the top kernel may take an array of run-time length"):
+        build()
