@@ -295,3 +295,13 @@ def test_dataflow_kernels_refuse_dynamic_lengths():
 
     with pytest.raises(allo.AlloError, match="only the top kernel may take an array of run-time length"):
         build()
+
+
+def test_run_time_step_accesses_are_checked_in_default_builds():
+    mod = _llvm()
+    A, B = args(0, 14), np.zeros(10, np.int32)  # j = 0, 3, ..., 12: B[12] is outside B
+    with pytest.raises(allo.BoundsError) as info:
+        mod(A, B, 3)
+    msg = str(info.value)
+    assert "index 12 is out of bounds for 'B'" in msg and "loop 'j', whose range step is read at run time" in msg
+    assert f":{stepped.__code__.co_firstlineno + 2}:" in msg

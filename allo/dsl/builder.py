@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import emit
-from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAME, PIPELINE_II, REDUCTION, UNROLL,
+from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAME, PIPELINE_II, REDUCTION, RUN_TIME_STEP, UNROLL,
                         USER_BANDS)
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, While, describe,
                         user_words)
@@ -461,7 +461,7 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
                                                                             down, loc), loc)
         trips = self.scalar_local(f"{lname}_trips", emit.select(zero, emit.Const(0, index), count, loc), loc)
         self.locals[iv.name] = emit.binary(BinOpKind.ADD, lo(), emit.binary(BinOpKind.MUL, st(), iv, loc), loc)
-        return For(iv, emit.Const(0, index), trips(), 1, [], lname, {}, loc)
+        return For(iv, emit.Const(0, index), trips(), 1, [], lname, {RUN_TIME_STEP: True}, loc)
 
     def scalar_local(self, hint, value, loc):
         """A hidden index local set to `value` here; returns a function making a fresh load of it."""

@@ -103,6 +103,10 @@ DATAFLOW = _declare(
     "an `allo.dataflow` region)", ("schedule", "dsl"), ("hls", "qor", "dse", "rtl"), VIEW)
 REDUCTION = _declare(
     "reduction", bool, ("For",), "a reduction loop (`allo.reduction`, the k loop of a matmul)", ("dsl",), (), MLIR)
+RUN_TIME_STEP = _declare(
+    "_run_time_step", bool, ("For",), "the counted form of `range(a, b, step)` with a step read at run time (its "
+    "variable is `a + step * t`, not affine): builds with entry checks check its accesses in every iteration",
+    ("dsl",), ("transforms",), NEVER)
 
 # ----------------------------------------------------------------------------- buffers (Buffer.attrs)
 PARTITION = _declare(
