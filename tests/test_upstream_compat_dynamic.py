@@ -305,3 +305,22 @@ def test_run_time_step_accesses_are_checked_in_default_builds():
     msg = str(info.value)
     assert "index 12 is out of bounds for 'B'" in msg and "loop 'j', whose range step is read at run time" in msg
     assert f":{stepped.__code__.co_firstlineno + 2}:" in msg
+
+
+def test_dynamic_length_misuse_names_the_line():
+    def uses_len(A: float32[...], B: float32[...]):
+        for i in range(len(A)):
+            B[i] = A[i]
+
+    def whole(A: float32[...], B: float32[...]):
+        B[:] = A
+
+    def returns(A: float32[...]) -> float32[...]:
+        return A
+
+    for k, words in ((uses_len, "known only at run time; pass it as a scalar"), (whole, "of run-time length, T[...]"),
+                     (returns, "a result needs a static shape")):
+        with pytest.raises(allo.AlloError) as info:
+            allo.customize(k)
+        line = k.__code__.co_firstlineno + (0 if k is returns else 1)
+        assert words in str(info.value) and f":{line}:" in str(info.value), str(info.value)

@@ -278,6 +278,13 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
     def parse_returns(self, node):
         if node is None or (isinstance(node, ast.Constant) and node.value is None):
             return []
+        types = self._parse_returns(node)
+        if any(isinstance(t, ArrayType) and t.dynamic for t in types):
+            raise self.error(AlloTypeError, "a result needs a static shape, not T[...]: write into a parameter of "
+                             "run-time length instead", node)
+        return types
+
+    def _parse_returns(self, node):
         if isinstance(node, ast.Tuple):
             try:
                 return [self.eval_type(e) for e in node.elts]
@@ -348,7 +355,11 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
                 raise self.error(type(e), str(e), node) from None
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as e:
-            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {user_words(str(e))})", node) from None
+            dynamic = [b.name for b in self.locals.values() if isinstance(b, Buffer) and b.type.dynamic]
+            hint = (f"; {', '.join(map(repr, dynamic))} (of run-time length, T[...]) take only element accesses A[i] "
+                    "with i from 0 to the length passed as a scalar" if dynamic else "")
+            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {user_words(str(e))}){hint}",
+                             node) from None
         finally:
             self.current = prev
 

@@ -324,6 +324,9 @@ def _len(d, args, kwargs, node):
     if isinstance(v, Buffer):
         if not v.shape:
             raise d.fb.error(AlloTypeError, f"len() of scalar {v.name!r}", node)
+        if v.shape[0] is None:
+            raise d.fb.error(AlloTypeError, f"len({v.name}): {v.name!r} is {v.type!r}, its length is known only at run "
+                             "time; pass it as a scalar parameter (size: int32) and loop to it", node)
         return v.shape[0]
     if isinstance(v, (tuple, list, str)):
         return len(v)
