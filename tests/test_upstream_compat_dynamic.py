@@ -88,10 +88,13 @@ def test_run_time_steps_in_csim_and_the_cpp_loop(tmp_path):
     code = s.build(target="vhls")
     assert "j_trips" in str(code) and "for (int j = 0; j < j_trips; j++)" in str(code)
     mod = s.build(target="vhls", mode="csim", project=str(tmp_path / "p"))
+    s.split("j", 2)  # a split of a run-time trip count keeps its remainder
+    split = s.build(target="vhls", mode="csim", project=str(tmp_path / "q"))
     for lo, hi, step in CASES:
-        A, B = args(lo, hi), np.zeros(10, np.int32)
-        mod(A, B, step)
-        np.testing.assert_array_equal(B, py_stepped(A, step))
+        for m in (mod, split):
+            A, B = args(lo, hi), np.zeros(10, np.int32)
+            m(A, B, step)
+            np.testing.assert_array_equal(B, py_stepped(A, step))
 
 
 def test_run_time_steps_on_static_rtl():
