@@ -30,7 +30,8 @@ def stepped(A: int32[10], B: int32[10], s: int32):
 
 
 def py_stepped(A, s):
-    """Python's range, except a zero step: allo's loop runs no iteration (Python raises ValueError)."""
+    """Python's range, except a zero step: Python raises ValueError; the LLVM module (and builds with
+    bounds_check=True) raise AlloValueError, the others run no iteration."""
     B = np.zeros(10, np.int32)
     for j in (range(int(A[0]), int(A[1]), s) if s else []):
         B[j] += j + 1
@@ -58,8 +59,18 @@ def test_scf_for_matches_python_on_llvm():
 def test_run_time_steps_follow_python_range(lo, hi, step):
     mod = _llvm()
     A, B = args(lo, hi), np.zeros(10, np.int32)
-    mod(A, B, step)
+    llvm_call(mod, A, B, step)
     np.testing.assert_array_equal(B, py_stepped(A, step))
+
+
+def llvm_call(mod, A, B, step):
+    """`mod(A, B, step)`; a zero step is Python's ValueError (an AlloValueError naming the loop's line)."""
+    if step != 0:
+        return mod(A, B, step)
+    with pytest.raises(ValueError) as info:
+        mod(A, B, step)
+    assert isinstance(info.value, allo.AlloError) and "range() step of the loop 'j'" in str(info.value)
+    assert f":{stepped.__code__.co_firstlineno + 1}:" in str(info.value)
 
 
 _MOD = {}
@@ -90,6 +101,9 @@ def test_run_time_steps_in_csim_and_the_cpp_loop(tmp_path):
     mod = s.build(target="vhls", mode="csim", project=str(tmp_path / "p"))
     s.split("j", 2)  # a split of a run-time trip count keeps its remainder
     split = s.build(target="vhls", mode="csim", project=str(tmp_path / "q"))
+    checked = allo.customize(stepped).build(target="vhls", mode="csim", bounds_check=True, project=str(tmp_path / "r"))
+    with pytest.raises(ValueError, match="range\\(\\) step of the loop 'j'"):
+        checked(args(1, 8), np.zeros(10, np.int32), 0)
     for lo, hi, step in CASES:
         for m in (mod, split):
             A, B = args(lo, hi), np.zeros(10, np.int32)
@@ -124,7 +138,7 @@ def test_schedules_on_run_time_step_loops_keep_results():
         mod = s.build()
         for lo, hi, step in CASES:
             A, B = args(lo, hi), np.zeros(10, np.int32)
-            mod(A, B, step)
+            llvm_call(mod, A, B, step)
             np.testing.assert_array_equal(B, py_stepped(A, step), err_msg=f"{prim} {lo} {hi} {step}")
 
 

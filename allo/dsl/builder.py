@@ -17,8 +17,8 @@ import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import emit
-from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAME, PIPELINE_II, REDUCTION, RUN_TIME_STEP, UNROLL,
-                        USER_BANDS)
+from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAME, PIPELINE_II, RANGE_STEP, REDUCTION,
+                        RUN_TIME_STEP, UNROLL, USER_BANDS)
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
@@ -461,10 +461,12 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
         """`for j in range(lb, ub, step)` with a step known only at run time, as Python runs it: the
         three values are read once at entry into scalar locals, the loop counts `trips` =
         len(range(lb, ub, step)) iterations (a negative step counts down; a zero step, a ValueError
-        in Python, runs no iteration) and `j` reads as `lb + step * t`. The loop keeps its name
+        in Python, runs no iteration, and instrumented builds raise AlloValueError) and `j` reads as
+        `lb + step * t`. The loop keeps its name
         (`s.pipeline("j")`); its trip count is a run-time value, as for `range(n)`."""
         lo, hi, st = (self.scalar_local(f"{lname}_{what}", e, loc) for what, e in
                       (("lo", lb), ("hi", ub), ("step", step)))
+        st().buf.attrs[RANGE_STEP] = lname  # a zero step: AlloValueError in instrumented builds (guards)
         zero = emit.binary(BinOpKind.EQ, st(), emit.Const(0, index), loc)
         divisor = emit.select(zero, emit.Const(1, index), st(), loc)  # no division by zero
         down = emit.binary(BinOpKind.FLOORDIV, emit.binary(BinOpKind.SUB, lo(), hi(), loc), divisor, loc)

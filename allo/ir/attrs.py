@@ -144,6 +144,10 @@ def memory_space(binding) -> int:
     return MEMORY_RESOURCE_CODE[binding["resource"]] * 16 + MEMORY_STORAGE_CODE[binding.get("storage_type")]
 
 
+RANGE_STEP = _declare(
+    "_range_step", str, ("Buffer",), "the local holding the run-time step of `range(a, b, step)` (value: the loop's "
+    "name): instrumented builds raise AlloValueError when it is 0, as Python's range does", ("dsl",),
+    ("transforms",), NEVER)
 TEMP = _declare(
     "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet (a region argument's "
     "copy: space-time `s.to` drops the dead copy-in of an output FIFO)", ("dsl",), ("dsl", "schedule"), VIEW)

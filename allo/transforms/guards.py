@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BoundsError, located
+from ..errors import AlloValueError, BoundsError, located
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
-from ..ir.attrs import BOUNDS_CHECK, PARALLEL, RUN_TIME_STEP, STATEFUL, STREAM, VOLATILE
+from ..ir.attrs import BOUNDS_CHECK, PARALLEL, RANGE_STEP, RUN_TIME_STEP, STATEFUL, STREAM, VOLATILE
 from ..ir.ops import LOGIC_OPS, BinOpKind, UnaryOpKind
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from . import runloops as RL
@@ -88,6 +88,10 @@ class GuardInfo:
         if not k:
             return
         site = self.sites[k - 1]
+        if site.kind == "step":
+            raise located(AlloValueError, f"range() step of the loop {site.loop!r} in {site.func!r} is 0 at run time "
+                          "(Python raises ValueError: range() arg 3 must not be zero); the loop did not run and the "
+                          "results were discarded", site.loc)
         dim, value = int(status[DIM]), int(status[VALUE])
         which = f"dimension {dim} of " if len(site.shape) > 1 else ""
         how = (f"checked in every iteration of the loop {site.stepped!r}, whose range step is read at run time: "
@@ -428,6 +432,10 @@ class _Instrumenter:
         elif isinstance(s, N.Alloc):
             if isinstance(s.init, N.Expr):
                 s.init = self.expr(s.init, pre, ranges)
+            if RANGE_STEP in s.buf.attrs:  # range(a, b, step) with step == 0: Python's ValueError
+                site = self.site(s.buf, "step", s.loc, loop=s.buf.attrs[RANGE_STEP])
+                zero = N.BinOp(BinOpKind.EQ, N.Load(s.buf, [], index), _idx(0), bool_t)
+                return pre + [s, N.If(zero, [self.first_error(site, 0, _idx(0), s.loc)], [], s.loc)]
         elif isinstance(s, N.CallStmt):
             s.args = [self.expr(a, pre, ranges) if isinstance(a, N.Expr) else a for a in s.args]
         elif isinstance(s, N.Return):
