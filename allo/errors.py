@@ -41,8 +41,9 @@ class ScheduleError(AlloError):
     """A schedule primitive that cannot be applied (the schedule is left unchanged)."""
 
 
-class BackendError(AlloError):
-    """A failure while lowering, compiling or running a built module."""
+class BackendError(AlloError, RuntimeError):
+    """A failure while lowering, compiling or running a built module (also a RuntimeError, which
+    upstream Allo raises for these)."""
 
 
 class VendorError(BackendError, RuntimeError):

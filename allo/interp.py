@@ -562,10 +562,40 @@ def from_storage(x, t):
     return _from_storage(x, t)
 
 
+def _byte_struct(x, t) -> bool:
+    """Is `x` upstream Allo's host container of a wide integer (allo.utils.get_np_struct_type:
+    a structured array of unsigned bytes, least significant first) for type `t`?"""
+    if not (isinstance(x, np.ndarray) and x.dtype.names and isinstance(t, (Int, UInt)) and t.bits > 64):
+        return False
+    if any(x.dtype.fields[n][0] != np.uint8 for n in x.dtype.names):
+        return False
+    if x.dtype.itemsize * 8 != t.bits:
+        raise AlloError(f"a {x.dtype.itemsize * 8}-bit packed array (get_np_struct_type) passed for {t!r}: "
+                        f"use get_np_struct_type({t.bits})")
+    return True
+
+
 def _to_storage(x, t):
+    if _byte_struct(x, t):
+        raw = np.ascontiguousarray(x).view(np.uint8).reshape(x.shape + (x.dtype.itemsize,))
+        out = np.empty(x.shape, dtype=object)
+        for idx in np.ndindex(x.shape):
+            out[idx] = _wrap_int(int.from_bytes(raw[idx].tobytes(), "little"), t.bits, is_signed(t))
+        return out
     if isinstance(t, (Fixed, UFixed)):
         return np.array(to_raw(np.asarray(x, dtype=np.float64), t))
     return np.array(x, dtype=storage_dtype(t))
+
+
+def write_back(a: np.ndarray, x, t) -> None:
+    """Copy the interpreter's values `x` of element type `t` into the caller's array `a`."""
+    if _byte_struct(a, t):
+        raw = a.view(np.uint8).reshape(a.shape + (a.dtype.itemsize,))
+        for idx in np.ndindex(a.shape):
+            v = int(x[idx]) & ((1 << t.bits) - 1)
+            raw[idx] = np.frombuffer(v.to_bytes(a.dtype.itemsize, "little"), np.uint8)
+        return
+    np.copyto(a, _from_storage(x, t), casting="unsafe")
 
 
 def _from_storage(x, t):
@@ -591,7 +621,7 @@ def run(module: N.Module | N.Func, *args, func: str | None = None):
     written = params_maybe_written(f)  # only those: a read-only fixed-point input keeps its values
     for a, p, x in zip(args, f.params, inputs):
         if isinstance(a, np.ndarray) and p.kind == "arg" and id(p) in written:
-            np.copyto(a, _from_storage(x, p.dtype), casting="unsafe")
+            write_back(a, x, p.dtype)
     if not outs:
         return None
     results = []

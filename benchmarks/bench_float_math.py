@@ -33,7 +33,7 @@ def pow_sweep(n: int) -> int:
     em = ExprEmitter()
     leaf = checks._leaf(checks.F32)
     exe = bench.build_bench({"pow": (em.emit(N.MathCall(MathFn.POW, [leaf, leaf], checks.F32), ["a", "b"]), 32)},
-                            em.functions())
+                            em.functions() + em.instances(), modules=em.modules())
     got = bench.run_bench(exe, ["pow"], a.view(np.uint32), b.view(np.uint32), np.zeros(n, dtype=np.uint64))
     got = (got["pow"] & np.uint64(0xffffffff)).astype(np.uint32).view(f32)
     powf = ctypes.CDLL(ctypes.util.find_library("m")).powf
@@ -49,9 +49,9 @@ def pow_sweep(n: int) -> int:
 
 def main(n: int = 1_000_000) -> int:
     cases = math_checks.math_cases()
-    outs, text = math_checks.bench_outputs(cases, ExprEmitter())
+    outs, text, mods = math_checks.bench_outputs(cases, ExprEmitter())
     t = time.time()
-    exe = bench.build_bench(outs, text)
+    exe = bench.build_bench(outs, text, modules=mods)
     print(f"bench built in {time.time() - t:.1f} s ({len(outs)} units)")
     a = math_checks.math_operands(n, seed=99)
     t = time.time()

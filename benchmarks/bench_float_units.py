@@ -14,9 +14,9 @@ from allo.backend.rtl.static.float import bench, checks
 
 def main(n: int = 4_000_000, n_casts: int = 200_000) -> int:
     cases, preds = checks.unit_cases(), checks.predicate_cases()
-    outs, text = checks.bench_outputs(cases, preds, ExprEmitter())
+    outs, text, mods = checks.bench_outputs(cases, preds, ExprEmitter())
     t = time.time()
-    exe = bench.build_bench(outs, text)
+    exe = bench.build_bench(outs, text, modules=mods)
     print(f"bench built in {time.time() - t:.1f} s ({len(outs)} outputs)")
     a, b, x = checks.operands(n, seed=99)
     t = time.time()

@@ -19,7 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from allo import qor  # noqa: E402
-from tests.qor import baselines, designs, published  # noqa: E402
+import allo  # noqa: E402
+from tests.qor import baselines, designs, held_out, published  # noqa: E402
 
 REPS = 5
 
@@ -48,6 +49,24 @@ def rows():
     return out
 
 
+def held_out_rows():
+    """Designs the model was not tuned on (tests/qor/held_out.py, baselines.HELD_OUT)."""
+    out = []
+    for name, sizes in held_out.SIZES.items():
+        pub_allo, pub_base = held_out.CYCLES[name]
+        cases = []
+        if name in held_out.DESIGNS and pub_allo is not None:
+            d = held_out.DESIGNS[name](**sizes)
+            cases.append(("allo", d.schedule, d.target, None, pub_allo))
+        kernel, _ = baselines.HELD_OUT[name](**sizes)
+        cases.append(("baseline", allo.customize(kernel), baselines.TARGET, baselines.BUNDLE, pub_base))
+        for kind, sched, tgt, bnd, pub in cases:
+            r, cpu, wall = _timed(lambda: qor.estimate(sched, clock_ns=published.CLOCK_NS, part=published.PART,
+                                                       target=tgt, bundle=bnd))
+            out.append((name, kind, pub, r.latency_cycles, (r.latency_cycles - pub) / pub, cpu, wall))
+    return out
+
+
 def run():
     lines = [f"QoR estimate vs published Vitis HLS 2022.1 (xcu280 @ {published.CLOCK_NS} ns, cycles, worst case)",
              f"{'design':<12} {'kind':<9} {'published':>12} {'estimate':>12} {'error':>8}  {'CPU ms':>7} {'wall ms':>8}"]
@@ -61,6 +80,11 @@ def run():
     lines.append(f"within 25%: {within}/16; scheduled design ranked faster than the baseline: {ranked}/8")
     lines.append(f"estimate time (median CPU of {REPS} runs): median {1e3 * statistics.median(cpus):.1f} ms, "
                  f"max {1e3 * cpus[-1]:.1f} ms over the 16 designs")
+    lines.append("held out (not tuned on): the artifact's other kernels")
+    held = held_out_rows()
+    for name, kind, pub, est, err, cpu, wall in held:
+        lines.append(f"{name:<12} {kind:<9} {pub:>12} {est:>12} {100 * err:>+7.1f}%  {1e3 * cpu:>7.1f} {1e3 * wall:>8.1f}")
+    lines.append(f"held out within 15%: {sum(abs(e) <= 0.15 for *_, e, _, _ in held)}/{len(held)}")
     return lines
 
 

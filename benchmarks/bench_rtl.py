@@ -35,6 +35,7 @@ from allo.ir.types import float32, int8, int32  # noqa: E402
 from allo.library import nn  # noqa: E402
 from tests.polybench.int_kernels import INT_BY_NAME  # noqa: E402
 from tests.test_rtl_float_kernels import gemm as fgemm, vector_ops as fvec  # noqa: E402
+from tests.test_rtl_float_math import exp_kernel as fexp  # noqa: E402
 from tests.test_rtl_float_ops import exact_ops as fexact  # noqa: E402
 from tests.test_rtl_static import pipe2, vmul_into  # noqa: E402
 
@@ -123,6 +124,7 @@ DESIGNS = {
     "f32 gemm 8 pipeline k": _scheduled(fgemm, lambda s: s.pipeline("k"), [(8, 8), (8, 8)], np.float32),
     "f32 vector ops 32": _scheduled(fvec, lambda s: None, [(32,), (32,)], np.float32),
     "f32 // % floor ceil 64": _scheduled(fexact, lambda s: None, [(64,), (64,)], np.float32),
+    "f32 exp 4": _scheduled(fexp, lambda s: None, [(4,)], np.float32),
     "f32 softmax 4x16": _float_library(nn.softmax, [float32, 4, 16], [(4, 16)]),
     "f32 layer_norm 4x16": _float_library(nn.layer_norm, [float32, 4, 16], [(4, 16), (16,), (16,)], [1e-5]),
     "gemm": _polybench("gemm"),
@@ -146,7 +148,7 @@ BUILDERS = {
 
 
 # float designs whose LLVM build calls libm: the largest ulp distance allowed (docs/rtl.md)
-FLOAT_ULPS = {"f32 softmax 4x16": math_checks.KERNEL_BOUNDS["softmax"]}
+FLOAT_ULPS = {"f32 softmax 4x16": math_checks.KERNEL_BOUNDS["softmax"], "f32 exp 4": math_checks.BOUNDS["exp"][1]}
 
 
 def _same(a, b, ulps=0):

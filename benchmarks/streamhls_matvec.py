@@ -123,19 +123,30 @@ def single_pass_spaces(max_factor: int = 100) -> dict:
     }
 
 
+_ATAX = [
+    {"order": ("i0",), "split": {"i0": ("a", M)}}, {"order": ("l0",), "split": {"l0": ("b", N)}},
+    {"order": ("j", "i"), "split": {"i": ("a", M), "j": ("b", N)}, "reduce": "j",
+     "partitions": [("tmp", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("x", 1, "j")]},
+    {"order": ("k", "l"), "split": {"k": ("a", M), "l": ("b", N)}, "reduce": "k",
+     "partitions": [("tmp", 1, "k"), ("y", 1, "l")]},
+]
+
+
+def tail_spaces(max_factor: int = 64) -> dict:
+    """kernel name -> (kernel, its space with lane factors that need a guarded tail too:
+    `nest_lanes_space(tails=True)`): atax's 390 x 410 gives 20 lanes per nest at most with
+    divisors (2 x 10) where 220 DSP fit 22 (2 x 11, the last of 38 column blocks 7 lanes short).
+    Too large for a grid (2,244 configs): bench_streamhls.py hill-climbs it per budget."""
+    return {"atax": (atax, dse.nest_lanes_space(_ATAX, max_factor=max_factor, tails=True))}
+
+
 def spaces(max_factor: int = 64) -> dict:
     """kernel name -> (kernel, its nest_lanes_space)."""
     nl = dse.nest_lanes_space
     return {
         # tmp = A x: lanes over rows i and the reduction j; y = A^T tmp: lanes over columns l and
         # the reduction k. A is partitioned a x b; both nests address it by lane-affine indices.
-        "atax": (atax, nl([
-            {"order": ("i0",), "split": {"i0": ("a", M)}}, {"order": ("l0",), "split": {"l0": ("b", N)}},
-            {"order": ("j", "i"), "split": {"i": ("a", M), "j": ("b", N)}, "reduce": "j",
-             "partitions": [("tmp", 1, "i"), ("A", 1, "i"), ("A", 2, "j"), ("x", 1, "j")]},
-            {"order": ("k", "l"), "split": {"k": ("a", M), "l": ("b", N)}, "reduce": "k",
-             "partitions": [("tmp", 1, "k"), ("y", 1, "l")]},
-        ], max_factor=max_factor)),
+        "atax": (atax, nl(_ATAX, max_factor=max_factor)),
         # s = A^T r: lanes over columns j and the reduction i; q = A p: rows k and the reduction l
         "bicg": (bicg, nl([
             {"order": ("j0",), "split": {"j0": ("b", M)}}, {"order": ("k0",), "split": {"k0": ("a", N)}},

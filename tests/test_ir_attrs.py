@@ -214,6 +214,7 @@ def _pc(s):
 def _calls(s):
     s.inline("add1")
     s.dataflow("calls")
+    s.config_op("mul", "fabric")
 
 
 def _chain(s):

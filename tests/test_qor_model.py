@@ -192,7 +192,7 @@ def test_full_unroll_outside_a_pipeline():
 
 
 # ----------------------------------------------------------------------------- functions, dataflow
-def _two_stage(stream):
+def _two_stage(stream, reverse=True):
     N_ = 256
 
     @allo.kernel(template="T")
@@ -206,6 +206,11 @@ def _two_stage(stream):
             Y[i] = X[i] + 1.0
 
     @allo.kernel(template="T")
+    def consume_rev(X: "T[N_]", Y: "T[N_]"):
+        for i in range(N_):
+            Y[i] = X[N_ - 1 - i] + 1.0
+
+    @allo.kernel(template="T")
     def top(A: "T[N_]") -> "T[N_]":
         mid: T[N_]
         y: T[N_]
@@ -213,8 +218,17 @@ def _two_stage(stream):
         consume[T](mid, y)
         return y
 
-    s = allo.customize(top, instantiate=[float32])
-    s.dataflow("top")
+    @allo.kernel(template="T")
+    def top_rev(A: "T[N_]") -> "T[N_]":
+        mid: T[N_]
+        y: T[N_]
+        produce[T](A, mid)
+        consume_rev[T](mid, y)
+        return y
+
+    f = top_rev if reverse and not stream else top
+    s = allo.customize(f, instantiate=[float32])
+    s.dataflow(f.__name__ if hasattr(f, "__name__") else "top")
     if stream:
         s.to(s.mid, "consume")
     return s
@@ -224,10 +238,20 @@ def test_dataflow_pipo_vs_fifo():
     pipo = qor.estimate(_two_stage(False))
     fifo = qor.estimate(_two_stage(True))
     stages = [r for r in pipo.loops if r.kind == "call"]
-    assert [r.name for r in stages] == ["produce", "consume"]
+    assert [r.name for r in stages] == ["produce", "consume_rev"]
     assert pipo.latency_cycles >= sum(r.latency for r in stages)  # a ping-pong buffer: one after the other
     assert fifo.latency_cycles < 0.6 * pipo.latency_cycles  # a FIFO: side by side
     assert fifo.ii <= max(r.latency for r in stages) + 1
+
+
+def test_dataflow_channel_accessed_in_order_is_a_fifo():
+    """UG1399: an array channel written and read once in sequential order becomes a FIFO without
+    `s.to` (the consumer overlaps the producer); read in another order it stays a ping-pong."""
+    auto = qor.estimate(_two_stage(False, reverse=False))
+    fifo = qor.estimate(_two_stage(True))
+    pipo = qor.estimate(_two_stage(False, reverse=True))
+    assert abs(auto.latency_cycles - fifo.latency_cycles) <= 2
+    assert auto.latency_cycles < 0.6 * pipo.latency_cycles
 
 
 def test_small_loop_free_function_is_inlined():

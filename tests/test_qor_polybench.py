@@ -14,12 +14,12 @@ from allo import qor
 from tests.qor import baselines, designs, published
 
 KERNELS = list(published.CYCLES)
-# Two published numbers the C++ that produced them cannot reach under any model of Vitis we know:
-# - atax (Allo): both stages run >= 3900 pipelined iterations at II=1 (4100 and 3900 in the
-#   artifact's own per-loop report of this C++), yet 3224 cycles were published;
-# - syr2k (baseline): Vitis reported ~21 cycles per inner iteration of a loop with no carried
-#   dependence and 5 reads of one m_axi bundle.
-KNOWN_DEVIATIONS = {("atax", "allo"), ("syr2k", "baseline")}
+# A published number the C++ that produced it cannot reach under any model of Vitis we know:
+# atax (Allo): both stages run >= 3900 pipelined iterations at II=1 (4100 and 3900 in the
+# artifact's own per-loop report of this C++), yet 3224 cycles were published. (syr2k's baseline,
+# ~21 cycles per inner iteration, is now modelled: a sequential read and write of one m_axi
+# array in a variable-bound loop are kept in order; syrk's baseline, held out, confirms it.)
+KNOWN_DEVIATIONS = {("atax", "allo")}
 
 
 @pytest.fixture(scope="module")
@@ -66,8 +66,8 @@ def test_known_deviations_are_what_the_cpp_implies(estimates):
     assert rows["l_r_l_m"].trip_count == 4100 and rows["l_r_l_m"].ii == 1
     assert rows["l_k_l_n"].trip_count == 3900 and rows["l_k_l_n"].ii == 1
     assert atax.latency_cycles >= 4100 > published.CYCLES["atax"][0]
-    syr2k = estimates[("syr2k", "baseline")]
-    assert syr2k.loop("l_j").ii is not None  # the inner loop is pipelined at the port-limited II
+    syr2k = [r for r in estimates[("syr2k", "baseline")].rows() if r.name == "l_j"]
+    assert all(r.pipelined and "variable-bound" in r.reason for r in syr2k)
 
 
 def test_limits_the_model_explains(estimates):

@@ -43,10 +43,11 @@ def test_reduce_tree_float_close_and_recurrence_is_one_adder():
     # reassociated float sum: equal to the reference within rounding, not bit for bit
     np.testing.assert_allclose(tree.build()(A, x), A.astype(np.float64) @ x, rtol=1e-5, atol=1e-5)
     rc, rt = qor.estimate(chain), qor.estimate(tree)
-    loop_c, loop_t = rc.loops[-1], rt.loops[-1]  # after y's fill loop
+    # the pipelined j.outer loop (y[i] is a promoted accumulator: Vitis keeps the i loop, qor/nests.py)
+    loop_c, loop_t = rc.loop("l_j_outer"), rt.loop("l_j_outer")
     # chain: 8 adders on the path of y; tree: one adder, so II drops to that adder's latency
     assert loop_t.ii < loop_c.ii / 4
-    assert rt.latency_cycles < rc.latency_cycles / 3
+    assert rt.latency_cycles < rc.latency_cycles / 2  # (each row restarts the 4-iteration pipeline)
     # 8 products and 8 adds per iteration, shared over the II: the tree needs more units
     assert rt.resources["DSP"] > rc.resources["DSP"]
     code = tree.build(target="vhls").hls_code

@@ -161,7 +161,7 @@ def test_float_operators_take_the_table_latency():
     regs = {m for m in __import__("re").findall(r"(u\d+_n\d+)_p(\d+);", mod.verilog)}
     stages = max(int(k) for _, k in regs)
     assert stages == fmul.latency + 1, (stages, fmul)  # L + 1 states (allo.qor OpCost.chain)
-    assert "allo_f32_mul(" in mod.verilog and "function automatic logic [31:0] allo_f32_mul" in mod.verilog
+    assert "allo_f32_mul_m allo_fu" in mod.verilog and "function automatic logic [31:0] allo_f32_mul" in mod.verilog
 
 
 def dbl(A: float64[4]) -> float64[4]:

@@ -48,4 +48,4 @@ def test_transformer_block_within_the_stated_bound_of_llvm():
         np.testing.assert_allclose(got, m(torch.from_numpy(xi)).detach().numpy(), rtol=1e-4, atol=1e-5)
     assert worst <= math_checks.MODEL_BOUNDS["block"], worst
     assert isinstance(rtl.cycles, int) and rtl.cycles > 0
-    assert "allo_f32_exp(" in rtl.verilog and "allo_f32_erf(" in rtl.verilog
+    assert "allo_f32_exp_m allo_fu" in rtl.verilog and "allo_f32_erf_m allo_fu" in rtl.verilog

@@ -153,7 +153,8 @@ def test_pow_unit_sweep_within_bound_of_llvm():
                         rng.standard_normal(k) * 2]).astype(f32)
     em = ExprEmitter()
     node = IR.MathCall(MathFn.POW, [checks._leaf(checks.F32), checks._leaf(checks.F32)], checks.F32)
-    exe = bench.build_bench({"pow": (em.emit(node, ["a", "b"]), 32)}, em.functions(), opt="-O0")
+    exe = bench.build_bench({"pow": (em.emit(node, ["a", "b"]), 32)}, em.functions() + em.instances(), opt="-O0",
+                            modules=em.modules())
     got = bench.run_bench(exe, ["pow"], a.view(np.uint32), b.view(np.uint32), np.zeros(len(a), dtype=np.uint64))
     got = (got["pow"] & np.uint64(0xffffffff)).astype(np.uint32).view(np.float32)
     want = allo.customize(pow_vec).build()(a, b)

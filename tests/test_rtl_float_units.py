@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from allo.backend.rtl.static.float import UNITS, FloatUnits, needs, unit_source
+from allo.backend.rtl.static.float import MODULES, UNITS, FloatUnits, module_source, needs, unit_source
 from allo.backend.rtl.static.exprs import ExprEmitter
 from allo.backend.rtl.static.float import bench, checks
 from tests.rtl_util import FULL, needs_rtl
@@ -23,8 +23,8 @@ CASES = {**checks.unit_cases(), **checks.predicate_cases()}
 
 @pytest.fixture(scope="module")
 def sweep():
-    outs, text = checks.bench_outputs(checks.unit_cases(), checks.predicate_cases(), ExprEmitter())
-    exe = bench.build_bench(outs, text)
+    outs, text, mods = checks.bench_outputs(checks.unit_cases(), checks.predicate_cases(), ExprEmitter())
+    exe = bench.build_bench(outs, text, modules=mods)
     a, b, x = checks.operands(N, seed=2024)
     got = bench.run_bench(exe, list(outs), a, b, x)
     return got, checks.check(got, CASES, a, b, x), (a, b, x)
@@ -66,20 +66,46 @@ def test_sweep_contains_rounding_ties(sweep):
 
 
 def test_every_unit_file_has_its_header_and_dependencies():
-    for name in UNITS:
+    for name in {**UNITS, **MODULES}:
         text = unit_source(name)
-        head = text.split("function", 1)[0]
+        head = re.split(r"^(?:function|module) ", text, maxsplit=1, flags=re.M)[0]
         for word in ("Format", "Latency", "Rounding"):
             assert word in head, f"{name}.sv: header without {word!r}"
-        fn = UNITS[name]
+        fn = UNITS.get(name)
         if fn is not None:
             assert re.search(rf"function automatic logic (\[\d+:0\] )?{fn}\(", text), name
+        mod = MODULES.get(name)
+        if mod is not None:
+            assert re.search(rf"^module {mod}\(", module_source(name), re.M), name
         for dep in needs(name):
-            assert dep in UNITS, f"{name}.sv needs unknown unit {dep!r}"
+            assert dep in UNITS or dep in MODULES, f"{name}.sv needs unknown unit {dep!r}"
     lib = FloatUnits()
     assert lib.use("f32_div") == "allo_f32_div"
     assert lib.names() == ["f32_common", "f32_div"]
     assert lib.text().count("function automatic logic [6:0] allo_clz64") == 1
+
+
+def test_module_units_are_defined_once_with_their_functions_inside():
+    """exp twice and log2 once: two instances of allo_f32_exp_m, each unit module defined once (the
+    arithmetic wrappers and f32_log's reduction with them), the functions they call inside them."""
+    lib = FloatUnits()
+    ys = [lib.instance("f32_exp", ["a"]), lib.instance("f32_exp", ["b"]), lib.instance("f32_log2", ["a"])]
+    assert len(set(ys)) == 3 and lib.text() == ""
+    inst = lib.instances()
+    assert inst.count("allo_f32_exp_m ") == 2 and f"allo_f32_log2_m {ys[2]}_i(a, {ys[2]});" in inst
+    mods = lib.modules()
+    defined = re.findall(r"^module (\w+)", mods, re.M)
+    assert len(defined) == len(set(defined)), defined
+    assert {"allo_f32_add_m", "allo_f32_mul_m", "allo_f32_poly_m", "allo_f32_exp_m", "allo_f32_log_reduce_m",
+            "allo_f32_log2_m"} <= set(defined)
+    assert defined.index("allo_f32_add_m") < defined.index("allo_f32_exp_m")
+    for body in mods.split("endmodule")[:-1]:  # every function a module calls is defined in it
+        called = {f for f in re.findall(r"\b(allo_(?:f32_\w+|clz64))\(", body) if not f.endswith("_m")}
+        have = set(re.findall(r"function automatic logic (?:\[\d+:0\] )?(\w+)\(", body))
+        assert called <= have, (body.split("(")[0], called - have)
+    assert "//@functions" not in mods
+    with pytest.raises(KeyError, match="module unit"):
+        lib.use("f32_exp")
 
 
 def test_units_ship_with_the_package():

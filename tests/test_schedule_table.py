@@ -57,6 +57,7 @@ SAMPLES = {
     "to": (pipe, ("tmp", "consumer"), {"depth": 4}),
     "dataflow": (caller, ("scale",), {}),
     "reduce_tree": (gemm_i, ("k",), {}),
+    "config_op": (gemm_i, ("mul", "fabric"), {"latency": 2}),
 }
 
 
@@ -101,7 +102,8 @@ def test_upstream_signatures():
                 "reshape": "(target, shape)", "unfold": "(band_name, axes)", "inline": "(func_name=None)",
                 "buffer_at": "(target, axis)", "reuse_at": "(target, axis)",
                 "compute_at": "(from_loop, target_loop)", "to": "(target, dst, axis=None, depth=-1)",
-                "dataflow": "(func_or_axis=None)", "reduce_tree": "(axis)"}
+                "dataflow": "(func_or_axis=None)", "reduce_tree": "(axis)",
+                "config_op": "(op, impl='auto', latency=-1)"}  # not upstream: Vitis's config_op
     assert {name: str(inspect.signature(getattr(s, name))) for name in PRIMITIVES} == expected
     assert str(inspect.signature(s.compose)) == "(sched_or_kernel, id=None, instantiate=None)"
     assert "Arguments:" in s.split.__doc__ and "positive integer" in s.split.__doc__

@@ -71,3 +71,27 @@ def test_a_bfloat16_scalar_argument_is_rounded_to_bfloat16_not_float16():
     assert f(0.5) == 0.5 and f(-2.0) == -2.0
     assert f(1 / 3) == 0.333984375 and f(1e30) == pytest.approx(1e30, rel=4e-3)
     assert np.isnan(f(float("nan")))
+
+
+def _round_bf16(x: np.ndarray) -> np.ndarray:
+    """float32 -> nearest bfloat16 (ties to even), as float32."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def test_bfloat16_locals_compute_on_the_cpu_without_ml_dtypes():
+    # bf16 arithmetic and casts inside a float32 kernel: the JIT has no compiler-rt __truncsfbf2,
+    # so the LLVM pipeline expands the casts itself (it used to fail with "JIT entry not found")
+    def k(A: float32[16]) -> float32[16]:
+        B: float32[16]
+        for i in range(16):
+            t: bfloat16 = A[i]
+            t = t * t + 1
+            B[i] = float(t)
+        return B
+
+    A = np.random.default_rng(3).normal(0, 40, 16).astype(np.float32)
+    t = _round_bf16(A)
+    want = _round_bf16(_round_bf16(t * t) + 1)
+    np.testing.assert_array_equal(allo.customize(k).build()(A), want)

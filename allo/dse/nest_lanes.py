@@ -12,7 +12,7 @@ pipelined (Vitis flattens the perfect outer nest into that pipeline). Each `(buf
 `partitions` is partitioned cyclically along `dim` by the factor chosen for `loop`, so every lane has
 its own bank (nests that partition the same dimension with different factors get their lcm). A
 factor is one parameter; nests that name the same parameter share it (their extents' common
-divisors are the options). The factors are divisors of the extents (no guards).
+divisors are the options). The factors are divisors of the extents (no guards) unless `tails`.
 
 Example (mvt, two nests sharing the factor "u")::
 
@@ -30,8 +30,22 @@ from ..errors import DSEError
 from .space import Space
 
 
-def _divisors(n: int, cap: int) -> list:
-    return [d for d in range(1, min(n, cap) + 1) if n % d == 0]
+TAIL_WASTE = 0.05  # `tails=True`: a factor may leave at most this share of its lanes' slots idle
+
+
+def _tail_ok(n: int, f: int) -> bool:
+    """A factor that does not divide extent `n` but is worth a guarded tail: it leaves at most
+    TAIL_WASTE of the f * ceil(n / f) slots idle, and no smaller factor gives as few outer
+    iterations (the smallest factor for its trip count)."""
+    t = -(-n // f)
+    return f > 1 and f * t - n <= TAIL_WASTE * n and -(-n // (f - 1)) > t
+
+
+def _factor_options(exts: list, cap: int, tails: bool) -> list:
+    """The factors of a parameter shared by loops of extents `exts`: common divisors, and with
+    `tails` also factors each extent takes with a guarded tail (or divides)."""
+    return [d for d in range(1, min(exts) + 1) if d <= cap and all(
+        e % d == 0 or (tails and _tail_ok(e, d)) for e in exts)]
 
 
 def _orders(nest) -> list:
@@ -59,7 +73,7 @@ def _check_order(nest, k, order, red):
 
 
 def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = False, fuse=(),
-                     fuse_options=(False, True), merge=()) -> Space:
+                     fuse_options=(False, True), merge=(), tails: bool = False) -> Space:
     """Space over the lane factors of `nests` (see the module docstring for a nest's keys).
     `max_factor` caps every factor; `caps` ({parameter: cap}) overrides it per parameter.
     `dataflow=True` adds a choice "dataflow" (False/True): make the top function a dataflow
@@ -80,7 +94,12 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
     else: the destination nest is put in that order, then each source loop is merged into its
     destination loop (`compute_at`, outermost first), so one nest reads each input element once
     (mvt: `merge=[(("i", "j"), ("l", "k"))]` runs `x1 = A y1` and `x2 = A^T y2` in one nest; the
-    caller vouches that the nests only accumulate into different arrays)."""
+    caller vouches that the nests only accumulate into different arrays).
+    `tails=True` also offers factors that do not divide an extent (the split adds a guarded tail,
+    `reduce_tree` sums the missing lanes as 0): 22 lanes where the divisors of 390 and 410 stop at
+    20; only factors that waste at most 5% of their slots and beat every smaller factor's trip
+    count. A tail the other primitives cannot take (a guard between two loops to reorder) makes
+    that candidate illegal; the search skips it."""
     caps = dict(caps or {})
     extents: dict = {}
     for k, nest in enumerate(nests):
@@ -90,7 +109,7 @@ def nest_lanes_space(nests, max_factor: int = 64, caps=None, dataflow: bool = Fa
     space = Space()
     for param, exts in extents.items():
         cap = caps.get(param, max_factor)
-        opts = [d for d in _divisors(min(exts), cap) if all(e % d == 0 for e in exts)]
+        opts = _factor_options(exts, cap, tails)
         space.choice(param, opts, group="lanes")
     if dataflow:
         space.choice("dataflow", [False, True], group="lanes")

@@ -18,13 +18,14 @@ from ..errors import AlloNameError, AlloSyntaxError, AlloTypeError
 from ..ir import bits, emit
 from ..ir.attrs import NAME, TEMP
 from ..ir.nodes import Alloc, Buffer, Expr, Load, Store, describe
-from ..ir.types import ArrayType, Index, StatefulType, int32
+from ..ir.types import ArrayType, Index, StatefulType, Struct, int32
 from ..ir.visit import walk_expr
 from .build_exprs import BINOPS
 from .forms import bind_storage
 from .meta import ConstType, bind_const
 from .regions import region_spec, write_region
 from .stateful import declare_stateful
+from .structs import StructValue, assign_field, declare_struct
 
 
 class AssignmentVisitors:
@@ -38,8 +39,8 @@ class AssignmentVisitors:
         if isinstance(t, ConstType):
             bind_const(self, node, t)
             return
-        if isinstance(t, StatefulType):
-            declare_stateful(self, node, name, t)
+        if isinstance(t, (StatefulType, Struct)):
+            (declare_stateful if isinstance(t, StatefulType) else declare_struct)(self, node, name, t)
             return
         self.current = node
         loc = self.loc(node)
@@ -165,6 +166,8 @@ class AssignmentVisitors:
             return
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
+            if isinstance(buf, StructValue):  # p["x"] = v
+                return assign_field(self, buf, target, value, node)
             if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:
                 return self.assign_bits(buf, target, value, node)
             if not isinstance(buf, Buffer):
@@ -182,6 +185,8 @@ class AssignmentVisitors:
             raise self.error(AlloSyntaxError, f"cannot assign to {ast.unparse(target)!r}", node)
         name = target.id
         cur = self.locals.get(name)
+        if isinstance(cur, StructValue):
+            raise self.error(AlloSyntaxError, f"{name!r} is a struct: assign its fields ({name}[\"f\"] = ...)", node)
         if isinstance(cur, Expr) and not isinstance(cur, Load):
             raise self.error(AlloSyntaxError, f"{name!r} is a loop variable or constant and cannot be assigned", node)
         if isinstance(cur, Buffer):
@@ -257,6 +262,8 @@ class AssignmentVisitors:
         target = node.target
         if isinstance(target, ast.Subscript):
             buf = self.visit(target.value)
+            if isinstance(buf, StructValue):  # p["x"] += v
+                return assign_field(self, buf, target, rhs, node, op)
             if isinstance(buf, Load) or isinstance(buf, Buffer) and not buf.shape:  # x[i] += b, x[lo:hi] += v
                 new = emit.binary(op, self.bit_read(self.scalar(buf), target), self.scalar(rhs), loc)
                 return self.assign_bits(buf, target, new, node)

@@ -22,7 +22,7 @@ from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAM
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
-from ..ir.types import AlloType, ArrayType, Float, Int, StatefulType, StreamType, UInt, float32, float64, index
+from ..ir.types import AlloType, ArrayType, Float, Int, StatefulType, StreamType, Struct, UInt, float32, float64, index
 from ..ir.visit import child_exprs
 from .arrays import ArrayOps
 from .build_assign import AssignmentVisitors
@@ -32,7 +32,7 @@ from .forms import InstanceNames, LanguageForms, bind_storage
 from .meta import ConstType
 from .regions import check_stale_regions
 from .scope import Environment, defining_frame
-from .source import capture
+from .source import kernel_source
 from .unsupported import UNSUPPORTED_HINTS
 
 
@@ -158,7 +158,7 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
 
     def __init__(self, mb: ModuleBuilder, kernel, targs, name):
         self.mb, self.kernel, self.name = mb, kernel, name
-        self.src = getattr(kernel, "source", None) or capture(kernel.fn)
+        self.src = getattr(kernel, "source", None) or kernel_source(kernel)
         self.env = getattr(kernel, "env", None) or Environment.for_function(
             kernel.fn, kernel.bindings(targs) if targs else {},
             frame=defining_frame(kernel.fn) or getattr(kernel, "def_frame", None))
@@ -334,7 +334,10 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
         if isinstance(value, StatefulType) and not local:
             raise self.error(AlloTypeError, f"{ast.unparse(expr)!r}: `@ Stateful` marks a local variable that keeps its "
                              "value across calls; parameters and results cannot be Stateful", node)
-        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType, StatefulType)):
+        if isinstance(value, Struct) and not local:
+            raise self.error(AlloTypeError, f"{ast.unparse(expr)!r} is a struct: structs are kernel locals only (each "
+                             "field a scalar); pass one array per field instead", node)
+        if not isinstance(value, (AlloType, ArrayType, ConstType, StreamType, StatefulType, Struct)):
             raise self.error(AlloTypeError, f"annotation {ast.unparse(expr)!r} is not an allo type "
                              "(use e.g. float32, int8, float32[8, 16], Fixed(16, 8))", node)
         return value

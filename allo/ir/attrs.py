@@ -199,6 +199,12 @@ INSTANCES = _declare(
     "instances", dict, ("Module",), "{function name: (kernel name, template arguments key)} of the instances",
     ("dsl",), ("schedule",), NEVER)
 
+CONFIG_OP = _declare(
+    "config_op", dict, ("Module",), "default operator bindings {op: (impl, latency or None)}: Vitis `config_op "
+    "<op> -impl <impl>` (`s.config_op`)", ("schedule",), ("hls", "qor"), NEVER)
+CONFIG_OPS = ("mul", "add", "sub")
+CONFIG_IMPLS = ("dsp", "fabric", "auto")
+
 # ----------------------------------------------------------------------------- written by the renderer
 LOOP_NAME = _declare("loop_name", str, (), "`For.name`", ("render",), (), MLIR, derived=("For",))
 ARG_NAMES = _declare("arg_names", list, (), "parameter names", ("render",), ("rtl",), MLIR, derived=("Func",))

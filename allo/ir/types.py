@@ -497,6 +497,45 @@ class _StatefulMarker:
 Stateful = _StatefulMarker()
 
 
+class Struct:
+    """`Struct({"x": int32, "y": float32})`: a record of named scalar fields (upstream Allo's
+    `allo.ir.types.Struct`). A kernel declares locals of it (`p: S = {"x": a, "y": b}`) and reads
+    and writes fields as `p["x"]`; each field is a scalar local of its own (allo/dsl/structs.py), so
+    every backend sees only scalars. Structs are not kernel arguments, results or array elements.
+
+    Example::
+
+        S = Struct({"x": int32, "y": float32})
+        S.fields["y"]       # float32
+    """
+
+    def __init__(self, fields):
+        if not isinstance(fields, dict) or not fields:
+            raise AlloTypeError(f"Struct takes a non-empty dict {{field name: scalar type}}, got {fields!r}")
+        for k, t in fields.items():
+            if not isinstance(k, str) or not k.isidentifier():
+                raise AlloTypeError(f"Struct field names must be identifiers, got {k!r}")
+            if not isinstance(t, AlloType) or isinstance(t, Index):
+                raise AlloTypeError(f"Struct field {k!r} must have a scalar type such as int32 or float32, got {t!r}")
+        self.fields = dict(fields)
+
+    @property
+    def bits(self) -> int:
+        return sum(t.bits for t in self.fields.values())
+
+    def __eq__(self, other):
+        return isinstance(other, Struct) and list(self.fields.items()) == list(other.fields.items())
+
+    def __hash__(self):
+        return hash(tuple(self.fields.items()))
+
+    def __getitem__(self, shape):
+        raise AlloTypeError(f"{self!r}: arrays of structs are not supported; declare one array per field")
+
+    def __repr__(self):
+        return "Struct({" + ", ".join(f"{k!r}: {t!r}" for k, t in self.fields.items()) + "})"
+
+
 class StreamType:
     """`Stream[T, depth]`: a FIFO of `depth` items of type `T` (a scalar or an array type), and
     `Stream[T, depth][P0, P1]` a grid of such FIFOs (declared in an `allo.dataflow` region).
@@ -584,5 +623,5 @@ UINT_NAMES = tuple(f"uint{b}" for b in (*range(1, 17), 32, 64, 128, 256, 512))
 __all__ = [
     "AlloType", "Int", "UInt", "Float", "Index", "Fixed", "UFixed", "ArrayType", "MAX_BITS",
     *INT_NAMES, *UINT_NAMES, "bool", "index", "float16", "float32", "float64", "bfloat16", "ConstExpr",
-    "Stateful", "StatefulType", "Stream", "StreamType",
+    "Stateful", "StatefulType", "Stream", "StreamType", "Struct",
 ]

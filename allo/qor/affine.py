@@ -213,7 +213,7 @@ def bank_key(idx: list, shape, parts):
         elif kind == Partition.Cyclic:
             f = max(1, int(factor))
             varying = tuple(sorted((v, c % f) for v, c in a.coefs.items() if c % f))
-            # a run-time bank, but fixed relative to other accesses with the same varying part
+            # a run-time bank (memory.port_ii: it may collide with any access of the dimension)
             key.append(a.const % f if not varying else ("rel", varying, a.const % f))
         else:  # block
             size = -(-n // max(1, int(factor)))

@@ -25,6 +25,7 @@ from collections import Counter
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
+from ..ir.attrs import CONFIG_OP
 from ..ir.ops import CMP_OPS, BinOpKind, UnaryOpKind
 from ..ir.promote import common
 from .affine import MAY, cond_value, dependence_distance, index_aff
@@ -55,8 +56,10 @@ def _source_bits(e) -> int:
     return _bits(getattr(e, "type", None))
 
 
-def op_cost(e, tables) -> OpCost:
-    """The operator an expression node maps to (FREE for wires, address arithmetic, unknown nodes)."""
+def op_cost(e, tables, config=None) -> OpCost:
+    """The operator an expression node maps to (FREE for wires, address arithmetic, unknown nodes);
+    `config`: the design's `config_op` bindings {op: (impl, latency)} (Module.meta)."""
+    config = config or {}
     if isinstance(e, N.BinOp):
         operand = getattr(e.lhs, "type", e.type)
         kind = _tname(operand)
@@ -67,9 +70,9 @@ def op_cost(e, tables) -> OpCost:
             return tables.float_op(fk, _bits(operand))
         bits = _bits(e.type)
         if e.op in (BinOpKind.ADD, BinOpKind.SUB):
-            return tables.int_op("add", bits)
+            return tables.int_op("add", bits, impl=config.get("add" if e.op == BinOpKind.ADD else "sub"))
         if e.op == BinOpKind.MUL:
-            return tables.int_op("mul", bits, _source_bits(e.lhs), _source_bits(e.rhs))
+            return tables.int_op("mul", bits, _source_bits(e.lhs), _source_bits(e.rhs), impl=config.get("mul"))
         if e.op in (BinOpKind.DIV, BinOpKind.FLOORDIV, BinOpKind.MOD):
             return tables.int_op("div", max(bits, _bits(operand)))
         if e.op in (BinOpKind.SHL, BinOpKind.SHR):
@@ -155,10 +158,14 @@ class Interpreter:
     """See module docstring. `ctx` supplies `mem(buf)`, `tables`, `callee(name)` and the
     `est` (for calls)."""
 
-    def __init__(self, ctx, loop_vars=(), explicit=False, var_ranges=None):
+    def __init__(self, ctx, loop_vars=(), explicit=False, var_ranges=None, variable=(), reset=False):
         self.ctx = ctx
         self.t = ctx.tables
         self.loop_vars = list(loop_vars)  # [(id, trip)] innermost first: the pipelined iteration
+        self.variable = set(variable)  # ids of pipelined loop variables whose bounds depend on outer loops
+        self.reset = bool(reset)  # a flattened imperfect nest: promoted accumulators restart through a select
+        est = getattr(ctx, "est", None)
+        self.config = est.mod.meta.get(CONFIG_OP, {}) if est is not None else {}  # s.config_op
         self.explicit = explicit
         self.var_ranges = dict(var_ranges or {})
         self.res = BodyResult()
@@ -315,7 +322,7 @@ class Interpreter:
         srcs = None
         for k in kids:
             srcs = _merge(srcs, k[1])
-        cost = op_cost(e, self.t)
+        cost = op_cost(e, self.t, self.config)
         if cost is not FREE:
             self.res.ops[cost] += 1
         t = t0 + cost.chain
@@ -385,15 +392,20 @@ class Interpreter:
                     continue
                 laddr = self.load_addr[token]
                 dist = dependence_distance(saddr, laddr, self.loop_vars)
+                assumed = dist is None and self._unbounded_burst(smem, saddr, laddr)
+                if assumed:
+                    dist = MAY
                 if dist is None:
                     continue
                 dist = 1 if dist == MAY else dist
                 lat = smem.read_latency(self.t)
                 if smem.uid not in only:
                     only[smem.uid] = self._addresses(smem.uid)
-                promoted = dist == 1 and saddr == laddr and only[smem.uid] == {_akey(saddr)}
+                promoted = dist == 1 and saddr == laddr and only[smem.uid] == {_akey(saddr)} and not assumed
                 if promoted:
-                    length = path - lat + 1
+                    length = path - lat + 1 + int(self.reset)
+                elif assumed:  # request order only: the read is issued after the previous write request
+                    length = path + 2
                 elif smem.kind == "m_axi":
                     length = path + int(self.t.memory["m_axi"]["write_turnaround"]) + 1
                 else:
@@ -401,9 +413,27 @@ class Interpreter:
                 ii = math.ceil(length / dist)
                 if ii > best:
                     kind = "register (promoted)" if promoted else smem.kind
+                    kind = ("(assumed: sequential access in a variable-bound loop) " + kind) if assumed else kind
                     best, why = ii, (f"loop-carried dependence through {kind} {smem.name!r}: {length} cycles"
                                      + (f" over {dist} iterations" if dist > 1 else ""))
         return best, why
+
+    def _unbounded_burst(self, mem, saddr, laddr) -> bool:
+        """Vitis assumes a carried dependence between a read and a write of the same m_axi
+        element that walk the array sequentially (stride 1 in the last dimension) in a loop whose
+        trip count depends on an enclosing loop: the access range of such a variable-length
+        sequential access is not bounded, so each read request is issued after the previous
+        iteration's write request (in order on the bus, not after its response: read to write
+        + 2 states, as through a BRAM). The syrk and syr2k baselines run 21 cycles per iteration
+        though their bodies differ (the C read is scheduled late, so read-to-write is the same
+        path). With a constant trip count (gemm's baseline) or a row stride (symm's) the loop
+        runs at its port / recurrence II."""
+        if mem.kind != "m_axi" or not self.loop_vars or saddr != laddr or not saddr:
+            return False
+        v = self.loop_vars[0][0]
+        last = saddr[-1]
+        return v in self.variable and last is not None and last.coefs.get(v) == 1 and \
+            all(a is not None and v not in a.coefs for a in saddr[:-1])
 
     def _addresses(self, uid) -> set:
         """Every address of memory `uid` accessed in the iteration."""
@@ -415,10 +445,12 @@ def _akey(addr):
     return tuple(a.key() if a is not None else ("?", n) for n, a in enumerate(addr))
 
 
-def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None) -> BodyResult:
+def interpret(ctx, body, lanes=None, loop_vars=(), explicit=False, var_ranges=None, variable=(),
+              reset=False) -> BodyResult:
     """Timing of one iteration of `body` (inner loops unrolled, one pass per lane environment);
-    see module docstring."""
-    return Interpreter(ctx, loop_vars, explicit, var_ranges).run(body, lanes)
+    see module docstring. `variable`: loop variables whose trip count depends on outer loops;
+    `reset`: the loop is a flattened imperfect nest (promoted accumulators restart by a select)."""
+    return Interpreter(ctx, loop_vars, explicit, var_ranges, variable, reset).run(body, lanes)
 
 
 __all__ = ["interpret", "BodyResult", "op_cost", "children", "Interpreter"]

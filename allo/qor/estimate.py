@@ -32,6 +32,8 @@ from ..ir.attrs import DATAFLOW, PIPELINE_II, UNROLL, Partition
 from .affine import Aff, index_aff
 from .body import Interpreter, interpret
 from .bundles import bundle_name
+from .channels import in_order_once
+from .nests import imperfect_level, promoted_accumulator
 from .memory import Mem, bind_param, interface_mem, local_mem, port_ii
 from .report import LoopRow, QoRReport
 from .resources import Resources
@@ -131,7 +133,7 @@ class Estimator:
 
     # ------------------------------------------------------------------ functions
     def func(self, func: N.Func, mems: dict) -> FuncEst:
-        key = (func.name, tuple((k, m.uid, m.kind, tuple(m.all_parts)) for k, m in sorted(mems.items())))
+        key = (func.name, tuple((k, m.uid, m.kind, tuple(m.all_parts), m.rate) for k, m in sorted(mems.items())))
         if key in self._memo:
             return self._memo[key]
         fctx = FuncCtx(self, func, mems)
@@ -245,16 +247,23 @@ class Estimator:
         return None
 
     def _fill(self, fctx, buf) -> int:
-        """The emitter's initialisation nest of an array (auto-pipelined when large)."""
+        """The emitter's initialisation nest of an array (auto-pipelined when large). A streamed
+        buffer the caller initialises is written by this loop (`y_init.write(0)`): its reader
+        gets one element per iteration of it (`Mem.rate`)."""
         mem = fctx.mem(buf)
-        if mem.kind in ("reg", "fifo"):
+        if mem.kind == "reg":
             return 1
         inner = int(buf.shape[-1])
         size = buf.type.size
-        per = port_ii([(mem, tuple(Aff({}, 0) for _ in buf.shape), "w", ("fill",))], self.tables)[0]
+        per = 1 if mem.kind == "fifo" else \
+            port_ii([(mem, tuple(Aff({}, 0) for _ in buf.shape), "w", ("fill",))], self.tables)[0]
         if inner >= int(self.tables.control["pipeline_loops"]) or size >= 64:
-            return size * per + 2
-        return size * 2 + size // inner
+            lat = size * per + 2
+        else:
+            lat = size * 2 + size // inner
+        if mem.kind == "fifo":
+            mem.rate = max(1, round((lat - 2) / max(1, size)))
+        return lat
 
     def _inline_call(self, s) -> bool:
         callee = self.mod.func(s.callee)
@@ -329,11 +338,11 @@ class Estimator:
         piped, target, explicit = self.is_pipelined(s, ranges)
         if piped:
             return self.pipelined(fctx, [s], ranges, target, explicit)
-        chain = self.flatten_chain(s, inner_ranges)
+        chain, reset = self._flatten(s, inner_ranges, imperfect=True)
         if chain is not None:
             p = chain[-1]
             _, t, e = self.is_pipelined(p, self.chain_ranges(chain[:-1], ranges))
-            return self.pipelined(fctx, chain, ranges, t, e)
+            return self.pipelined(fctx, chain, ranges, t, e, reset)
         unroll = s.attrs.get(UNROLL)
         if unroll is not None and not _has_loop(s.body):
             return self._unrolled(fctx, s, n, unroll, ranges)
@@ -362,23 +371,33 @@ class Estimator:
         return lat, [LoopRow(_label(s), "loop", iters, False, None, None, it + 1, lat, f"unrolled x{u}", [])]
 
     def flatten_chain(self, s, ranges):
-        """Loops s .. p of a perfect nest ending in a pipelined loop p (Vitis flattens them)."""
+        """Loops s .. p of a perfect nest ending in a pipelined loop p (Vitis flattens them;
+        nests.py: not when p accumulates into a promoted register of an outer iteration)."""
+        return self._flatten(s, ranges, imperfect=False)[0]
+
+    def _flatten(self, s, ranges, imperfect):
+        """(chain or None, reset): `imperfect` also folds outer statements nests.py allows (the
+        static RTL builds only perfect nests); `reset`: such a fold resets the accumulators."""
         if s.attrs.get(UNROLL) is not None or s.attrs.get(DATAFLOW):
-            return None
-        chain, cur = [s], s
+            return None, False
+        chain, cur, reset = [s], s, False
         while True:
-            if len(cur.body) != 1 or not isinstance(cur.body[0], N.For):
-                return None
-            nxt = cur.body[0]
-            lb, ub = index_aff(nxt.lb, {}), index_aff(nxt.ub, {})
-            if lb is None or ub is None or not lb.known or not ub.known:
-                return None  # Vitis flattens only when inner bounds are constant
+            if len(cur.body) == 1 and isinstance(cur.body[0], N.For):
+                nxt = cur.body[0]
+            elif imperfect and not _variable_bound(cur) and imperfect_level(cur) is not None:
+                nxt, reset = imperfect_level(cur), True
+            else:
+                return None, False
+            if _variable_bound(nxt):
+                return None, False  # Vitis flattens only when inner bounds are constant
             chain.append(nxt)
             piped, _, _ = self.is_pipelined(nxt, self.chain_ranges(chain[:-1], ranges))
             if piped:
-                return chain
+                if not reset and promoted_accumulator(nxt, [id(lp.var) for lp in chain[:-1]]):
+                    return None, False
+                return chain, reset
             if nxt.attrs.get(UNROLL) is not None or nxt.attrs.get(DATAFLOW):
-                return None
+                return None, False
             cur = nxt
 
     def chain_ranges(self, loops, ranges):
@@ -388,8 +407,9 @@ class Estimator:
             out[id(lp.var)] = rng
         return out
 
-    def pipelined(self, fctx, chain, ranges, target, explicit) -> tuple:
-        """A pipelined loop (the last of `chain`; the others are flattened into it)."""
+    def pipelined(self, fctx, chain, ranges, target, explicit, reset=False) -> tuple:
+        """A pipelined loop (the last of `chain`; the others are flattened into it; `reset`: an
+        imperfect nest whose accumulators restart from a select, nests.py)."""
         p = chain[-1]
         rng = dict(ranges)
         trips, unknown = [], False
@@ -407,8 +427,9 @@ class Estimator:
         loop_vars = [(id(p.var), iters)] + [(id(lp.var), t) for lp, t in zip(reversed(chain[:-1]),
                                                                                 reversed(trips[:-1]))]
         notes = []
+        variable = [id(p.var)] if u == 1 and _variable_bound(p) else []
         for _ in range(4):  # auto-partitioning changes memories: analyse again until stable
-            res = interpret(fctx, p.body, lanes, loop_vars, explicit, rng)
+            res = interpret(fctx, p.body, lanes, loop_vars, explicit, rng, variable, reset)
             ii, reason, more = self._ii(fctx, res, target)
             notes += more
             if not more:
@@ -431,7 +452,8 @@ class Estimator:
         if unknown:  # a run-time trip count (Vitis prints '?')
             notes.insert(0, "trip count unknown (one iteration counted)")
         if len(chain) > 1:
-            notes.insert(0, "flattened " + " x ".join(f"{_label(lp)}({t})" for lp, t in zip(chain, trips)))
+            notes.insert(0, ("flattened (imperfect nest: accumulators reset by a select) " if reset else "flattened ")
+                         + " x ".join(f"{_label(lp)}({t})" for lp, t in zip(chain, trips)))
         if u > 1:
             notes.append(f"unrolled x{u} in the pipeline")
         notes += res.notes
@@ -508,7 +530,7 @@ class Estimator:
                 prod = next((j for j in range(k - 1, -1, -1) if uid in procs[j][2]), None)
                 if prod is None:
                     continue
-                if mem.kind == "fifo":
+                if mem.kind == "fifo" or self._auto_fifo(fctx, mem, procs[prod][4], procs[k][4]):
                     st = max(st, start[prod] + 1)
                     fin_floor = max(fin_floor, finish[prod] + 1)
                 else:
@@ -527,6 +549,15 @@ class Estimator:
         for (dur, _, _, prow, s), st in zip(procs, start):
             rows += prow
         return latency, rows, interval
+
+    def _auto_fifo(self, fctx, mem, producer, consumer) -> bool:
+        """An array channel written and read once in sequential order: Vitis makes it a FIFO
+        (channels.py), so the consumer runs alongside the producer."""
+        if not mem.local or mem.all_parts or mem.kind not in ("bram", "lutram", "uram"):
+            return False
+        is_buf = lambda b: isinstance(b, N.Buffer) and b.shape and fctx.mem(b).uid == mem.uid  # noqa: E731
+        return (in_order_once(self.mod, producer, is_buf, "w", mem.shape)
+                and in_order_once(self.mod, consumer, is_buf, "r", mem.shape))
 
     def _reader_copies(self, fctx, procs) -> tuple:
         """A dataflow channel has one reader: an array the region only reads, read by several
@@ -592,6 +623,12 @@ def _extreme(a: Aff, ranges, low: bool) -> int:
         lo, hi = ranges.get(k, (0, 0))
         total += min(c * lo, c * hi) if low else max(c * lo, c * hi)
     return total
+
+
+def _variable_bound(lp) -> bool:
+    """A loop whose bounds depend on enclosing loop variables (a triangular loop)."""
+    lb, ub = index_aff(lp.lb, {}), index_aff(lp.ub, {})
+    return lb is None or ub is None or not lb.known or not ub.known
 
 
 def _inner_loops(body) -> bool:

@@ -43,6 +43,7 @@ class Mem:
     auto_parts: list = field(default_factory=list)  # throughput-driven partitions Vitis adds
     ports: int = 0  # accesses per cycle per bank; 0: the default of `kind` (data/operators.json)
     bound: bool = False  # storage chosen by the user (bind_storage): Vitis keeps it as it is
+    rate: int = 1  # FIFO: cycles per element its producer delivers (a reader cannot go faster)
 
     @property
     def size(self) -> int:
@@ -153,9 +154,10 @@ def port_ii(accesses, tables) -> tuple:
             b[2].append(mem.name)
             continue
         if mem.kind == "fifo":
-            ii = max(len(rw["r"]), len(rw["w"]), 1)
+            ii = max(len(rw["r"]) * max(1, mem.rate), len(rw["w"]), 1)
             if ii > best[0]:
-                best = (ii, mem, f"{ii} FIFO accesses of stream {mem.name!r} per iteration")
+                best = (ii, mem, f"{ii} FIFO accesses of stream {mem.name!r} per iteration" if mem.rate <= 1 or
+                        not rw["r"] else f"stream {mem.name!r} delivers one element every {mem.rate} cycles")
             continue
         ports = mem.ports or int(tables.mem(mem.kind)["ports"])
         keys = list(rw["r"].values()) + list(rw["w"].values())
@@ -191,11 +193,13 @@ def _bank_pressure(keys) -> int:
 
 
 def _same_bank_possible(x, y) -> bool:
+    """Can two accesses use a port of the same bank? A bank index known only at run time reads
+    every bank of that dimension and multiplexes (Vitis, and the static RTL circuit: a port on
+    every candidate bank), so it collides with every access of that dimension, even when the
+    two offsets differ (`T[k]` and `T[k + 1]` over cyclic 2 both occupy both banks)."""
     if isinstance(x, int) and isinstance(y, int):
         return x == y
-    if isinstance(x, tuple) and isinstance(y, tuple) and x[1] == y[1]:
-        return x[2] == y[2]  # same run-time part: the offsets decide
-    return True  # None, or unrelated run-time parts: may collide
+    return True  # None or a run-time ("rel") bank: may collide
 
 
 def _overlap(a, b) -> bool:

@@ -95,26 +95,41 @@ class Tables:
     def math_kind(self, fn: str) -> str:
         return self.ops["math_functions"].get(fn, "fmath")
 
-    def int_op(self, kind: str, bits: int, a_bits: int = 0, b_bits: int = 0) -> OpCost:
-        """Integer/fixed operator producing `bits` bits from operands of `a_bits`, `b_bits`."""
-        key = (kind, bits, a_bits, b_bits)
+    def int_op(self, kind: str, bits: int, a_bits: int = 0, b_bits: int = 0, impl=None) -> OpCost:
+        """Integer/fixed operator producing `bits` bits from operands of `a_bits`, `b_bits`;
+        `impl` ("dsp" / "fabric" / (impl, latency); None or "auto": Vitis's default binding) is a
+        `config_op` choice (`s.config_op`)."""
+        impl, latency = impl if isinstance(impl, tuple) else (impl, None)
+        impl = None if impl == "auto" else impl
+        key = (kind, bits, a_bits, b_bits, impl, latency)
         if key not in self._int:
-            self._int[key] = self._int_cost(kind, max(1, bits), a_bits or bits, b_bits or bits)
+            cost = self._int_cost(kind, max(1, bits), a_bits or bits, b_bits or bits, impl)
+            if latency is not None:  # `-latency n`: the operator is scheduled with n stages
+                cost = OpCost(cost.kind, int(latency), int(latency), cost.dsp, cost.ff, cost.lut)
+            self._int[key] = cost
         return self._int[key]
 
-    def _int_cost(self, kind, bits, a_bits, b_bits) -> OpCost:
+    def _int_cost(self, kind, bits, a_bits, b_bits, impl=None) -> OpCost:
         t = self.ops["int"]
         comb = int(t["comb_bits"])
         stages = max(0, math.ceil(bits / comb) - 1)  # very wide adders get pipelined
         if kind == "mul":
             m = t["mul"]
             lo, hi = sorted((a_bits, b_bits))
-            if lo <= m["fabric_below_bits"]:
-                return OpCost("mul", stages, stages, 0, 0, int(m["lut_per_bit_fabric"] * lo * 2))
             ta, tb = m["dsp_tile"]
             tiles = math.ceil(hi / ta) * math.ceil(lo / tb)
             lat = _pick([[-n, v] for n, v in m["latency_by_tiles"]], -tiles)
+            if impl is None and lo <= m["fabric_below_bits"]:
+                return OpCost("mul", stages, stages, 0, 0, int(m["lut_per_bit_fabric"] * lo * 2))
+            if impl == "fabric":  # a LUT array: the narrow operand's rows, once per 10-bit slice of the wide one
+                slices = math.ceil(hi / m["fabric_below_bits"]) if hi > m["fabric_below_bits"] else 1
+                depth = stages if lo <= m["fabric_below_bits"] else lat
+                return OpCost("mul", depth, depth, 0, int(bits * depth), int(m["lut_per_bit_fabric"] * lo * 2 * slices))
+            tiles = max(1, tiles)  # impl "dsp": one slice at least, also for narrow operands
             return OpCost("mul", lat, lat, tiles, tiles * m["ff_per_dsp"], tiles * m["lut_per_dsp"])
+        if kind == "add" and impl == "dsp":  # DSP48E2's 48-bit ALU, one per 48 bits (combinational unless -latency)
+            slices = math.ceil(bits / 48)
+            return OpCost("add", stages, stages, slices, 0, 0)
         if kind == "div":
             d = t["div"]
             lat = bits + d["extra_latency"]

@@ -13,7 +13,7 @@ Example::
 
 Imports: ir, the implementations (same package), declare and kinds.
 """
-from ..ir.attrs import PARTITION_KINDS, Partition
+from ..ir.attrs import CONFIG_IMPLS, CONFIG_OPS, PARTITION_KINDS, Partition
 from ..ir.nodes import CallStmt
 from ..ir.visit import walk_stmts
 from .compute_at import compute_at as _compute_at
@@ -26,7 +26,7 @@ from .memory_transforms import buffer_at as _buffer_at, partition as _partition,
 from .parallel_check import keeps_parallel_loops
 from .reduce_tree import reduce_tree as _reduce_tree
 from .streams import to as _to
-from .structure_transforms import inline as _inline, reshape as _reshape, unfold as _unfold
+from .structure_transforms import config_op as _config_op, inline as _inline, reshape as _reshape, unfold as _unfold
 
 # The rewrites that move or create accesses re-check the loops already marked parallel
 # (parallel_check.py). Attributes, partition and reshape (a one-to-one relayout of one array)
@@ -149,6 +149,15 @@ PRIMITIVES = Table(
         Mark a function (by name; default: the top function) or a loop for HLS dataflow.
 
         Example: `s.dataflow()`, `s.dataflow("i")`."""),
+    Primitive("config_op", _config_op, [Arg("op", Choice(CONFIG_OPS)), Arg("impl", Choice(CONFIG_IMPLS), "auto"),
+                                        Arg("latency", Int(-1), -1, keyword=True)], """
+        Bind every integer `op` ("mul", "add", "sub") of the design to `impl`: "dsp" (DSP48
+        slices, also for narrow operands), "fabric" (LUTs) or "auto" (Vitis's width rule: a
+        multiplier with an operand of at most 10 bits in LUTs, wider in DSPs). Vitis's `config_op
+        <op> -impl <impl> [-latency n]` in run.tcl; `allo.report` counts DSP / LUT the same way.
+
+        Example: `s.config_op("mul", "fabric")` keeps int16 multipliers out of DSPs.""",
+              scope="module"),
 )
 
 split = PRIMITIVES["split"].function
@@ -167,6 +176,8 @@ compute_at = PRIMITIVES["compute_at"].function
 to = PRIMITIVES["to"].function
 dataflow = PRIMITIVES["dataflow"].function
 reduce_tree = PRIMITIVES["reduce_tree"].function
+config_op = PRIMITIVES["config_op"].function
 
 __all__ = ["PRIMITIVES", "Partition", "PARTITION_KINDS", "split", "reorder", "fuse", "unroll", "pipeline", "parallel",
-           "partition", "reshape", "unfold", "inline", "buffer_at", "reuse_at", "compute_at", "to", "dataflow", "reduce_tree"]
+           "partition", "reshape", "unfold", "inline", "buffer_at", "reuse_at", "compute_at", "to", "dataflow", "reduce_tree",
+           "config_op"]

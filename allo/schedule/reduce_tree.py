@@ -13,6 +13,10 @@ so the recurrence through `acc` is one adder and the tree (ceil(log2 b) adders) 
 the pipeline. For floats this reassociates the sum: the result can differ from the sequential
 order in the last bits (compare with a tolerance); integer sums (wrap-around) are exact.
 
+A body guarded by one `if` (the tail a `split` by a factor that does not divide the extent
+adds: `if j.outer * b + j.inner < n`) keeps its guard around the partial sums' stores, with
+0 for the lanes past the extent (their reads stay guarded).
+
 A loop whose body is one inner loop (a 2-D block of lanes, e.g. bicg's `i.inner`, `j.inner`)
 sums each accumulation along the lane loops its index does not use: `q[i] += A[i, j] p[j]` as a
 tree over the j lanes (one per i lane), `s[j] += r[i] A[i, j]` as a tree over the i lanes (one per
@@ -33,7 +37,7 @@ from ..ir import nodes as N, visit as V
 from ..ir.attrs import PARTITION, Partition
 from ..ir.loops import find_loop
 from ..ir.ops import BinOpKind
-from ..ir.types import ArrayType
+from ..ir.types import ArrayType, Float
 from . import rewrite as R
 
 
@@ -67,12 +71,25 @@ def _acc_parts(st):
     return None
 
 
+def _guarded(lp):
+    """(condition, statements) when `lp`'s body is one `if` without `else` (the tail guard a split
+    by a factor that does not divide the extent adds), else (None, the body)."""
+    if len(lp.body) == 1 and isinstance(lp.body[0], N.If) and not lp.body[0].orelse:
+        return lp.body[0].cond, lp.body[0].then
+    return None, lp.body
+
+
 def _accumulations(lp):
     """The accumulations of `lp`'s body to sum as trees: [(store, add, term)]. Stores indexed by
     the loop's variable (a different element per iteration, e.g. bicg's `s[j] += ...` in a loop
-    over j that also sums `q[i]`) stay in the loop as they are."""
+    over j that also sums `q[i]`) stay in the loop as they are. A body guarded by one `if` (a
+    split's tail) accumulates only where the guard holds: its terms are 0 elsewhere."""
     out, stay = [], []
-    for st in lp.body:
+    cond, stmts = _guarded(lp)
+    if cond is not None and not all(_accumulation(st, lp) is not None for st in stmts):
+        raise _err(f"loop {lp.name!r}: under its `if`, every statement must accumulate (`acc[i] += term`, acc's "
+                   f"index without {lp.name!r})")
+    for st in stmts:
         got = _accumulation(st, lp)
         if got is not None:
             out.append((st, got[0], got[1]))
@@ -84,7 +101,7 @@ def _accumulations(lp):
     if not out:
         raise _err(f"loop {lp.name!r} must only accumulate (`acc[i] += term`, acc's index without {lp.name!r}); "
                    "no store of its body does")
-    written = {id(st.buf) for st in lp.body if isinstance(st, N.Store)}
+    written = {id(st.buf) for st in stmts if isinstance(st, N.Store)}
     for st in [st for st, _, _ in out] + stay:
         reads = [x for x in V.walk_expr(st.value) if isinstance(x, N.Load) and id(x.buf) in written]
         if any(x.buf is not st.buf for x in reads):
@@ -186,8 +203,9 @@ def reduce_tree(func: N.Func, loop) -> list:
     if n < 2:
         raise _err(f"loop {lp.name!r} runs {n} time(s): nothing to sum as a tree")
     accs, stay = _accumulations(lp)
+    cond, _ = _guarded(lp)
     taken = {b.name for b in V.iter_buffers(func)}
-    allocs, finals, body = [], [], list(stay)
+    allocs, finals, body, zeros = [], [], list(stay), []
     for st, add, term in accs:
         name = R.fresh_name(taken, f"{st.buf.name}_part")
         taken.add(name)
@@ -196,9 +214,12 @@ def reduce_tree(func: N.Func, loop) -> list:
             term = N.Cast(term, add.type)
         allocs.append(N.Alloc(part, None, loc=st.loc))
         body.append(N.Store(part, [R.sub(lp.var, lb)], term, loc=st.loc))
+        if cond is not None:  # the tail: lanes past the extent add 0 (their reads stay guarded)
+            zeros.append(N.Store(part, [R.sub(lp.var, lb)], N.Const(0.0 if isinstance(add.type, Float) else 0,
+                                                                     add.type), loc=st.loc))
         leaves = [N.Load(part, [R.const(k)], add.type) for k in range(n)]
         finals.append(_total(st, add, _tree(leaves, add.type), st.indices))
-    lp.body = body
+    lp.body = body if cond is None else [N.If(cond, body, zeros, loc=lp.body[0].loc)]
     parent = _parent_body(func, lp)
     k = next(k for k, s in enumerate(parent) if s is lp)
     parent[k:k + 1] = allocs + [lp] + finals

@@ -15,7 +15,7 @@ import math
 
 from ..errors import ScheduleError
 from ..ir import nodes as N, visit as V
-from ..ir.attrs import INLINE, INSTANCES, OP_NAME, PARTITION
+from ..ir.attrs import CONFIG_OP, INLINE, INSTANCES, OP_NAME, PARTITION
 from ..ir.loops import find_buffer, get_bands
 from ..ir.types import ArrayType
 from .rewrite import add, as_int, const, floordiv, mod, mul
@@ -219,4 +219,21 @@ def inline(func: N.Func, enable=True) -> None:
     func.attrs[INLINE] = bool(enable)
 
 
-__all__ = ["reshape", "unfold", "inline", "remap_indices"]
+# ----------------------------------------------------------------------------- config_op
+def config_op(module: N.Module, func_name: str, op: str, impl: str = "auto", latency: int = -1) -> None:
+    """Default binding of integer operator `op` for the whole design (Vitis `config_op <op> -impl
+    <impl> [-latency n]`, written into run.tcl; the QoR estimate binds the same way). "auto"
+    removes the setting (Vitis's width rule: a multiplier with an operand of at most 10 bits in
+    LUTs, wider ones in DSPs)."""
+    table = dict(module.meta.get(CONFIG_OP, {}))
+    if impl == "auto" and latency < 0:
+        table.pop(op, None)
+    else:
+        table[op] = (impl, None if latency < 0 else int(latency))
+    if table:
+        module.meta[CONFIG_OP] = table
+    else:
+        module.meta.pop(CONFIG_OP, None)
+
+
+__all__ = ["reshape", "unfold", "inline", "remap_indices", "config_op"]

@@ -54,7 +54,9 @@ class Target:
         return getattr(importlib.import_module(module), function)
 
 
-_HLS_OPTIONS = ("mode", "project", "timeout", "bounds_check", "bundle", "part", "clock_ns", "weights")
+# wrap_io shapes only target="vitis_hls"'s kernel interface (as upstream, where vivado_hls ignores it)
+_HLS_OPTIONS = ("mode", "project", "timeout", "bounds_check", "bundle", "part", "clock_ns", "weights", "wrap_io",
+                "configs")
 
 TARGETS = (
     Target("llvm", "cpu", "CPU code through LLVM, JIT-compiled; a callable module", "allo.backend.llvm.module:build_llvm",

@@ -7,15 +7,18 @@ Example::
     print(hls.hls_code)
     C = hls(A, B)                          # same calling convention as the LLVM module
 
-Files: `types.py` (allo type -> C++ type), `exprs.py` (expressions, casts, helper functions),
-`emit.py` (functions, statements, pragmas), `dialect.py` (what each HLS tool spells its own way:
-Vitis here, Catapult in allo/backend/catapult, XLS[cc] in allo/backend/xls), `csim.py` (project writer, g++ driver, numpy I/O),
+Files: `types.py` (allo type -> C++ type), `exprs.py` (expressions, casts), `helpers.py` (helper functions),
+`emit.py` (functions, statements, pragmas), `interface.py` (the Vitis kernel's ports), `dialect.py` (what
+each HLS tool spells its own way: Vitis here, Catapult in allo/backend/catapult, XLS[cc] in
+allo/backend/xls), `csim.py` (project writer, g++ driver, numpy I/O),
 `include/allo_ap.h` (ap_int/ap_fixed for csim when the Xilinx headers are absent).
 
 Targets: "vhls" emits no interface pragmas (Vitis HLS then infers ap_memory ports for arrays
-and ap_none for scalars); "vitis_hls" makes the top `extern "C"` with `m_axi` ports for arrays
-(one shared bundle `gmem` by default, as Vitis does; build option `bundle="separate"` gives one
-per array, a name or an {argument: bundle} dict choose) and `s_axilite` for scalars and the return.
+and ap_none for scalars); "vitis_hls" makes the top a Vitis kernel (`interface.py`): `extern "C"`,
+void, ports v0, v1, ..., `m_axi` pointers for arrays and scalar results (one shared bundle `gmem` by
+default, as Vitis does; build option `bundle="separate"` gives one per array, a name or an
+{argument: bundle} dict choose), `s_axilite` for scalars and the return, and with `wrap_io=True`
+(default) copies between the pointers and on-chip arrays of the kernel's names.
 """
 import shutil
 

@@ -26,7 +26,7 @@ import numpy as np
 from ...dsl.calls import fill_defaults
 from ...errors import AlloTypeError, BackendError
 from ...ir import nodes as N, visit as V
-from ...ir.attrs import BOUNDS_CHECK, STATEFUL
+from ...ir.attrs import BOUNDS_CHECK, CONFIG_OP, STATEFUL
 from ...ir.effects import written_param_indices
 from ...ir.types import ArrayType
 from ...qor import estimate
@@ -36,6 +36,7 @@ from ...transforms.guards import instrument
 from ..limits import check_allocation_sizes
 from ..marshal import check_io_widths, check_writable, returned_params
 from ..toolchain import cache_dir, cxx, run_child
+from ..vitis import generate_hbm_config
 from .emit import ModuleCode, emit_module
 from .storage import from_storage, storage_dtype, to_storage
 from .types import cpp_type, storage_cpp_type
@@ -51,12 +52,16 @@ EMULATION = {"sw_emu": "Vitis software emulation (sw_emu)", "hw_emu": "Vitis har
 
 def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
               timeout: float | None = None, bounds_check: bool = False, bundle=None,
-              part: str | None = None, clock_ns: float | None = None, weights: dict | None = None) -> "HLSModule":
+              part: str | None = None, clock_ns: float | None = None, weights: dict | None = None,
+              wrap_io: bool = True, configs: dict | None = None) -> "HLSModule":
     """Emit Vitis HLS C++ for `mod`; with mode="csim" the result runs under g++ C simulation.
     `timeout` (seconds, default none) bounds each C simulation run; the binary is killed after it.
     `bounds_check=True` checks indices at run time (allo.transforms.guards; the C++ gets a status array).
     `weights` ({top argument index: numpy array}) are stored as binary files in the project's
     weights/ folder and read by the testbench, so callers pass only the other arguments.
+    `wrap_io` (target="vitis_hls"): copy the top's m_axi arrays into on-chip locals (default) or index
+    the pointers directly (backend/hls/interface.py). `configs={"hbm_mapping": {argument: bank}}`
+    writes the v++ connectivity file <top>.cfg into the project (allo.backend.vitis).
 
     Example::
 
@@ -65,7 +70,7 @@ def build_hls(mod: N.Module, mode: str | None = None, project: str | None = None
         print(hls)             # the C++ code
     """
     return HLSModule(mod, mode=mode, project=project, target=target, timeout=timeout, bounds_check=bounds_check,
-                     bundle=bundle, part=part, clock_ns=clock_ns, weights=weights)
+                     bundle=bundle, part=part, clock_ns=clock_ns, weights=weights, wrap_io=wrap_io, configs=configs)
 
 
 class HLSModule:
@@ -81,7 +86,8 @@ class HLSModule:
 
     def __init__(self, mod: N.Module, mode: str | None = None, project: str | None = None, target: str = "vhls",
                  timeout: float | None = None, bounds_check: bool = False, bundle=None, part: str | None = None,
-                 clock_ns: float | None = None, weights: dict | None = None):
+                 clock_ns: float | None = None, weights: dict | None = None, wrap_io: bool = True,
+                 configs: dict | None = None):
         if mode not in MODES:
             raise BackendError(f"unknown HLS mode {mode!r}; expected one of {', '.join(map(str, MODES[1:]))}")
         self.mode, self.target, self.timeout = mode, target, timeout
@@ -95,7 +101,10 @@ class HLSModule:
         else:
             check_allocation_sizes(mod)
         self._guard = instrument(mod, bounds_check=bool(bounds_check))  # also: locals start at zero
-        code: ModuleCode = emit_module(mod, target=target, bundle=bundle)  # validates the module (top, calls) first
+        if not isinstance(wrap_io, bool):
+            raise BackendError(f"wrap_io must be True or False, got {wrap_io!r}")
+        hbm = _check_configs(configs)
+        code: ModuleCode = emit_module(mod, target=target, bundle=bundle, wrap_io=wrap_io)  # validates the module first
         if mode == "csim":
             check_io_widths(mod.func(mod.top))
         self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
@@ -114,6 +123,7 @@ class HLSModule:
         dynamic = any(isinstance(p.type, ArrayType) and p.type.dynamic for p in self.func.params)
         self.host_code = None if dynamic else _host_text(self)
         self.tcl = _tcl_text(self)
+        self.hbm_config = None if hbm is None else generate_hbm_config(self.top, hbm, _port_names(self))
         self.project = None
         if mode is not None or project is not None:
             self.project = self.write_project(project)
@@ -137,7 +147,7 @@ class HLSModule:
     def _files(self) -> dict:
         return {"kernel.cpp": self.hls_code, "kernel.h": self.header, "host.cpp": self.host_code,
                 "run.tcl": self.tcl, "allo_ap.h": (INCLUDE_DIR / "allo_ap.h").read_text(),
-                "build.sh": _build_script(self.top)}
+                "build.sh": _build_script(self.top), **({f"{self.top}.cfg": self.hbm_config} if self.hbm_config else {})}
 
     def write_project(self, path: str | None = None) -> Path:
         """Write kernel.cpp, kernel.h, host.cpp, run.tcl, allo_ap.h and build.sh (`sh build.sh &&
@@ -350,6 +360,27 @@ def _check_weights(weights: dict, func: N.Func) -> dict:
 
 
 # ----------------------------------------------------------------------------- project files
+def _check_configs(configs):
+    """The hbm_mapping of upstream Allo's `configs=` (the only key allo reads), or None."""
+    if configs is None:
+        return None
+    if not isinstance(configs, dict) or set(configs) - {"hbm_mapping"}:
+        raise BackendError(f"configs: allo reads only {{'hbm_mapping': {{argument: bank}}}}, got {configs!r} (part=, "
+                           "clock_ns= and bundle= are build options)")
+    return configs.get("hbm_mapping")
+
+
+def _port_names(hls: "HLSModule") -> dict:
+    """Kernel argument names (and results as output_<k> / out<k>) -> the top function's C++ parameters."""
+    names = {}
+    for p in hls.signature.params:
+        if p.role in ("arg", "scalar_arg"):
+            names[hls.func.params[p.index].name] = p.name
+        else:
+            names[f"output_{p.index}"] = names[f"out{p.index}"] = p.name
+    return names
+
+
 def _header_text(code: ModuleCode, sig) -> str:
     return (f"// Generated by allo: the top function of the HLS design.\n#ifndef ALLO_KERNEL_H\n#define ALLO_KERNEL_H\n\n"
             f"#include <cstdint>\n\n#include \"allo_ap.h\"\n\n{sig.text()};\n\n#endif  // ALLO_KERNEL_H\n")
@@ -435,7 +466,7 @@ def _host_text(hls: HLSModule) -> str:
                 writes.append(f"  allo_write{io}(\"arg{p.index}.bin\", {ptr}, {n});")
         else:
             writes.append(f"  allo_write{io}(\"out{p.index}.bin\", {ptr}, {n});")
-        call_args.append(name)
+        call_args.append(ptr if p.pointer else name)  # a Vitis port: the array's first element
     call = f"{top}({', '.join(call_args)});"
     if sig.return_type is not None:
         t = sig.return_type
@@ -460,7 +491,8 @@ def _build_script(top: str) -> str:
 
 
 def _tcl_text(hls: HLSModule) -> str:
-    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files))
+    return tcl_text(hls.top, hls.mode, hls.target, hls.part, hls.clock_ns, weights=bool(hls.weight_files),
+                    config_ops=hls.ir_module.meta.get(CONFIG_OP))
 
 
 __all__ = ["build_hls", "HLSModule", "CXX_FLAGS"]

@@ -25,9 +25,10 @@ from ...ir import visit as V
 from ...ir.attrs import BIND_STORAGE, OP_NAME, PARTITION, PARTITION_KINDS, STATEFUL, STREAM, STREAM_SPACE, USER_BANDS
 from ...ir.types import ArrayType, Float, is_fixed
 from ...qor.bundles import bundle_name
-from .exprs import HELPERS, SHIFT, ExprEmitter, float_literal, int_literal, par
+from .exprs import HELPERS, SHIFT, UNARY, ExprEmitter, float_literal, int_literal, par
 from .block_streams import block_elems, port_decl, stream_ctype
 from .dialect import VITIS, Dialect
+from .interface import copy_helper, flat_index, port_name, split_subscripts
 from .types import cpp_type, type_printer
 
 CPP_KEYWORDS = set("""
@@ -81,6 +82,7 @@ class Param:
     index: int
     stream: bool = False  # an hls::stream<T> & parameter (s.to)
     elems: int = 1  # scalars per stream item (> 1: a stream of hls::vector blocks)
+    pointer: bool = False  # `T *v<k>`: an m_axi port of the Vitis kernel interface (interface.py)
 
     @property
     def is_array(self) -> bool:
@@ -93,6 +95,7 @@ class Signature:
     params: list
     return_type: object = None  # AlloType when the single result is a scalar returned by value
     extern_c: bool = False
+    ports: bool = False  # the Vitis kernel interface: v<k> names, pointers, copies (interface.py)
 
     def text(self) -> str:
         ret = cpp_type(self.return_type) if self.return_type is not None else "void"
@@ -106,6 +109,8 @@ def array_decl(ctype: str, name: str, shape) -> str:
 
 
 def param_decl(p: Param) -> str:
+    if p.pointer:
+        return f"{cpp_type(_scalar_type(p.type))} *{p.name}"
     if p.stream:
         return f"hls::stream< {stream_ctype(p.type.dtype, p.elems)} > &{p.name}"
     if p.is_array:
@@ -133,7 +138,8 @@ class ModuleCode:
     helpers: list = field(default_factory=list)
 
 
-def emit_module(mod: N.Module, target: str = "vhls", bundle=None, dialect: Dialect = VITIS) -> ModuleCode:
+def emit_module(mod: N.Module, target: str = "vhls", bundle=None, dialect: Dialect = VITIS,
+                wrap_io: bool = True) -> ModuleCode:
     """Render every function of `mod` as C++ (sub-kernels first, callees before callers).
     `dialect` (dialect.py) spells the includes, types and pragmas of the HLS tool (Vitis by default).
 
@@ -144,7 +150,7 @@ def emit_module(mod: N.Module, target: str = "vhls", bundle=None, dialect: Diale
     if target not in ("vhls", "vitis_hls"):
         raise BackendError(f"unknown HLS target {target!r}; expected 'vhls' or 'vitis_hls'")
     with type_printer(dialect):
-        ctx = _ModuleContext(mod, target, bundle, dialect)
+        ctx = _ModuleContext(mod, target, bundle, dialect, wrap_io)
         return ctx.run()
 
 
@@ -177,10 +183,12 @@ def call_order(mod: N.Module) -> list:
 
 
 class _ModuleContext:
-    def __init__(self, mod: N.Module, target: str, bundle=None, dialect: Dialect = VITIS):
+    def __init__(self, mod: N.Module, target: str, bundle=None, dialect: Dialect = VITIS, wrap_io: bool = True):
         self.mod = mod
         self.target = target
         self.dialect = dialect
+        self.wrap_io = bool(wrap_io)  # the Vitis top copies its arrays into locals (interface.py)
+        self.io_helpers = []  # load_buf<k>/store_res<k> texts, written before the top function
         self.bundle = bundle  # m_axi bundle: one name for every array, {argument: name}, or None (one each)
         self.order = call_order(mod)
         self.file_names = Namer(FILE_SCOPE_TAKEN)
@@ -231,14 +239,21 @@ class _ModuleContext:
                 role = "out" if _is_array_type(t) else "out_scalar"
                 params.append(Param(f"out{k}", t if role == "out" else _scalar_type(t), role, k))
         is_top = f.name == self.mod.top
-        return Signature(self.func_names[f.name], params, ret, extern_c=is_top and self.target == "vitis_hls")
+        vitis = is_top and self.target == "vitis_hls"
+        if vitis:  # a Vitis kernel returns void: a scalar result is an output pointer (interface.py)
+            if ret is not None:
+                params.append(Param("out0", ret, "out_scalar", 0))
+                ret = None
+            for p in params:
+                p.pointer = p.is_array or p.role == "out_scalar"
+        return Signature(self.func_names[f.name], params, ret, extern_c=vitis, ports=vitis)
 
     def run(self) -> ModuleCode:
         bodies = [FuncEmitter(self, f).emit() for f in self.order]
         parts = [self.dialect.prelude]
         parts += [HELPERS[h] for h in self.helpers]
         parts += [self._global_text(name, buf) for name, buf in self.globals.values()]
-        parts += bodies
+        parts += bodies[:-1] + self.io_helpers + bodies[-1:]  # the top is last
         top = self.signatures[self.mod.top].name
         return ModuleCode("\n\n".join(parts) + "\n", top, self.signatures, list(self.helpers))
 
@@ -285,20 +300,33 @@ class FuncEmitter(ExprEmitter):
         self.aliased = {}  # id(Buffer) -> Param it is written through
         self.read = set()  # ids of buffers some expression, call or return reads
         self.stored = set()  # ids of buffers some store or call writes
+        self.iface = self.sig.ports  # the Vitis kernel interface (interface.py)
+        self.flat = {}  # id(Buffer) -> shape: an m_axi pointer indexed linearly (wrap_io=False)
         self._plan_names()
 
     # --- naming ------------------------------------------------------------------------
     def _plan_names(self):
         f = self.func
+        if self.iface:  # port names first: the kernel's own names then avoid them
+            for k, sp in enumerate(self.sig.params):
+                sp.name = self.names.fresh(port_name(k))
         for p, sp in zip(f.params, self.sig.params):
-            self.buf_names[id(p)] = sp.name = self.names.fresh(p.name)
-            self.declared.add(id(p))
+            if not self.iface:
+                self.buf_names[id(p)] = sp.name = self.names.fresh(p.name)
+                self.declared.add(id(p))
+            elif sp.pointer and not self.ctx.wrap_io:
+                self.buf_names[id(p)], self.flat[id(p)] = sp.name, tuple(p.shape)
+                self.declared.add(id(p))
+            else:  # a local of the kernel's name, filled from the port (_wrap_entry)
+                self.buf_names[id(p)] = self.names.fresh(p.name)
         ret = f.body[-1] if f.body and isinstance(f.body[-1], N.Return) else None
         outs = [p for p in self.sig.params if p.role in ("out", "out_scalar")]
         if ret is not None and len(ret.values) != len(f.result_types):
             raise BackendError(f"{f.name}: returns {len(ret.values)} values but declares {len(f.result_types)}")
         for p in outs:
             v = ret.values[p.index] if ret is not None else None
+            if self.iface:  # results are copied to their ports (ret)
+                continue
             if (isinstance(v, N.Buffer) and v.kind in ("local", "result") and v.shape and STATEFUL not in v.attrs
                     and id(v) not in self.aliased and p.role == "out"):
                 p.name = self.names.fresh(v.name)
@@ -394,11 +422,15 @@ class FuncEmitter(ExprEmitter):
         f = self.func
         head = self.sig.text()
         self._function_pragmas()
+        if self.iface:
+            self._wrap_entry()
         self._declare_hoisted()
         self._declare_block_ports()
         body = f.body[:-1] if f.body and isinstance(f.body[-1], N.Return) else f.body
         for s in body:
             self.stmt(s)
+        if self.iface and self.ctx.wrap_io:
+            self._wrap_exit()
         if f.body and isinstance(f.body[-1], N.Return):
             self.ret(f.body[-1])
         elif f.result_types:
@@ -410,17 +442,56 @@ class FuncEmitter(ExprEmitter):
         for text in self.ctx.dialect.function_pragmas(f.attrs):
             self.line(text)
         if sig.extern_c:
-            for k, p in enumerate(q for q in sig.params if q.is_array):
+            for k, p in enumerate(q for q in sig.params if q.pointer or q.is_array):
                 self.line(f"#pragma HLS interface m_axi port={p.name} offset=slave bundle={self._bundle(p, k)}")
             for p in sig.params:
-                if not p.is_array:
+                if not (p.pointer or p.is_array):
                     self.line(f"#pragma HLS interface s_axilite port={p.name} bundle=control")
             self.line("#pragma HLS interface s_axilite port=return bundle=control")
+        if self.iface:
+            return  # the arguments' locals are declared (and partitioned) by _wrap_entry
         for p in f.params:
             self.partition(p)
         for bid, p in self.aliased.items():
             buf = next(b for b in V.iter_buffers(f) if id(b) == bid)
             self.partition(buf)
+
+    def _wrap_entry(self):
+        """The Vitis interface's side of the body: scalar ports into locals of the kernel's names;
+        with wrap_io, array ports copied into local arrays (load_buf<k>), where partitions apply."""
+        for k, (p, sp) in enumerate(zip(self.func.params, self.sig.params)):
+            name = self.bname(p)
+            if id(p) in self.flat:
+                if p.attrs.get(PARTITION) or p.attrs.get(BIND_STORAGE):
+                    raise BackendError(f"{self.func.name}: top-level array {p.name!r} is partitioned or bound to a "
+                                       "memory, but with wrap_io=False it is an m_axi pointer, which cannot be: "
+                                       "build with wrap_io=True (the default) to copy it into an on-chip array")
+                continue
+            if not sp.pointer:
+                self.line(f"{cpp_type(sp.type)} {name} = {sp.name};")
+                if id(p) not in self.read:
+                    self.line(f"(void){name};")
+            else:
+                self.line(array_decl(cpp_type(p.dtype), name, p.shape) + ";")
+                self.partition(p)
+                self.ctx.io_helpers.append(copy_helper("load", k, cpp_type(p.dtype), p.shape))
+                self.line(f"load_buf{k}({sp.name}, {name});")
+            self.declared.add(id(p))
+
+    def _wrap_exit(self):
+        """wrap_io: the array arguments the body may write go back to their ports (store_res<k>)."""
+        written = E.params_maybe_written(self.func)
+        for k, (p, sp) in enumerate(zip(self.func.params, self.sig.params)):
+            if sp.pointer and id(p) in written:
+                self.ctx.io_helpers.append(copy_helper("store", k, cpp_type(p.dtype), p.shape))
+                self.line(f"store_res{k}({self.bname(p)}, {sp.name});")
+
+    def subscript(self, buf: N.Buffer, indices) -> str:
+        """`A[i][j]`, or `v0[(i) * 4 + (j)]` for a port indexed directly (wrap_io=False)."""
+        name = self.bname(buf)
+        if id(buf) in self.flat and indices:
+            return f"{name}[{flat_index(indices, self.flat[id(buf)])}]"
+        return name + "".join(f"[{i}]" for i in indices)
 
     def _bundle(self, p: Param, k: int) -> str:
         arg = self.func.params[p.index].name if p.role == "arg" else f"out{p.index}"
@@ -490,7 +561,11 @@ class FuncEmitter(ExprEmitter):
         self.line("}")
 
     def s_while(self, s: N.While):
-        self.line(f"while ({self.as_bool(s.cond).text}) {{")
+        # upstream Allo's form of a while loop: the exit test as the body's first statement
+        self.line("while (true) {")
+        self.depth += 1
+        self.line(f"if (!{par(self.as_bool(s.cond), UNARY)}) break;")
+        self.depth -= 1
         self.block(s.body)
         self.line("}")
 
@@ -529,10 +604,9 @@ class FuncEmitter(ExprEmitter):
             value = self.value_as(s.init, buf.dtype)
             self.fill(buf.shape, lambda idx: f"{name}{idx} = {value.text};")
         elif isinstance(s.init, N.Buffer):
-            src = self.bname(s.init)
             if tuple(s.init.shape) != tuple(buf.shape):
                 raise BackendError(f"{buf.name!r} initialised from {s.init.name!r} of another shape")
-            self.fill(buf.shape, lambda idx: f"{name}{idx} = {src}{idx};")
+            self.fill(buf.shape, lambda idx: f"{name}{idx} = {self.subscript(s.init, split_subscripts(idx))};")
 
     def fill(self, shape, body_fn):
         """A plain loop nest over `shape` (initialisation and copies; no label, no pragma)."""
@@ -560,7 +634,7 @@ class FuncEmitter(ExprEmitter):
             port, value = self.block_port(s.buf, "writer"), self.value_as(s.value, s.buf.dtype).text
             self.line(f"{port}.put({self.bname(s.buf)}, {value});" if port else f"{self.bname(s.buf)}.write({value});")
             return
-        target = self.bname(s.buf) + "".join(f"[{self.expr(i).text}]" for i in s.indices)
+        target = self.subscript(s.buf, [self.expr(i).text for i in s.indices])
         self.line(f"{target} = {self.value_as(s.value, s.buf.dtype).text};")
 
     def s_call(self, s: N.CallStmt):
@@ -574,6 +648,10 @@ class FuncEmitter(ExprEmitter):
         for a, p in zip(s.args, sig.params):
             if isinstance(a, N.Buffer) and a.shape:
                 name = self.bname(a)
+                if id(a) in self.flat and p.is_array and len(p.type.shape) != 1:
+                    raise BackendError(f"{self.func.name}: with wrap_io=False the top-level array {a.name!r} is an "
+                                       f"m_axi pointer (one-dimensional), but {s.callee}() takes a "
+                                       f"{len(p.type.shape)}-dimensional array: build with wrap_io=True (the default)")
                 if a.kind == "global":  # callee parameters are not const; the callee only reads it
                     dims = "".join(f"[{d}]" for d in a.shape[1:])
                     ptr = f"{cpp_type(a.dtype)} (*){dims}" if dims else f"{cpp_type(a.dtype)} *"
@@ -603,10 +681,24 @@ class FuncEmitter(ExprEmitter):
         for p in outs:
             v = s.values[p.index]
             if p.role == "out_scalar":
-                self.line(f"{p.name} = {self.value_as(self._as_expr(v), p.type).text};")
+                star = "*" if p.pointer else ""
+                self.line(f"{star}{p.name} = {self.value_as(self._as_expr(v), p.type).text};")
+            elif self.iface:
+                self._port_result(p, v)
             elif id(v) not in self.aliased or self.aliased[id(v)] is not p:
                 src = self.bname(v)
                 self.fill(p.type.shape, lambda idx, src=src, dst=p.name: f"{dst}{idx} = {src}{idx};")
+
+    def _port_result(self, p: Param, v):
+        """An array result of the Vitis top into its port: store_res<k> (wrap_io) or a copy loop."""
+        k = self.sig.params.index(p)
+        if self.ctx.wrap_io and id(v) not in self.flat:
+            self.ctx.io_helpers.append(copy_helper("store", k, cpp_type(p.type.dtype), p.type.shape))
+            self.line(f"store_res{k}({self.bname(v)}, {p.name});")
+            return
+        shape = p.type.shape
+        self.fill(shape, lambda idx: f"{p.name}[{flat_index(split_subscripts(idx), shape)}] = "
+                                     f"{self.subscript(v, split_subscripts(idx))};")
 
     @staticmethod
     def _as_expr(v):

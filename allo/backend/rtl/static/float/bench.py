@@ -5,7 +5,7 @@ A small C++ loop feeds it operand vectors from a file and writes every output pe
 
 Example::
 
-    exe = build_bench({"add": ("allo_f32_add(a, b, 1'b0)", 32)}, funits_text)
+    exe = build_bench({"add": ("allo_f32_add(a, b, 1'b0)", 32)}, funits_text)   # funits_text: f32_add.sv's
     outs = run_bench(exe, ["add"], a_bits, b_bits, x)     # {"add": uint64 array}
 """
 from __future__ import annotations
@@ -57,19 +57,20 @@ OUTS
 """
 
 
-def bench_verilog(outputs: dict, functions: str) -> str:
-    """The bench module: `outputs` is {name: (SV expression over a, b, x, bits)}."""
+def bench_verilog(outputs: dict, functions: str, modules: str = "") -> str:
+    """The bench module: `outputs` is {name: (SV expression over a, b, x, bits)}, `functions` the
+    text inside it (ExprEmitter.functions() + instances()), `modules` the unit modules after it."""
     ports = ["  input logic [31:0] a", "  input logic [31:0] b", "  input logic [63:0] x"]
     ports += [f"  output logic [63:0] o_{n}" for n in outputs]
     body = [f"  assign o_{n} = 64'({e});" if bits < 64 else f"  assign o_{n} = {e};"
             for n, (e, bits) in outputs.items()]
-    return f"module {TOP}(\n" + ",\n".join(ports) + "\n);\n" + functions + "\n".join(body) + "\nendmodule\n"
+    return f"module {TOP}(\n" + ",\n".join(ports) + "\n);\n" + functions + "\n".join(body) + "\nendmodule\n" + modules
 
 
-def build_bench(outputs: dict, functions: str, opt: str = "-O2") -> Path:
+def build_bench(outputs: dict, functions: str, opt: str = "-O2", modules: str = "") -> Path:
     """The bench executable (cached by content hash; built at `opt`, -O2 by default so sweeps of
     millions run in seconds; a reduced sweep of a big bench builds faster at -O0)."""
-    verilog = bench_verilog(outputs, functions)
+    verilog = bench_verilog(outputs, functions, modules)
     names = list(outputs)
     outs = "\n".join(f"    o[{k}] = m->o_{n};" for k, n in enumerate(names))
     main = _MAIN.replace("NOUT", str(len(names))).replace("OUTS", outs)

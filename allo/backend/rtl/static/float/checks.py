@@ -16,6 +16,7 @@ from .....ir import nodes as N
 from .....ir.fixed import float_to_fixed_raw, float_to_int
 from .....ir.ops import BinOpKind, MathFn, UnaryOpKind
 from .....ir.types import Fixed, Float, Int, UFixed, UInt
+from . import MODULES
 
 F32 = Float(32)
 BOOL = UInt(1)
@@ -221,14 +222,20 @@ def _isnan(u):
 
 
 def bench_outputs(cases: dict, predicates: dict, emitter):
-    """({output name: (SV expression, bits)}, SV text of the units) of the cases, printed by
-    `emitter` (a static ExprEmitter)."""
+    """({output name: (SV expression, bits)}, SV text inside the bench module, unit modules after
+    it) of the cases, printed by `emitter` (a static ExprEmitter); a predicate case's call of a
+    module unit (fmod) becomes an instance of it."""
     em = emitter
     outs = {name: (em.emit(node, args), bits) for name, (node, args, bits, _, _) in cases.items()}
     for name, (expr, bits, _, _) in (predicates or {}).items():
-        em.funits.use(expr.split("(")[0].removeprefix("allo_"))
+        unit, rest = expr.split("(", 1)
+        unit = unit.removeprefix("allo_")
+        if unit in MODULES:
+            expr = em.funits.instance(unit, rest[:-1].split(", "))
+        else:
+            em.funits.use(unit)
         outs[name] = (expr, bits)
-    return outs, em.functions()
+    return outs, em.functions() + em.instances(), em.modules()
 
 
 __all__ = ["unit_cases", "predicate_cases", "operands", "check", "bench_outputs", "SPECIAL_BITS"]

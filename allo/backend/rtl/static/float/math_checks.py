@@ -8,9 +8,9 @@ overflow / underflow) required exact. The bounds are the ones docs/rtl.md states
 Example::
 
     cases = math_cases()
-    outs, text = bench_outputs(cases, ExprEmitter())
+    outs, text, mods = bench_outputs(cases, ExprEmitter())
     a = math_operands(20000, seed=1)
-    got = run_bench(build_bench(outs, text), list(outs), a, a, np.zeros(len(a), dtype=np.uint64))
+    got = run_bench(build_bench(outs, text, modules=mods), list(outs), a, a, np.zeros(len(a), dtype=np.uint64))
     worst(got, cases, a)     # {"exp": (1, 1, 0), ...}: ulp vs correctly rounded, ulp vs libm, specials
 """
 from __future__ import annotations
@@ -148,9 +148,10 @@ def worst(outputs: dict, cases: dict, a, libm_n: int = 50_000) -> dict:
 
 
 def bench_outputs(cases: dict, emitter):
-    """({output name: (SV expression, 32)}, SV text of the units) of the math cases."""
+    """({output name: (SV expression, 32)}, SV text inside the bench module, unit modules after it)
+    of the math cases."""
     outs = {name: (emitter.emit(node, ["a"]), 32) for name, (node, _, _) in cases.items()}
-    return outs, emitter.functions()
+    return outs, emitter.functions() + emitter.instances(), emitter.modules()
 
 
 __all__ = ["math_cases", "math_operands", "ulp_distance", "special_mismatches", "worst", "bench_outputs", "BOUNDS",
