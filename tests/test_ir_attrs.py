@@ -242,6 +242,8 @@ def poll(n: int32) -> int32:
     x: int32 = 0
     while x < n:
         x = x + 1
+    for j in range(0, 10, n):  # _run_time_step
+        x = x + j
     return x
 
 

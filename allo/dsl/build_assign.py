@@ -53,6 +53,9 @@ class AssignmentVisitors:
         value = self.visit(node.value) if node.value is not None else None
         if isinstance(value, (tuple, list)):
             value = self.literal_array(value, node)
+        if isinstance(t, ArrayType) and t.dynamic:
+            raise self.error(AlloTypeError, f"local {name!r}: a local array needs a static shape, not {t!r} (only "
+                             "parameters of the top kernel may have a run-time length)", node)
         shape = t.shape if isinstance(t, ArrayType) else ()
         dtype = t.dtype if isinstance(t, ArrayType) else t
         if isinstance(value, Buffer) and value.kind == "global" and name not in self.mutated and shape:

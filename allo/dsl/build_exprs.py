@@ -63,6 +63,9 @@ class ExpressionVisitors:
             if node.attr == "T":
                 return self.arrays.transpose(base, None, self.loc(node))
             if node.attr == "shape":
+                if base.type.dynamic:
+                    raise self.error(AlloTypeError, f"{base.name}.shape: {base.name!r} is {base.type!r}, its length is "
+                                     "known only at run time; pass it as a scalar parameter (size: int32)", node)
                 return tuple(base.shape)
             if node.attr == "dtype":
                 return base.dtype

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..errors import AlloError, AlloSyntaxError, AlloTypeError, in_library, located, relocate
 from ..ir import emit
-from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAME, PIPELINE_II, REDUCTION, UNROLL,
-                        USER_BANDS)
+from ..ir.attrs import (BOUNDS_CHECK, DEFAULTS, INSTANCES, KERNEL, NAMED, OP_NAME, PIPELINE_II, RANGE_STEP, REDUCTION,
+                        RUN_TIME_STEP, UNROLL, USER_BANDS)
 from ..ir.nodes import (Alloc, Buffer, Expr, For, Func, If, IterVar, Load, Module, Return, While, describe,
                         user_words)
 from ..ir.ops import BinOpKind
@@ -56,13 +56,24 @@ class ModuleBuilder(InstanceNames):
     def _targs_key(targs):
         return tuple((type(t).__name__, repr(t)) for t in targs)
 
-    def instantiate(self, kernel, targs=(), inst_id=None, loc=None) -> Func:
-        """The Func for `kernel[targs, inst_id]`, building it on first use."""
+    def caller_id(self):
+        """The instance id of the kernel instance being built (None for one without an id): a kernel it
+        calls without an id of its own takes this one, so `add_const[5, "c5"]` calling `add` gets its
+        own copy `add_c5`, as upstream Allo names nested callees (and `compose(..., id="c5")` reaches it)."""
+        return self.building[-1][2] if self.building else None
+
+    def instantiate(self, kernel, targs=(), inst_id=None, loc=None, inherited=False) -> Func:
+        """The Func for `kernel[targs, inst_id]`, building it on first use (`inherited`: the id is the
+        caller's, see `caller_id`; a clash with another instance then takes a free name)."""
         key = (id(kernel), self._targs_key(targs), inst_id)
         if key in self.instances:
             return self.instances[key]
         base = kernel.name
-        if inst_id is not None:
+        if inherited:  # an explicit id claiming this name later wins (rename_auto)
+            name = f"{base}_{inst_id}"
+            name = self.free_auto_name(name) if name in self.names else name
+            self.auto_names.add(name)
+        elif inst_id is not None:
             name = f"{base}_{inst_id}"
             if name in self.auto_names:
                 self.rename_auto(name, loc)  # an explicit id wins over a name allo chose
@@ -247,6 +258,10 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
         t = self.eval_type(arg.annotation, fallback=self.evaluated_annotation(arg.arg))
         loc = self.loc(arg)
         if isinstance(t, ArrayType):
+            if t.dynamic and len(self.mb.building) > 1:
+                raise self.error(AlloTypeError, f"parameter {arg.arg!r}: only the top kernel may take an array of "
+                                 f"run-time length ({t!r}); give the called kernel a static shape (a template "
+                                 "parameter: def k[N](A: float32[N]))", arg)
             buf = bind_storage(Buffer(arg.arg, ArrayType(t.dtype, t.shape), "arg", loc=loc), t)
             self.locals[arg.arg] = buf
             return buf
@@ -263,6 +278,13 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
     def parse_returns(self, node):
         if node is None or (isinstance(node, ast.Constant) and node.value is None):
             return []
+        types = self._parse_returns(node)
+        if any(isinstance(t, ArrayType) and t.dynamic for t in types):
+            raise self.error(AlloTypeError, "a result needs a static shape, not T[...]: write into a parameter of "
+                             "run-time length instead", node)
+        return types
+
+    def _parse_returns(self, node):
         if isinstance(node, ast.Tuple):
             try:
                 return [self.eval_type(e) for e in node.elts]
@@ -336,7 +358,11 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
                 raise self.error(type(e), str(e), node) from None
             raise
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, ZeroDivisionError, OverflowError) as e:
-            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {user_words(str(e))})", node) from None
+            dynamic = [b.name for b in self.locals.values() if isinstance(b, Buffer) and b.type.dynamic]
+            hint = (f"; {', '.join(map(repr, dynamic))} (of run-time length, T[...]) take only element accesses A[i] "
+                    "with i from 0 to the length passed as a scalar" if dynamic else "")
+            raise self.error(AlloError, f"cannot compile this line ({type(e).__name__}: {user_words(str(e))}){hint}",
+                             node) from None
         finally:
             self.current = prev
 
@@ -400,7 +426,9 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
             lname = name  # a repeated name stays: band-qualified addressing disambiguates
             self.loop_names.add(lname)
             iv = IterVar(name, loc=loc)
-            if step > 0:
+            if isinstance(step, Expr):
+                loops.append(self.run_time_step(iv, lb, ub, step, lname, loc))
+            elif step > 0:
                 loops.append(For(iv, lb, ub, step, [], lname, {}, loc))
                 self.locals[name] = iv
             else:  # range(a, b, -s): iterate t over 0..ceil((a-b)/s), i = a - s*t
@@ -431,6 +459,31 @@ class FunctionBuilder(AssignmentVisitors, ExpressionVisitors, LanguageForms):
         for n, v in saved.items():
             if v is not None:
                 self.locals[n] = v
+
+    def run_time_step(self, iv, lb, ub, step, lname, loc) -> For:
+        """`for j in range(lb, ub, step)` with a step known only at run time, as Python runs it: the
+        three values are read once at entry into scalar locals, the loop counts `trips` =
+        len(range(lb, ub, step)) iterations (a negative step counts down; a zero step, a ValueError
+        in Python, runs no iteration, and instrumented builds raise AlloValueError) and `j` reads as
+        `lb + step * t`. The loop keeps its name
+        (`s.pipeline("j")`); its trip count is a run-time value, as for `range(n)`."""
+        lo, hi, st = (self.scalar_local(f"{lname}_{what}", e, loc) for what, e in
+                      (("lo", lb), ("hi", ub), ("step", step)))
+        st().buf.attrs[RANGE_STEP] = lname  # a zero step: AlloValueError in instrumented builds (guards)
+        zero = emit.binary(BinOpKind.EQ, st(), emit.Const(0, index), loc)
+        divisor = emit.select(zero, emit.Const(1, index), st(), loc)  # no division by zero
+        down = emit.binary(BinOpKind.FLOORDIV, emit.binary(BinOpKind.SUB, lo(), hi(), loc), divisor, loc)
+        count = emit.binary(BinOpKind.MAX, emit.Const(0, index), emit.binary(BinOpKind.SUB, emit.Const(0, index),
+                                                                            down, loc), loc)
+        trips = self.scalar_local(f"{lname}_trips", emit.select(zero, emit.Const(0, index), count, loc), loc)
+        self.locals[iv.name] = emit.binary(BinOpKind.ADD, lo(), emit.binary(BinOpKind.MUL, st(), iv, loc), loc)
+        return For(iv, emit.Const(0, index), trips(), 1, [], lname, {RUN_TIME_STEP: True}, loc)
+
+    def scalar_local(self, hint, value, loc):
+        """A hidden index local set to `value` here; returns a function making a fresh load of it."""
+        buf = Buffer(self.fresh_buffer_name(hint), ArrayType(index, ()), "local", loc=loc)
+        self.emit(Alloc(buf, emit.cast(value, index, loc), loc))
+        return lambda: Load(buf, [], index, loc=loc)
 
     def visit_If(self, node):
         loc = self.loc(node)

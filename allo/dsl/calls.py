@@ -76,8 +76,13 @@ class CallDispatcher:
             if not 1 <= len(args) <= 3:
                 raise self.fb.error(AlloSyntaxError, "range takes 1 to 3 arguments", node)
             lb, ub, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+            if isinstance(step, Const):
+                step = step.value
+            if isinstance(step, Expr):  # read at run time: dsl.builder normalises the loop (run_time_step)
+                return "range", [(self.bound(lb, node), self.bound(ub, node), self.bound(step, node))], name, {}
             if not emit.is_number(step) or isinstance(step, float) or step == 0:
-                raise self.fb.error(AlloTypeError, "range step must be a non-zero integer constant", node)
+                raise self.fb.error(AlloTypeError, "range step must be a non-zero integer (a constant, or an "
+                                    "integer read at run time)", node)
             return "range", [(self.bound(lb, node), self.bound(ub, node), int(step))], name, {}
         if fn is names.grid or fn is names.reduction:
             kind = "grid" if fn is names.grid else "reduction"
@@ -187,7 +192,8 @@ class CallDispatcher:
         loc = fb.loc(node)
         if kwargs:
             raise fb.error(AlloSyntaxError, "keyword arguments are not supported in kernel calls; pass them by position", node)
-        callee = fb.mb.instantiate(kernel, targs, inst_id, loc)
+        inherited = inst_id is None and fb.mb.caller_id() is not None
+        callee = fb.mb.instantiate(kernel, targs, fb.mb.caller_id() if inherited else inst_id, loc, inherited)
         args = fill_defaults(callee, args)
         if len(args) != len(callee.params):
             raise fb.error(AlloTypeError, f"kernel {callee.name!r} takes {len(callee.params)} argument(s), got {len(args)}", node)
@@ -318,6 +324,9 @@ def _len(d, args, kwargs, node):
     if isinstance(v, Buffer):
         if not v.shape:
             raise d.fb.error(AlloTypeError, f"len() of scalar {v.name!r}", node)
+        if v.shape[0] is None:
+            raise d.fb.error(AlloTypeError, f"len({v.name}): {v.name!r} is {v.type!r}, its length is known only at run "
+                             "time; pass it as a scalar parameter (size: int32) and loop to it", node)
         return v.shape[0]
     if isinstance(v, (tuple, list, str)):
         return len(v)

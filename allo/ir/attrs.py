@@ -103,6 +103,10 @@ DATAFLOW = _declare(
     "an `allo.dataflow` region)", ("schedule", "dsl"), ("hls", "qor", "dse", "rtl"), VIEW)
 REDUCTION = _declare(
     "reduction", bool, ("For",), "a reduction loop (`allo.reduction`, the k loop of a matmul)", ("dsl",), (), MLIR)
+RUN_TIME_STEP = _declare(
+    "_run_time_step", bool, ("For",), "the counted form of `range(a, b, step)` with a step read at run time (its "
+    "variable is `a + step * t`, not affine): builds with entry checks check its accesses in every iteration",
+    ("dsl",), ("transforms",), NEVER)
 
 # ----------------------------------------------------------------------------- buffers (Buffer.attrs)
 PARTITION = _declare(
@@ -140,6 +144,10 @@ def memory_space(binding) -> int:
     return MEMORY_RESOURCE_CODE[binding["resource"]] * 16 + MEMORY_STORAGE_CODE[binding.get("storage_type")]
 
 
+RANGE_STEP = _declare(
+    "_range_step", str, ("Buffer",), "the local holding the run-time step of `range(a, b, step)` (value: the loop's "
+    "name): instrumented builds raise AlloValueError when it is 0, as Python's range does", ("dsl",),
+    ("transforms",), NEVER)
 TEMP = _declare(
     "temp", bool, ("Buffer",), "a temporary of an array expression that no name has bound yet (a region argument's "
     "copy: space-time `s.to` drops the dead copy-in of an output FIFO)", ("dsl",), ("dsl", "schedule"), VIEW)

@@ -33,6 +33,8 @@ class AlloType:
     bits: int
 
     def __getitem__(self, shape) -> "ArrayType":
+        if shape is Ellipsis:  # `float32[...]`: a 1-D array whose length the caller gives (memref<?xf32>)
+            return ArrayType(self, (None,))
         if not isinstance(shape, tuple):
             shape = (shape,)
         if any(_is_type_param(d) for d in shape):
@@ -323,11 +325,18 @@ class ArrayType:
     memory: object = field(default=None, compare=False)
 
     def __repr__(self):
+        if self.dynamic:
+            return f"{self.dtype!r}[...]"
         return f"{self.dtype!r}[{', '.join(map(str, self.shape))}]"
 
     @property
+    def dynamic(self) -> bool:
+        """`float32[...]`: the extent (None in `shape`) is known only when the kernel is called."""
+        return None in self.shape
+
+    @property
     def mlir(self) -> str:
-        dims = "x".join(map(str, self.shape))
+        dims = "x".join("?" if d is None else str(d) for d in self.shape)
         return f"memref<{dims}x{self.dtype.storage_mlir}>" if dims else f"memref<{self.dtype.storage_mlir}>"
 
     @property

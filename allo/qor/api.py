@@ -11,9 +11,10 @@ Example::
 """
 from __future__ import annotations
 
-from ..errors import AlloError
+from ..errors import AlloError, located
 from ..ir import nodes as N
 from ..schedule.customize import customize
+from ..schedule.dynamic import dynamic_params
 from .estimate import Estimator
 from .report import QoRReport
 
@@ -54,6 +55,10 @@ def estimate(obj, clock_ns: float = 3.33, part: str = "xcu280", target: str | No
         print(r.latency_cycles, r.loop("k").ii, r.resources["DSP"])
     """
     mod, own_target, own_bundle = _module_of(obj)
+    for _, p in dynamic_params(mod)[:1]:  # interface memories and their ports need their sizes
+        raise located(AlloError, f"QoR estimate of {mod.top!r}: parameter {p.name!r} is {p.type!r}, an array of "
+                      f"run-time length; the estimate needs every array's size: estimate a copy of the kernel with "
+                      f"a static shape ({p.type.dtype!r}[N])", p.loc)
     target = target or own_target or "vhls"
     bundle = bundle if bundle is not None else own_bundle
     return Estimator(mod, clock_ns=clock_ns, part=part, target=target, bundle=bundle).report()

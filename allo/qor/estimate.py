@@ -412,9 +412,10 @@ class Estimator:
         imperfect nest whose accumulators restart from a select, nests.py)."""
         p = chain[-1]
         rng = dict(ranges)
-        trips = []
+        trips, unknown = [], False
         for lp in chain:
             n, r = self.trip(lp, rng)
+            unknown = unknown or n is None
             trips.append(1 if n is None else n)
             rng[id(lp.var)] = r
         unroll = p.attrs.get(UNROLL)
@@ -448,6 +449,8 @@ class Estimator:
             fctx.callees[c] = fe
         if not explicit:
             notes.insert(0, "pipelined automatically (innermost loop)")
+        if unknown:  # a run-time trip count (Vitis prints '?')
+            notes.insert(0, "trip count unknown (one iteration counted)")
         if len(chain) > 1:
             notes.insert(0, ("flattened (imperfect nest: accumulators reset by a select) " if reset else "flattened ")
                          + " x ".join(f"{_label(lp)}({t})" for lp, t in zip(chain, trips)))
@@ -456,7 +459,7 @@ class Estimator:
         notes += res.notes
         name = "_".join(_label(lp) for lp in chain)
         lat += int(self.tables.control["pipeline_overhead"])
-        row = LoopRow(name, "loop", total, True, ii, target, depth, lat, "; ".join([reason] + notes if reason
+        row = LoopRow(name, "loop", None if unknown else total, True, ii, target, depth, lat, "; ".join([reason] + notes if reason
                                                                                  else notes), [])
         return lat, [row]
 

@@ -17,7 +17,7 @@ Example::
     targets.get("llvm").options        # ('threads', 'opt_level', 'optimize', 'fast_math', 'bounds_check')
     mod = targets.build(s, "vhls", mode="csim", project="gemm.prj")
 
-Imports: errors, transforms.streams.
+Imports: errors, transforms.streams, schedule.dynamic.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from ..errors import AlloError, clean
 from ..transforms.streams import lower_streams
+from .dynamic import SizedOnCall, dynamic_params, refuse
 
 GENERAL = ("mode", "project", "threads")  # the keywords `Schedule.build` names in its signature
 
@@ -131,9 +132,24 @@ def build(schedule, name: str = "llvm", mode=None, project=None, threads=None, *
         kwargs["target"] = name
     ir = schedule.ir.clone()
     try:
+        if dynamic_params(ir):  # float32[...] parameters: see allo.schedule.dynamic
+            return _build_dynamic(target, ir, kwargs)
         return target.builder()(lower_streams(ir) if target.lower_streams else ir, **kwargs)
     except AlloError as e:
         raise clean(e) from None
+
+
+def _build_dynamic(target: Target, ir, kwargs):
+    """LLVM and csim: a module specialised per call to the arrays' lengths; HLS C++: unsized array
+    parameters; the other targets need static sizes."""
+    def build_one(one):
+        return target.builder()(lower_streams(one) if target.lower_streams else one, **kwargs)
+
+    if target.name == "llvm" or (target.kind == "hls" and kwargs.get("mode") == "csim"):
+        return SizedOnCall(ir, build_one, f"{target.name} module")
+    if target.kind == "hls" and kwargs.get("mode") is None and kwargs.get("project") is None:
+        return build_one(ir)
+    refuse(ir, f"target={target.name!r}" + (f", mode={kwargs['mode']!r}" if target.kind == "hls" else ""))
 
 
 __all__ = ["Target", "TARGETS", "UNSUPPORTED", "ALIASES", "GENERAL", "names", "get", "build", "check_options"]

@@ -117,7 +117,7 @@ def in_bounds(index, size: int, ranges) -> bool:
     if form is None:
         return False
     ext = extremes(form, ranges)
-    return ext is not None and ext[0][0] >= 0 and ext[1][0] < size
+    return ext is not None and ext[0][0] >= 0 and size is not None and ext[1][0] < size
 
 
 # ----------------------------------------------------------------------------- loop ranges and guards
@@ -279,7 +279,8 @@ def _check_access(buf, indices, ranges, f, loc, kind):
         if ext is None:
             continue
         (lo, lo_at), (hi, hi_at) = ext
-        bad, at = (hi, hi_at) if hi >= size else (lo, lo_at) if lo < 0 else (None, None)
+        # an extent known only at run time (float32[...]) is checked when the size is given
+        bad, at = (hi, hi_at) if size is not None and hi >= size else (lo, lo_at) if lo < 0 else (None, None)
         if bad is None:
             continue
         where = ", ".join(f"{k} = {v}" for k, v in at.items())

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import BoundsError, located
+from ..errors import AlloValueError, BoundsError, located
 from ..ir import effects as E
 from ..ir import nodes as N
 from ..ir import visit as V
-from ..ir.attrs import BOUNDS_CHECK, PARALLEL, STATEFUL, STREAM, VOLATILE
+from ..ir.attrs import BOUNDS_CHECK, PARALLEL, RANGE_STEP, RUN_TIME_STEP, STATEFUL, STREAM, VOLATILE
 from ..ir.ops import LOGIC_OPS, BinOpKind, UnaryOpKind
 from ..ir.types import ArrayType, Fixed, Float, UFixed, UInt, index, int64
 from . import runloops as RL
@@ -66,6 +66,7 @@ class Site:
     kind: str  # "read" or "write"
     loc: object = None
     loop: str | None = None  # checked once at the entry of this loop (with run-time bounds)
+    stepped: str | None = None  # checked in every iteration of this loop with a run-time step
 
 
 @dataclass
@@ -87,9 +88,15 @@ class GuardInfo:
         if not k:
             return
         site = self.sites[k - 1]
+        if site.kind == "step":
+            raise located(AlloValueError, f"range() step of the loop {site.loop!r} in {site.func!r} is 0 at run time "
+                          "(Python raises ValueError: range() arg 3 must not be zero); the loop did not run and the "
+                          "results were discarded", site.loc)
         dim, value = int(status[DIM]), int(status[VALUE])
         which = f"dimension {dim} of " if len(site.shape) > 1 else ""
-        how = ("found at run time by bounds_check: out-of-range accesses were skipped, the results discarded"
+        how = (f"checked in every iteration of the loop {site.stepped!r}, whose range step is read at run time: "
+               "out-of-range accesses were skipped, the results discarded" if site.stepped is not None else
+               "found at run time by bounds_check: out-of-range accesses were skipped, the results discarded"
                if site.loop is None else
                f"the loop {site.loop!r} with run-time bounds reaches it: checked when the loop starts, the loop did "
                "not run and the results were discarded; pass a bound within the array")
@@ -281,6 +288,7 @@ class _Instrumenter:
     def __init__(self, f: N.Func, status: N.Buffer, info: GuardInfo, check: bool, aborts: bool, entry: bool):
         self.f, self.status, self.info, self.check, self.aborts, self.entry = f, status, info, check, aborts, entry
         self.n_loops = 0
+        self.checking_loop = None  # the run-time-step loop whose accesses are being checked (entry builds)
 
     # --- status helpers
     def status_is(self, slot, value=0):
@@ -303,7 +311,8 @@ class _Instrumenter:
         return N.If(self.status_is(SITE), body, [], loc)
 
     def site(self, buf, kind, loc, loop=None) -> int:
-        self.info.sites.append(Site(self.f.name, buf.name, tuple(buf.shape), kind, loc, loop))
+        self.info.sites.append(Site(self.f.name, buf.name, tuple(buf.shape), kind, loc, loop,
+                                    self.checking_loop if loop is None else None))
         return len(self.info.sites) - 1
 
     def skip(self, buf) -> bool:
@@ -382,7 +391,15 @@ class _Instrumenter:
             if isinstance(r, tuple):
                 inner[id(s.var)] = r
             accesses = RL.entry_accesses(s, ranges, self.skip) if r is None and self.entry else []
-            s.body = self.block(s.body, inner)
+            if self.entry and not self.check and s.attrs.get(RUN_TIME_STEP):
+                # its variable a + step * t has no affine form for an entry check: check every access
+                self.check, self.checking_loop = True, s.name
+                try:
+                    s.body = self.block(s.body, inner)
+                finally:
+                    self.check, self.checking_loop = False, None
+            else:
+                s.body = self.block(s.body, inner)
             if r is None and (self.aborts or accesses):
                 return pre + self.runtime_loop(s, accesses)
         elif isinstance(s, N.If):
@@ -415,6 +432,10 @@ class _Instrumenter:
         elif isinstance(s, N.Alloc):
             if isinstance(s.init, N.Expr):
                 s.init = self.expr(s.init, pre, ranges)
+            if RANGE_STEP in s.buf.attrs:  # range(a, b, step) with step == 0: Python's ValueError
+                site = self.site(s.buf, "step", s.loc, loop=s.buf.attrs[RANGE_STEP])
+                zero = N.BinOp(BinOpKind.EQ, N.Load(s.buf, [], index), _idx(0), bool_t)
+                return pre + [s, N.If(zero, [self.first_error(site, 0, _idx(0), s.loc)], [], s.loc)]
         elif isinstance(s, N.CallStmt):
             s.args = [self.expr(a, pre, ranges) if isinstance(a, N.Expr) else a for a in s.args]
         elif isinstance(s, N.Return):

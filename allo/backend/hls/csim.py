@@ -118,7 +118,10 @@ class HLSModule:
         self.hls_code = code.kernel_cpp
         self.header = _header_text(code, self.signature)
         self._written = sorted(written_param_indices(mod, mod.top))
-        self.host_code = _host_text(self)
+        # float32[...] parameters (C++ `float A[]`): no host program of fixed sizes; csim builds one
+        # per call, specialised to the arrays' lengths (allo.schedule.dynamic)
+        dynamic = any(isinstance(p.type, ArrayType) and p.type.dynamic for p in self.func.params)
+        self.host_code = None if dynamic else _host_text(self)
         self.tcl = _tcl_text(self)
         self.hbm_config = None if hbm is None else generate_hbm_config(self.top, hbm, _port_names(self))
         self.project = None

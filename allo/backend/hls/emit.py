@@ -105,7 +105,7 @@ class Signature:
 
 
 def array_decl(ctype: str, name: str, shape) -> str:
-    return f"{ctype} {name}" + "".join(f"[{d}]" for d in shape)
+    return f"{ctype} {name}" + "".join(f"[{'' if d is None else d}]" for d in shape)  # float32[...]: A[]
 
 
 def param_decl(p: Param) -> str:

@@ -37,6 +37,7 @@ def prepare_for_calyx(mod: N.Module) -> HWTop:
     check_while_conditions(hw.func)
     if_convert(hw.func)
     _ConstMulToShifts().in_place(hw.func.body)
+    check_index_multiplies(hw.func)
     hw.scratch = locals_to_args(hw)
     return hw
 
@@ -52,6 +53,22 @@ def check_while_conditions(func: N.Func):
                                             f"{x.buf.name!r}: CIRCT 1.62's lower-scf-to-calyx needs a loop condition "
                                             "without memory reads; copy the element into a scalar before the loop "
                                             "and at the end of its body, or build for 'rtl'", s.loc)
+
+
+def check_index_multiplies(func: N.Func):
+    """BackendError at an index product of two run-time values (`B[i * n]`, the variable of
+    `range(a, b, step)` with a run-time step, a + step * t): lower-scf-to-calyx puts it in a
+    combinational group, where its std_mult_pipe is not allowed (CIRCT 1.62)."""
+    for s in V.walk_stmts(func.body):
+        for e in V.stmt_exprs(s):
+            for x in V.walk_expr(e):
+                if (isinstance(x, N.BinOp) and x.op == BinOpKind.MUL and isinstance(x.type, Index)
+                        and not isinstance(x.lhs, N.Const) and not isinstance(x.rhs, N.Const)):
+                    raise located(BackendError, "the Calyx route cannot lower an index computed as a product of two "
+                                                "run-time values (an index like `i * n`, or the variable of a `range` "
+                                                "with a run-time step): CIRCT 1.62 puts the multiplier in a "
+                                                "combinational group; use a constant step or factor, or build for "
+                                                "'rtl'", x.loc or s.loc)
 
 
 class _ConstMulToShifts(V.Rewriter):

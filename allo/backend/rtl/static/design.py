@@ -386,8 +386,9 @@ class Design:
                                                                                 reversed(u.trips[:-1]))]
             ub_node = None
             lanes = []
+            counted = iters > 1 or not _const_bounds(p)  # a run-time trip count (est.trip: None -> 1) counts too
             for k in range(uu):
-                if iters <= 1 and lb.known:  # fully unrolled: every lane's value is a constant
+                if not counted and lb.known:  # fully unrolled: every lane's value is a constant
                     vn = gb.const(lb.const + k * p.step, index_t)
                 else:
                     vn = gb.add("var", [], reg=u.signals[-1], type=index_t, expr=k * p.step)
@@ -396,7 +397,7 @@ class Design:
                     if ub_node is None:
                         ub_node = gb.ev(p.ub, env, aenv, None)
                     pred = gb.logic("lt", [vn, ub_node]) if k else None
-                step = Aff({id(p.var): p.step * uu}, p.step * k) if iters > 1 else Aff({}, p.step * k)
+                step = Aff({id(p.var): p.step * uu}, p.step * k) if counted else Aff({}, p.step * k)
                 lanes.append((vn, lb.add(step), pred))
         for lane in lanes:
             env2, aenv2, pred = dict(env), dict(aenv), None
