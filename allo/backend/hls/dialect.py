@@ -112,6 +112,37 @@ class Dialect:
         return BackendError(f"{self.name} backend: {what} is not supported")
 
 
+class HlsPragmaDialect(Dialect):
+    """The `#pragma hls_*` loop pragmas Catapult and XLS[cc] share (Algorithmic C style), on the
+    line before the loop: `hls_pipeline_init_interval n`, `hls_unroll yes|n` (`s.parallel` is a
+    full unroll); no dataflow, function, partition or storage pragmas (memories are mapped by the
+    tool's own directives). Subclasses give types, the prelude and loop labels."""
+
+    def loop_lines(self, label: str, head: str, pragmas: list) -> tuple:
+        return pragmas, f"{label}: {head}", []
+
+    def pipeline(self, ii: int, rewind: bool) -> list:
+        return [f"#pragma hls_pipeline_init_interval {ii}"]
+
+    def unroll(self, factor: int) -> list:
+        return ["#pragma hls_unroll yes" if factor == 0 else f"#pragma hls_unroll {factor}"]
+
+    def parallel(self) -> list:
+        return self.unroll(0)  # parallel iterations: a full unroll
+
+    def dataflow(self) -> list:
+        return []
+
+    def function_pragmas(self, attrs: dict) -> list:
+        return []
+
+    def partition(self, name: str, kind, dim: int, factor: int) -> list:
+        return []
+
+    def bind_storage(self, name: str, bind: dict) -> list:
+        return []
+
+
 VITIS = Dialect()
 
-__all__ = ["Dialect", "VITIS", "VITIS_PRELUDE"]
+__all__ = ["Dialect", "HlsPragmaDialect", "VITIS", "VITIS_PRELUDE"]
