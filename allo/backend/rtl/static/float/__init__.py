@@ -44,18 +44,21 @@ from pathlib import Path
 HERE = Path(__file__).parent
 _NEEDS = re.compile(r"^// needs:(.*)$", re.M)
 _MODULE = re.compile(r"^module\s+(\w+)", re.M)
-_FUNCTION = re.compile(r"^function automatic logic \[(\d+):0\] (\w+)\((.*)\);$", re.M)
 _MARK = "  //@functions\n"
+_SPLIT = "//@module\n"  # in an arithmetic unit's file: its functions above, its modules below
 
 # function unit file -> the SV function it defines (f32_common defines helpers only)
 UNITS = {"f32_common": None, "f32_add": "allo_f32_add", "f32_mul": "allo_f32_mul", "f32_div": "allo_f32_div",
          "f32_sqrt": "allo_f32_sqrt", "f32_cmp": "allo_f32_cmp", "f32_minmax": "allo_f32_minmax",
          "f32_sign": "allo_f32_sign", "f32_from_int": "allo_f32_from_int", "f32_from_fixed": "allo_f32_from_fixed",
          "f32_to_fixed": "allo_f32_to_fixed", "f32_round": "allo_f32_round"}
-# function units also emitted as a module (allo_f32_add_m, ...) that kernels instantiate
+# function units whose file also defines modules (after its `//@module` line): the combinational
+# wrapper allo_<unit>_m (the math units instantiate it) and the pipelined allo_<unit>_p
 WRAPPED = ("f32_add", "f32_mul", "f32_div", "f32_sqrt")
+# pipelined unit modules (#(LAT) ports clk, en, the wrapper's inputs, y, y_early), per unit file
+PIPELINED = {u: f"allo_{u}_p" for u in WRAPPED}
 # module unit file -> the module a kernel operator instantiates (files may define helper modules too)
-MODULES = {**{u: f"allo_{u}_m" for u in WRAPPED},
+MODULES = {**{u: f"allo_{u}_m" for u in WRAPPED}, "f32_pipe": None,
            "f32_poly": None, "f32_exp": "allo_f32_exp_m", "f32_sigmoid": "allo_f32_sigmoid_m",
            "f32_tanh": "allo_f32_tanh_m", "f32_rsqrt": "allo_f32_rsqrt_m", "f32_erf": "allo_f32_erf_m",
            "f32_log": "allo_f32_log_m", "f32_log2": "allo_f32_log2_m", "f32_pow": "allo_f32_pow_m",
@@ -70,6 +73,12 @@ def unit_source(name: str) -> str:
     if name not in UNITS and name not in MODULES:
         raise KeyError(f"no float unit {name!r}; units: {', '.join({**UNITS, **MODULES})}")
     return (HERE / f"{name}.sv").read_text()
+
+
+def function_source(name: str) -> str:
+    """The functions of function unit `name` (an arithmetic unit's file without its modules)."""
+    text = unit_source(name)
+    return text.split(_SPLIT, 1)[0] if name in WRAPPED else text
 
 
 def needs(name: str) -> list:
@@ -100,28 +109,35 @@ def module_source(name: str) -> str:
     """The module definition(s) of module unit `name`, the function units they call copied in.
 
     Example: `module_source("f32_add").startswith("module allo_f32_add_m(")` is True."""
-    deps = [name] if name in WRAPPED else [d for d in needs(name) if d not in MODULES]
-    funcs = "".join(unit_source(n) for n in _function_deps(deps))
     if name in WRAPPED:
-        m = _FUNCTION.search(unit_source(name))
-        width, fn, params = int(m.group(1)) + 1, m.group(2), m.group(3)
-        args = ", ".join(p.split()[-1] for p in params.split(","))
-        return (f"module {MODULES[name]}({params}, output logic [{width - 1}:0] y);\n{funcs}"
-                f"  assign y = {fn}({args});\nendmodule\n")
-    text = unit_source(name)
+        deps, text = [name], unit_source(name).split(_SPLIT, 1)
+        if len(text) != 2:
+            raise AssertionError(f"float unit {name}.sv has no {_SPLIT.strip()!r} line before its modules")
+        text = text[1]
+    else:
+        deps, text = [d for d in needs(name) if d not in MODULES], unit_source(name)
+    funcs = "".join(function_source(n) for n in _function_deps(deps))
     if _MARK not in text and funcs:
         raise AssertionError(f"float unit {name}.sv calls functions but has no {_MARK.strip()!r} line")
     return text.replace(_MARK, funcs)
+
+
+def defined_modules(text: str) -> list:
+    """Names of the modules SV `text` defines."""
+    return _MODULE.findall(text)
 
 
 class FloatUnits:
     """The float units one SV module uses: function units copied into it (each once, dependencies
     first), module units instantiated (`instance`) and defined after it (`modules`)."""
 
-    def __init__(self):
+    def __init__(self, taken=()):
         self._order = []  # function units
         self._mods = []  # module units, dependencies first
         self._inst = []  # instance lines
+        self._taken = taken  # names the calling module already uses (instance names avoid them)
+        self._names = set()
+        self.early = {}  # pipelined instance output -> the wire of its early value (y_early)
 
     def use(self, name: str) -> str:
         """Include function unit `name` (and what it needs); returns its SV function name."""
@@ -135,18 +151,36 @@ class FloatUnits:
     def _use_module(self, name: str):
         if name in self._mods:
             return
-        for d in needs(name) if name not in WRAPPED else []:
+        for d in needs(name):
             if d in MODULES:
                 self._use_module(d)
         self._mods.append(name)
 
-    def instance(self, name: str, args, width: int = 32) -> str:
+    def _fresh(self) -> str:
+        k = len(self._inst)
+        while True:
+            y = f"allo_fu{k}"
+            if not ({y, f"{y}_i", f"{y}_e"} & (set(self._taken) | self._names)):
+                self._names |= {y, f"{y}_i", f"{y}_e"}
+                return y
+            k += 1
+
+    def instance(self, name: str, args, width: int = 32, lat=None, en: str = "1'b1", clk: str = "clock") -> str:
         """An instance of module unit `name` on the SV expressions `args` (its inputs, in order);
-        returns the name of the wire that carries its result."""
+        returns the name of the wire that carries its result. With `lat` (an arithmetic unit,
+        PIPELINED), the pipelined module with LAT = lat on clock `clk` and clock enable `en`;
+        `self.early[y]` is then the wire of its early value (the D input of its last register)."""
+        if lat is not None and name not in PIPELINED:
+            raise KeyError(f"float unit {name!r} has no pipelined module; pipelined: {', '.join(PIPELINED)}")
         self._use_module(name)
-        y = f"allo_fu{len(self._inst)}"
+        y = self._fresh()
         ins = ", ".join(a.strip() for a in args)
-        self._inst.append(f"  logic [{width - 1}:0] {y};\n  {MODULES[name]} {y}_i({ins}, {y});\n")
+        if lat is None:
+            self._inst.append(f"  logic [{width - 1}:0] {y};\n  {MODULES[name]} {y}_i({ins}, {y});\n")
+        else:
+            self._inst.append(f"  logic [{width - 1}:0] {y}, {y}_e;\n  {PIPELINED[name]} #(.LAT({int(lat)})) {y}_i("
+                              f"{clk}, {en}, {ins}, {y}, {y}_e);\n")
+            self.early[y] = f"{y}_e"
         return y
 
     def names(self) -> list:
@@ -154,7 +188,7 @@ class FloatUnits:
 
     def text(self) -> str:
         """The SV text of every function unit used so far, or '' when none."""
-        return "".join(unit_source(n) for n in self._order)
+        return "".join(function_source(n) for n in self._order)
 
     def instances(self) -> str:
         """The declarations of the unit instances (after the calling module's own declarations)."""
@@ -165,4 +199,5 @@ class FloatUnits:
         return "".join(module_source(n) for n in self._mods)
 
 
-__all__ = ["FloatUnits", "UNITS", "MODULES", "WRAPPED", "unit_source", "module_source", "needs"]
+__all__ = ["FloatUnits", "UNITS", "MODULES", "WRAPPED", "PIPELINED", "unit_source", "function_source", "module_source",
+           "needs", "defined_modules"]

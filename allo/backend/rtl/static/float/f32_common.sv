@@ -1,6 +1,6 @@
 // allo float32 common helpers: leading-zero count and round-and-pack.
-// Format: IEEE-754 binary32. Latency: combinational (the units that call these get their
-// pipeline registers from the scheduler). Rounding: to nearest, ties to even; results below the
+// Format: IEEE-754 binary32. Latency: combinational (the pipelined units call them inside
+// their stages). Rounding: to nearest, ties to even; results below the
 // normal range are rounded once, as subnormals (gradual underflow); overflow gives infinity.
 // needs:
 
@@ -37,14 +37,23 @@ function automatic logic [31:0] allo_f32_pack(input logic s, input logic [11:0] 
   else allo_f32_pack = {s, r};
 endfunction
 
-// Sign s and magnitude x whose bit 63 weighs 2^(e - 127) -> float32 (RNE; +-0 when x == 0).
-function automatic logic [31:0] allo_f32_round64(input logic s, input logic [11:0] e, input logic [63:0] x);
+// Sign s and magnitude x whose bit 63 weighs 2^(e - 127) -> float32 (RNE; +-0 when x == 0), in
+// two steps that the pipelined units put in separate stages: normalise (allo_f32_norm: {m, e, s}
+// with m the 27-bit significand of allo_f32_pack) and round (allo_f32_packn).
+function automatic logic [39:0] allo_f32_norm(input logic s, input logic [11:0] e, input logic [63:0] x);
   logic [6:0] lz;
   logic [63:0] y;
   lz = allo_clz64(x);
-  y = x << lz;
-  if (x == 64'd0) allo_f32_round64 = {s, 31'd0};
-  else allo_f32_round64 = allo_f32_pack(s, e - {5'd0, lz}, {y[63:38], |y[37:0]});
+  y = x << lz;  // x == 0: m = 0, which allo_f32_pack returns as +-0
+  allo_f32_norm = {y[63:38], |y[37:0], 12'(e - {5'd0, lz}), s};
+endfunction
+
+function automatic logic [31:0] allo_f32_packn(input logic [39:0] n);
+  allo_f32_packn = allo_f32_pack(n[0], n[12:1], n[39:13]);
+endfunction
+
+function automatic logic [31:0] allo_f32_round64(input logic s, input logic [11:0] e, input logic [63:0] x);
+  allo_f32_round64 = allo_f32_packn(allo_f32_norm(s, e, x));
 endfunction
 
 // Is x a NaN?

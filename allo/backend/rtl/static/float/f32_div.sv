@@ -1,49 +1,98 @@
 // allo float32 divide: a / b.
-// Format: IEEE-754 binary32. Latency: combinational here (a 40-step restoring division of 24-bit significands); the
-// scheduler adds the operator table's cycles (Tables.float_op("fdiv", 32), 15 at 3.33 ns) as
-// registers. Rounding: to nearest even of the exact quotient (remainder as sticky), subnormal
-// inputs and results; x / 0 = +-inf, 0 / 0 and inf / inf = the default NaN (0xffc00000), a NaN
-// operand is returned quietened.
-// needs: f32_common
-function automatic logic [31:0] allo_f32_div(input logic [31:0] a, input logic [31:0] b);
-  logic s, az, bz, ai, bi;
+// Format: IEEE-754 binary32. Stages (allo_f32_div_step k): 0 special operands, normalise both
+// significands (subnormals to a leading one at bit 23) and the exponent; 1 .. 40 one quotient
+// bit each (restoring division: a 26-bit compare and subtract of the partial remainder), 41
+// normalise, 42 round. Latency: allo_f32_div (and allo_f32_div_m) is combinational;
+// allo_f32_div_p #(LAT) is pipelined with LAT cycles and II = 1 (LAT = the scheduler's operator
+// latency, from allo.qor Tables.float_op("fdiv", 32), 16 register stages at 3.33 ns: about 3
+// quotient bits per stage; LAT < 43 merges stages evenly, LAT > 43 adds registers at the output;
+// LAT = 0 is combinational). Rounding: to nearest even of the exact quotient (remainder as
+// sticky), subnormal inputs and results; x / 0 = +-inf, 0 / 0 and inf / inf = the default NaN
+// (0xffc00000), a NaN operand is returned quietened.
+// needs: f32_common f32_pipe
+// State of the stages (136 bits): [31:0] the special result, [32] is it special; stage input 0:
+// {b, a}; 1 .. 41: [33] sign, [45:34] exponent, [85:46] the quotient bits so far, [109:86] b's
+// significand, [135:110] the partial remainder; 42: [72:33] the normalised {m, e, s}
+// (allo_f32_norm); after 42: [31:0] the result.
+function automatic logic [135:0] allo_f32_div_step(input int k, input logic [135:0] s);
+  logic [31:0] a, b, sres;
+  logic sg, spec, az, bz, ai, bi, bit1;
   logic [6:0] la, lb;
-  logic [63:0] ma, mb, q, r;
+  logic [63:0] ma, mb;
   logic [25:0] rr;
+  logic [39:0] q;
   logic [11:0] e;
-  logic [31:0] res;
-  s = a[31] ^ b[31];
-  az = a[30:0] == 31'd0;
-  bz = b[30:0] == 31'd0;
-  ai = a[30:0] == 31'h7f800000;
-  bi = b[30:0] == 31'h7f800000;
-  ma = {40'd0, a[30:23] != 8'd0, a[22:0]};
-  mb = {40'd0, b[30:23] != 8'd0, b[22:0]};
-  la = allo_clz64(ma) - 7'd40;  // subnormals: normalise to a leading one at bit 23
-  lb = allo_clz64(mb) - 7'd40;
-  ma = ma << la;
-  mb = mb << lb;
-  // (ma << 39) / mb and its remainder by restoring division: ma, mb in [2^23, 2^24) (or 0), so
-  // the first 23 dividend bits (ma's top ones) are below mb and the quotient has 40 bits; the
-  // partial remainder stays below 2 mb (26 bits), so each step is a 26-bit compare and subtract
-  // (Yosys' generic 64-bit / and % would be two 64-step, 128-bit-wide arrays)
-  q = 64'd0;
-  rr = {3'd0, ma[23:1]};
-  for (int k = 39; k >= 0; k--) begin
-    rr = {rr[24:0], k == 39 ? ma[0] : 1'b0};
-    if (mb != 64'd0 && rr >= mb[25:0]) begin
-      rr = rr - mb[25:0];
-      q[k] = 1'b1;
-    end
-  end
-  r = {38'd0, rr};
-  e = {4'd0, (a[30:23] == 8'd0) ? 8'd1 : a[30:23]} - {5'd0, la} - {4'd0, (b[30:23] == 8'd0) ? 8'd1 : b[30:23]}
-      + {5'd0, lb} + 12'd150;
-  if (allo_f32_isnan(a)) res = a | 32'h00400000;
-  else if (allo_f32_isnan(b)) res = b | 32'h00400000;
-  else if ((ai && bi) || (az && bz)) res = 32'hffc00000;
-  else if (ai || bz) res = {s, 31'h7f800000};
-  else if (az || bi) res = {s, 31'd0};
-  else res = allo_f32_round64(s, e, {q[62:0], r != 64'd0});
-  allo_f32_div = res;
+  logic [135:0] o;
+  sres = s[31:0];
+  spec = s[32];
+  rr = s[135:110];
+  q = s[85:46];
+  if (k == 0) begin
+    a = s[31:0];
+    b = s[63:32];
+    sg = a[31] ^ b[31];
+    az = a[30:0] == 31'd0;
+    bz = b[30:0] == 31'd0;
+    ai = a[30:0] == 31'h7f800000;
+    bi = b[30:0] == 31'h7f800000;
+    ma = {40'd0, a[30:23] != 8'd0, a[22:0]};
+    mb = {40'd0, b[30:23] != 8'd0, b[22:0]};
+    la = allo_clz64(ma) - 7'd40;  // subnormals: normalise to a leading one at bit 23
+    lb = allo_clz64(mb) - 7'd40;
+    ma = ma << la;
+    mb = mb << lb;
+    e = {4'd0, (a[30:23] == 8'd0) ? 8'd1 : a[30:23]} - {5'd0, la} - {4'd0, (b[30:23] == 8'd0) ? 8'd1 : b[30:23]}
+        + {5'd0, lb} + 12'd150;
+    spec = 1'b1;
+    if (allo_f32_isnan(a)) sres = a | 32'h00400000;
+    else if (allo_f32_isnan(b)) sres = b | 32'h00400000;
+    else if ((ai && bi) || (az && bz)) sres = 32'hffc00000;
+    else if (ai || bz) sres = {sg, 31'h7f800000};
+    else if (az || bi) sres = {sg, 31'd0};
+    else begin spec = 1'b0; sres = 32'd0; end
+    // (ma << 39) / mb: ma, mb in [2^23, 2^24) (or 0), so the first 24 dividend bits are the
+    // starting partial remainder and each of the 40 steps brings in one more (a 0)
+    o = {2'd0, ma[23:0], mb[23:0], 40'd0, e, sg, spec, sres};
+  end else if (k <= 40) begin
+    if (k > 1) rr = {rr[24:0], 1'b0};
+    bit1 = s[109:86] != 24'd0 && rr >= {2'd0, s[109:86]};
+    if (bit1) rr = rr - {2'd0, s[109:86]};
+    o = {rr, s[109:86], q[38:0], bit1, s[45:0]};
+  end else if (k == 41)
+    o = 136'({allo_f32_norm(s[33], s[45:34], {23'd0, q, rr != 26'd0}), spec, sres});
+  else
+    o = 136'(spec ? sres : allo_f32_packn(s[72:33]));
+  allo_f32_div_step = o;
 endfunction
+
+function automatic logic [31:0] allo_f32_div(input logic [31:0] a, input logic [31:0] b);
+  logic [135:0] s;
+  s = 136'({b, a});
+  for (int k = 0; k < 43; k++) s = allo_f32_div_step(k, s);
+  allo_f32_div = s[31:0];
+endfunction
+//@module
+module allo_f32_div_m(input logic [31:0] a, input logic [31:0] b, output logic [31:0] y);
+  //@functions
+  assign y = allo_f32_div(a, b);
+endmodule
+module allo_f32_div_p #(parameter int LAT = 0) (input logic clk, input logic en, input logic [31:0] a, input logic [31:0] b,
+                                               output logic [31:0] y, output logic [31:0] y_early);
+  //@functions
+  localparam int N = 43, W = 136, M = LAT < N ? LAT : N;
+  logic [W * (N + 1) - 1:0] q, d, e;  // stage k reads q[W k +: W]; d: its output, e: the early values
+  assign q[W - 1:0] = W'({b, a});
+  genvar k;
+  generate
+    for (k = 0; k < N; k = k + 1) begin : st
+      assign d[W * (k + 1) +: W] = allo_f32_div_step(k, q[W * k +: W]);
+      // registers after stage k: M spread evenly over the N stage ends, the rest after the last
+      allo_f32_dly #(.W(W), .N((k + 1) * M / N - k * M / N + (k == N - 1 ? LAT - M : 0))) r(
+          clk, en, d[W * (k + 1) +: W], q[W * (k + 1) +: W], e[W * (k + 1) +: W]);
+    end
+  endgenerate
+  assign e[W - 1:0] = '0;
+  assign d[W - 1:0] = '0;
+  assign y = q[W * N +: 32];
+  assign y_early = e[W * N +: 32];
+endmodule
