@@ -6,6 +6,8 @@ line, on the static and the handshake route (which has no float units at all).
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -156,12 +158,15 @@ def operator_latency(A: float32[4], B: float32[4]) -> float32[4]:
 
 
 def test_float_operators_take_the_table_latency():
+    """The multiply is one pipelined unit whose LAT is the table's L + 1 states (allo.qor
+    OpCost.chain), its registers inside it (no latency registers after it)."""
     mod = allo.customize(operator_latency).build(target="rtl")
     fmul = mod.design.tables.float_op("fmul", 32)
-    regs = {m for m in __import__("re").findall(r"(u\d+_n\d+)_p(\d+);", mod.verilog)}
-    stages = max(int(k) for _, k in regs)
-    assert stages == fmul.latency + 1, (stages, fmul)  # L + 1 states (allo.qor OpCost.chain)
-    assert "allo_f32_mul_m allo_fu" in mod.verilog and "function automatic logic [31:0] allo_f32_mul" in mod.verilog
+    lats = [int(k) for k in re.findall(r"allo_f32_mul_p #\(\.LAT\((\d+)\)\) allo_fu\d+_i\(clock, u\d+_en, ", mod.verilog)]
+    assert lats == [fmul.latency + 1], (lats, fmul)
+    assert not re.search(r"u\d+_n\d+_p\d+;", mod.verilog)
+    assert "module allo_f32_mul_p #(parameter int LAT = 0)" in mod.verilog
+    assert "function automatic logic [31:0] allo_f32_mul(" in mod.verilog
 
 
 def dbl(A: float64[4]) -> float64[4]:

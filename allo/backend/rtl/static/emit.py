@@ -11,9 +11,11 @@ Example::
 """
 from __future__ import annotations
 
+from ....errors import BackendError, located
 from ....ir import nodes as N
 from .design import DataflowC, IfC, Loop, Unit, WhileC
 from .exprs import ExprEmitter, sv_width
+from .float import defined_modules
 from .memories import Memory
 
 
@@ -28,7 +30,9 @@ def _lit(bits, value) -> str:
 class Emitter:
     def __init__(self, design):
         self.d = design
-        self.ex = ExprEmitter()
+        self.ex = ExprEmitter(taken=design.names)
+        self.early_used = set()  # (unit, node) of operators whose early value (`early`) is read
+        self.early_of = {}  # (unit, node) of an operator -> (bits, the D input of its last register)
         self.decl, self.body, self.ff = [], [], []  # declarations, assigns, always_ff statements
         self.ports = []  # (direction, width, name)
         self.accesses = {}  # (mem name, bank, port) -> [(unit, node)]
@@ -90,6 +94,10 @@ class Emitter:
         self._counters(u, p, ii)
         for n in g.nodes:
             self.node(u, n)
+        for key in sorted(self.early_used):
+            if key[0] == u.uid:
+                w, early = self.early_of[key]
+                self.wire(f"u{key[0]}_n{key[1]}_early", w, early)
         for uid, m in sorted(self.need.items()):
             n = g.nodes[uid]
             w = _w(n.type) if n.kind not in ("logic",) else 1
@@ -194,14 +202,19 @@ class Emitter:
         elif k == "op":
             args = [self.val(u, a, n.t) for a in n.args]
             w = _w(n.type)
-            raw = self.wire(f"{nm}_raw", w, self.ex.emit(n.expr, args))
             c = n.cost.chain
-            prev = raw
-            for j in range(1, c + 1):
-                r = self.reg(f"{nm}_p{j}", w)
-                self.uff.append(f"    {r} <= {prev};")
-                prev = r
-            self.wire(nm, w, prev)
+            expr, early = self.ex.emit_pipelined(n.expr, args, c, f"u{u.uid}_en")
+            if early is not None:  # a pipelined float unit: its c registers are inside it
+                self.wire(nm, w, expr)
+            else:  # the latency in registers after the operator
+                early = prev = self.wire(f"{nm}_raw", w, expr)
+                for j in range(1, c + 1):
+                    early = prev
+                    r = self.reg(f"{nm}_p{j}", w)
+                    self.uff.append(f"    {r} <= {prev};")
+                    prev = r
+                self.wire(nm, w, prev)
+            self.early_of[(u.uid, n.uid)] = (w, early)
         elif k == "logic":
             self.wire(nm, 1, self.logic(n.expr, [self.val(u, a, n.t) for a in n.args], n.args))
         elif k == "mux":
@@ -242,9 +255,9 @@ class Emitter:
             return self.val(u, n, t)
         if n.kind == "load":
             return self.qsel(u, n)
-        if n.kind == "op" and n.cost.chain >= 1:
-            c = n.cost.chain
-            return f"{self.base(u, n)}_p{c - 1}" if c > 1 else f"{self.base(u, n)}_raw"
+        if n.kind == "op" and n.cost.chain >= 1:  # the D input of its last register (see `node`)
+            self.early_used.add((u.uid, n.uid))
+            return f"{self.base(u, n)}_early"
         args = [self.early(u, a, t) for a in n.args]
         if n.kind == "op":
             return self.ex.emit(n.expr, args)
@@ -598,7 +611,12 @@ class Emitter:
         lines.append("  end")
         lines += self.rams
         lines.append("endmodule\n")
-        return "\n".join(lines) + self.ex.modules()
+        mods = self.ex.modules()
+        if d.func.name in defined_modules(mods):
+            raise located(BackendError, f"static RTL: the kernel's name {d.func.name!r} is the name of one of allo's "
+                          "float unit modules (allo_f32_*), which the design instantiates; rename the kernel",
+                          getattr(d.func, "loc", None))
+        return "\n".join(lines) + mods
 
 
 class FSM:

@@ -121,9 +121,27 @@ class ExprEmitter:
         module_text = f"module m(...);\\n{em.functions()}  assign q = {q};\\nendmodule"
     """
 
-    def __init__(self):
+    def __init__(self, taken=()):
         self.lib = SVFunctions()
-        self.funits = FloatUnits()  # float32 units (allo.backend.rtl.static.float) used so far
+        self.funits = FloatUnits(taken)  # float32 units (allo.backend.rtl.static.float) used so far
+        self.pipe = None  # (latency, clock enable, clock) for the next pipelined float unit
+        self.piped = None  # the pipelined unit instance the last emit_pipelined made
+
+    def emit_pipelined(self, e, args, lat: int, en: str, clk: str = "clock"):
+        """(SV expression, early expression or None) of node `e` printed with its float unit
+        pipelined (PIPELINED: add, sub, mul, div, floor division, sqrt) with `lat` registers
+        inside, on clock `clk`, enabled by `en`; the early expression is the value one cycle
+        before (from the D inputs of the unit's last registers). (expression, None) when `e` has
+        no pipelined unit: the caller puts its latency in registers after it."""
+        self.pipe, self.piped = (lat, en, clk), None
+        try:
+            x = self.emit(e, args)
+        finally:
+            self.pipe = None
+        if self.piped is None:
+            return x, None
+        y = self.piped
+        return x, re.sub(rf"\b{y}\b", self.funits.early[y], x)
 
     # ------------------------------------------------------------------ public API
     def emit(self, e, args) -> str:

@@ -26,7 +26,7 @@ import numpy as np
 
 from ....ir import visit as V
 from ....ir.visit import child_exprs
-from .float import MODULES
+from .float import MODULES, PIPELINED
 from .svfuncs import iso, lit
 
 # comparison -> LLVM fcmp predicate number (f32_cmp.sv): olt, ole, ogt, oge, oeq, une
@@ -85,6 +85,12 @@ class FloatPrinter:
     def call(self, name: str, *args) -> str:
         """Unit `name` on the SV expressions `args`: an instance of its module (a module unit,
         float/__init__.py), else a call of its function."""
+        pipe = getattr(self.em, "pipe", None)
+        if pipe is not None and name in PIPELINED:  # the node's unit: its latency inside it
+            self.em.pipe = None
+            lat, en, clk = pipe
+            self.em.piped = self.em.funits.instance(name, args, lat=lat, en=en, clk=clk)
+            return self.em.piped
         if name in MODULES:
             return self.em.funits.instance(name, args)
         return f"{self.unit(name)}({', '.join(a.strip() for a in args)})"

@@ -57,23 +57,75 @@ OUTS
 """
 
 
-def bench_verilog(outputs: dict, functions: str, modules: str = "") -> str:
+# The II = 1 bench of the pipelined units: a new operand vector every enabled cycle, the clock
+# enable low one cycle in eight (a stall: every register holds, the vector is offered again);
+# after each cycle every output and the number of vectors issued so far (the last column).
+_CLOCKED = r"""
+#include "Vallo_fu_tb.h"
+#include "verilated.h"
+#include <cstdio>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+double sc_time_stamp() { return 0; }
+int main(int argc, char** argv) {
+  long n = atol(argv[1]), extra = atol(argv[4]);
+  std::vector<uint32_t> a(n), b(n);
+  std::vector<uint64_t> x(n), out;
+  FILE* f = fopen(argv[2], "rb");
+  if (!f || fread(a.data(), 4, n, f) != (size_t)n || fread(b.data(), 4, n, f) != (size_t)n ||
+      fread(x.data(), 8, n, f) != (size_t)n) { fprintf(stderr, "bad input file\n"); return 2; }
+  fclose(f);
+  VerilatedContext ctx;
+  Vallo_fu_tb* m = new Vallo_fu_tb(&ctx);
+  long c = 0;
+  uint64_t o[NOUT];
+  uint32_t lcg = 12345;
+  m->clk = 0; m->en = 1; m->a = a[0]; m->b = b[0]; m->x = x[0];
+  m->eval();
+  for (long cyc = 0; c < n + extra; cyc++) {
+    bool en = m->en;
+    m->clk = 1;
+    m->eval();
+    if (en) c++;
+    lcg = lcg * 1103515245u + 12345u;
+    m->clk = 0;
+    m->en = ((lcg >> 16) & 7) != 0;
+    m->a = a[c % n]; m->b = b[c % n]; m->x = x[c % n];
+    m->eval();
+OUTS
+    for (int k = 0; k < NOUT; k++) out.push_back(o[k]);
+    out.push_back((uint64_t)c);
+  }
+  f = fopen(argv[3], "wb");
+  fwrite(out.data(), 8, out.size(), f);
+  fclose(f);
+  delete m;
+  return 0;
+}
+"""
+
+
+def bench_verilog(outputs: dict, functions: str, modules: str = "", clocked: bool = False) -> str:
     """The bench module: `outputs` is {name: (SV expression over a, b, x, bits)}, `functions` the
     text inside it (ExprEmitter.functions() + instances()), `modules` the unit modules after it."""
     ports = ["  input logic [31:0] a", "  input logic [31:0] b", "  input logic [63:0] x"]
+    if clocked:
+        ports = ["  input logic clk", "  input logic en"] + ports
     ports += [f"  output logic [63:0] o_{n}" for n in outputs]
     body = [f"  assign o_{n} = 64'({e});" if bits < 64 else f"  assign o_{n} = {e};"
             for n, (e, bits) in outputs.items()]
     return f"module {TOP}(\n" + ",\n".join(ports) + "\n);\n" + functions + "\n".join(body) + "\nendmodule\n" + modules
 
 
-def build_bench(outputs: dict, functions: str, opt: str = "-O2", modules: str = "") -> Path:
+def build_bench(outputs: dict, functions: str, opt: str = "-O2", modules: str = "", clocked: bool = False) -> Path:
     """The bench executable (cached by content hash; built at `opt`, -O2 by default so sweeps of
-    millions run in seconds; a reduced sweep of a big bench builds faster at -O0)."""
-    verilog = bench_verilog(outputs, functions, modules)
+    millions run in seconds; a reduced sweep of a big bench builds faster at -O0). `clocked`:
+    the bench module also has inputs `clk` and `en` (the pipelined units), run by `run_clocked`."""
+    verilog = bench_verilog(outputs, functions, modules, clocked)
     names = list(outputs)
     outs = "\n".join(f"    o[{k}] = m->o_{n};" for k, n in enumerate(names))
-    main = _MAIN.replace("NOUT", str(len(names))).replace("OUTS", outs)
+    main = (_CLOCKED if clocked else _MAIN).replace("NOUT", str(len(names))).replace("OUTS", outs)
     flags = [f for f in CXX_FLAGS if f != "-O0"] + [opt]
     exe = cache_dir("rtl") / f"fubench_{_key(verilog, main, flags)}"
     if exe.exists():
@@ -122,4 +174,21 @@ def run_bench(exe: Path, names: list, a, b, x) -> dict:
     return {nm: out[:, k] for k, nm in enumerate(names)}
 
 
-__all__ = ["build_bench", "run_bench", "bench_verilog", "TOP"]
+def run_clocked(exe: Path, names: list, a, b, x, extra: int) -> tuple:
+    """Run a clocked bench (vectors a, b, x issued one per enabled cycle, then `extra` more issues
+    to drain the pipelines): ({output name: uint64 per cycle}, vectors issued after each cycle)."""
+    a = np.ascontiguousarray(a, dtype=np.uint32)
+    b = np.ascontiguousarray(b, dtype=np.uint32)
+    x = np.ascontiguousarray(x, dtype=np.uint64)
+    n = len(a)
+    with tempfile.TemporaryDirectory(prefix="allo_fu_run_") as tmp:
+        fin, fout = Path(tmp, "in.bin"), Path(tmp, "out.bin")
+        fin.write_bytes(a.tobytes() + b.tobytes() + x.tobytes())
+        r = subprocess.run([str(exe), str(n), str(fin), str(fout), str(extra)], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise BackendError(f"the float unit bench failed: {r.stderr[-2000:]}")
+        out = np.fromfile(fout, dtype=np.uint64).reshape(-1, len(names) + 1)
+    return {nm: out[:, k] for k, nm in enumerate(names)}, out[:, -1].astype(np.int64)
+
+
+__all__ = ["build_bench", "run_bench", "run_clocked", "bench_verilog", "TOP"]

@@ -238,4 +238,54 @@ def bench_outputs(cases: dict, predicates: dict, emitter):
     return outs, em.functions() + em.instances(), em.modules()
 
 
-__all__ = ["unit_cases", "predicate_cases", "operands", "check", "bench_outputs", "SPECIAL_BITS"]
+# pipelined unit cases -> the latencies (LAT) the II = 1 bench instantiates: 0 (combinational), fewer
+# registers than stages (merged), as many, more (padded), and the table's at 3.33 ns
+PIPE_LATS = {"add": (0, 1, 3, 5, 7), "sub": (2, 7), "mul": (0, 1, 2, 3, 4), "div": (1, 16, 43, 45),
+             "floordiv": (16,), "sqrt": (1, 16, 29, 31)}
+
+
+def pipelined_outputs(cases: dict, emitter, lats: dict = None):
+    """({output name: (SV expression, bits)}, SV text inside the bench, unit modules after it,
+    {output name: (case, LAT, is it the early value)}) of the pipelined units of `cases` at every
+    latency of `lats` (PIPE_LATS), printed by `emitter`.emit_pipelined on clock clk, enable en."""
+    outs, meta = {}, {}
+    for name, lat_list in (lats or PIPE_LATS).items():
+        node, args, bits = cases[name][0], cases[name][1], cases[name][2]
+        for lat in lat_list:
+            y, early = emitter.emit_pipelined(node, args, lat, "en", "clk")
+            if early is None:
+                raise AssertionError(f"{name} has no pipelined unit")
+            outs[f"{name}_l{lat}"] = (y, bits)
+            meta[f"{name}_l{lat}"] = (name, lat, False)
+            if lat:
+                outs[f"{name}_l{lat}_e"] = (early, bits)
+                meta[f"{name}_l{lat}_e"] = (name, lat - 1, True)
+    return outs, emitter.functions() + emitter.instances(), emitter.modules(), meta
+
+
+def check_clocked(got: dict, issued, meta: dict, cases: dict, a, b, x) -> dict:
+    """{output: mismatches} of a clocked run (bench.run_clocked): after a cycle that leaves `c`
+    vectors issued, an output of latency L (an early value: L - 1) holds the result of vector
+    c - L (mod n: the drain re-issues the first ones); every cycle with c >= L is checked."""
+    n = len(a)
+    want = {}
+    bad = {}
+    for out, (name, lat, _) in meta.items():
+        case = cases[name]
+        if name not in want:
+            with np.errstate(all="ignore"):
+                want[name] = np.asarray(case[-1](a, b, x), dtype=np.uint64)
+        bits, is_float = case[2], case[3]
+        k = issued - lat
+        ok_rows = k >= 0
+        g = got[out][ok_rows] & np.uint64((1 << bits) - 1)
+        w = want[name][k[ok_rows] % n] & np.uint64((1 << bits) - 1)
+        ok = g == w
+        if is_float:
+            ok |= _isnan(g) & _isnan(w)
+        bad[out] = int((~ok).sum()) + (0 if ok_rows.sum() >= n else n)  # every vector seen
+    return bad
+
+
+__all__ = ["unit_cases", "predicate_cases", "operands", "check", "bench_outputs", "SPECIAL_BITS", "PIPE_LATS",
+           "pipelined_outputs", "check_clocked"]
