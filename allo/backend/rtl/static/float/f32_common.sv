@@ -38,14 +38,21 @@ function automatic logic [31:0] allo_f32_pack(input logic s, input logic [11:0] 
 endfunction
 
 // Sign s and magnitude x whose bit 63 weighs 2^(e - 127) -> float32 (RNE; +-0 when x == 0), in
-// two steps that the pipelined units put in separate stages: normalise (allo_f32_norm: {m, e, s}
-// with m the 27-bit significand of allo_f32_pack) and round (allo_f32_packn).
-function automatic logic [39:0] allo_f32_norm(input logic s, input logic [11:0] e, input logic [63:0] x);
-  logic [6:0] lz;
+// three steps that the pipelined units put in separate stages: the leading-zero count
+// (allo_f32_norm_a: {x, lz, e, s}), the normalising shift (allo_f32_norm_b: {m, e, s} with m the
+// 27-bit significand of allo_f32_pack) and the rounding (allo_f32_packn).
+function automatic logic [83:0] allo_f32_norm_a(input logic s, input logic [11:0] e, input logic [63:0] x);
+  allo_f32_norm_a = {x, allo_clz64(x), e, s};
+endfunction
+
+function automatic logic [39:0] allo_f32_norm_b(input logic [83:0] n);
   logic [63:0] y;
-  lz = allo_clz64(x);
-  y = x << lz;  // x == 0: m = 0, which allo_f32_pack returns as +-0
-  allo_f32_norm = {y[63:38], |y[37:0], 12'(e - {5'd0, lz}), s};
+  y = n[83:20] << n[19:13];  // x == 0: m = 0, which allo_f32_pack returns as +-0
+  allo_f32_norm_b = {y[63:38], |y[37:0], 12'(n[12:1] - {5'd0, n[19:13]}), n[0]};
+endfunction
+
+function automatic logic [39:0] allo_f32_norm(input logic s, input logic [11:0] e, input logic [63:0] x);
+  allo_f32_norm = allo_f32_norm_b(allo_f32_norm_a(s, e, x));
 endfunction
 
 function automatic logic [31:0] allo_f32_packn(input logic [39:0] n);
