@@ -1,19 +1,19 @@
-// allo float32 add / subtract: a + b, or a - b when sub = 1.
-// Format: IEEE-754 binary32 in, binary32 out. Stages (allo_f32_add_step k): 0 swap (the larger
-// magnitude first) and special operands, 1 align (shift the smaller significand, sticky bit),
-// 2 add / subtract the 64-bit significands, 3 leading-zero count, 4 normalising shift, 5 round.
-// Latency: allo_f32_add (and allo_f32_add_m) is combinational; allo_f32_add_p #(LAT) is
-// pipelined with LAT cycles and II = 1 (LAT = the scheduler's operator latency, from allo.qor
-// Tables.float_op("fadd", 32), 7 register stages at 3.33 ns; LAT < 6 merges stages, LAT > 6 adds
-// registers at the output; LAT = 0 is combinational). Rounding: to nearest even, subnormal inputs
-// and results, x - x = +0, (-0) + (-0) = -0, inf - inf = the default NaN (0xffc00000, as x86),
-// a NaN operand is returned quietened.
+// allo float32 add / subtract: a + b, or a - b when sub = 1. Format: IEEE-754 binary32 in, binary32
+// out. Stages (allo_f32_add_step k): 0 swap (the larger magnitude first) and special operands, 1
+// align (shift the smaller significand, sticky bit), 2 add / subtract the 64-bit significands, 3
+// leading-zero count, 4 normalising shift, 5 denormalise (subnormal results), 6 round. Latency:
+// allo_f32_add (and allo_f32_add_m) is combinational; allo_f32_add_p #(LAT) is pipelined with LAT
+// cycles and II = 1 (LAT = the scheduler's operator latency, from allo.qor Tables.float_op("fadd",
+// 32), 7 register stages at 3.33 ns; LAT < 7 merges stages, LAT > 7 adds registers at the output;
+// LAT = 0 is combinational). Rounding: to nearest even, subnormal inputs and results, x - x = +0,
+// (-0) + (-0) = -0, inf - inf = the default NaN (0xffc00000, as x86), a NaN operand is returned
+// quietened.
 // needs: f32_common f32_pipe
 // State of the stages (131 bits): [31:0] the special result, [32] is it special; then per stage
 // input k: 0: {sub, b, a}; 1: [64:33] x, [96:65] y; 2, 3: [33] sign, [34] subtract, [42:35]
 // exponent, 2: [66:43] x's significand, [130:67] y's aligned; 3: [106:43] the sum; 4: [116:33]
-// allo_f32_norm_a's {x, lz, e, s}; 5: [72:33] the normalised {m, e, s} (allo_f32_norm_b); after
-// 5: [31:0] the result.
+// allo_f32_norm_a's {x, lz, e, s}; 5: [72:33] the normalised {m, e, s} (allo_f32_norm_b); 6:
+// [70:33] allo_f32_packn_a's {x, exponent field, zero, overflow, s}; after 6: [31:0] the result.
 function automatic logic [130:0] allo_f32_add_step(input int k, input logic [130:0] s);
   logic [31:0] a, b0, b, x, y, sres;
   logic spec, op;
@@ -56,15 +56,17 @@ function automatic logic [130:0] allo_f32_add_step(input int k, input logic [130
     o = 131'({allo_f32_norm_a(s[33], {4'd0, s[42:35]} + 12'd1, sum), spec, sres});
   end else if (k == 4)
     o = 131'({allo_f32_norm_b(s[116:33]), spec, sres});
+  else if (k == 5)
+    o = 131'({allo_f32_packn_a(s[72:33]), spec, sres});
   else
-    o = 131'(spec ? sres : allo_f32_packn(s[72:33]));
+    o = 131'(spec ? sres : allo_f32_pack_b(s[70:33]));
   allo_f32_add_step = o;
 endfunction
 
 function automatic logic [31:0] allo_f32_add(input logic [31:0] a, input logic [31:0] b0, input logic sub);
   logic [130:0] s;
   s = 131'({sub, b0, a});
-  for (int k = 0; k < 6; k++) s = allo_f32_add_step(k, s);
+  for (int k = 0; k < 7; k++) s = allo_f32_add_step(k, s);
   allo_f32_add = s[31:0];
 endfunction
 //@module
@@ -76,7 +78,7 @@ module allo_f32_add_p #(parameter int LAT = 0) (input logic clk, input logic en,
                                                input logic [31:0] b, input logic sub,
                                                output logic [31:0] y, output logic [31:0] y_early);
   //@functions
-  localparam int N = 6, W = 131, M = LAT < N ? LAT : N;
+  localparam int N = 7, W = 131, M = LAT < N ? LAT : N;
   logic [W * (N + 1) - 1:0] q, d, e;  // stage k reads q[W k +: W]; d: its output, e: the early values
   assign q[W - 1:0] = W'({sub, b, a});
   genvar k;

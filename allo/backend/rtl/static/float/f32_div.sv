@@ -1,19 +1,20 @@
-// allo float32 divide: a / b.
-// Format: IEEE-754 binary32. Stages (allo_f32_div_step k): 0 special operands, normalise both
-// significands (subnormals to a leading one at bit 23) and the exponent; 1 .. 40 one quotient
-// bit each (restoring division: a 26-bit compare and subtract of the partial remainder), 41
-// leading-zero count, 42 normalising shift, 43 round. Latency: allo_f32_div (and allo_f32_div_m) is combinational;
-// allo_f32_div_p #(LAT) is pipelined with LAT cycles and II = 1 (LAT = the scheduler's operator
-// latency, from allo.qor Tables.float_op("fdiv", 32), 16 register stages at 3.33 ns: about 3
-// quotient bits per stage; LAT < 44 merges stages evenly, LAT > 44 adds registers at the output;
-// LAT = 0 is combinational). Rounding: to nearest even of the exact quotient (remainder as
-// sticky), subnormal inputs and results; x / 0 = +-inf, 0 / 0 and inf / inf = the default NaN
-// (0xffc00000), a NaN operand is returned quietened.
+// allo float32 divide: a / b. Format: IEEE-754 binary32. Stages (allo_f32_div_step k): 0 special
+// operands, normalise both significands (subnormals to a leading one at bit 23) and the exponent; 1
+// .. 40 one quotient bit each (restoring division: a 26-bit compare and subtract of the partial
+// remainder), 41 leading-zero count, 42 normalising shift, 43 denormalise (subnormal results), 44
+// round. Latency: allo_f32_div (and allo_f32_div_m) is combinational; allo_f32_div_p #(LAT) is
+// pipelined with LAT cycles and II = 1 (LAT = the scheduler's operator latency, from allo.qor
+// Tables.float_op("fdiv", 32), 16 register stages at 3.33 ns: about 3 quotient bits per stage; LAT
+// < 45 merges stages evenly, LAT > 45 adds registers at the output; LAT = 0 is combinational).
+// Rounding: to nearest even of the exact quotient (remainder as sticky), subnormal inputs and
+// results; x / 0 = +-inf, 0 / 0 and inf / inf = the default NaN (0xffc00000), a NaN operand is
+// returned quietened.
 // needs: f32_common f32_pipe
-// State of the stages (136 bits): [31:0] the special result, [32] is it special; stage input 0:
-// {b, a}; 1 .. 41: [33] sign, [45:34] exponent, [85:46] the quotient bits so far, [109:86] b's
-// significand, [135:110] the partial remainder; 42: [116:33] allo_f32_norm_a's {x, lz, e, s};
-// 43: [72:33] the normalised {m, e, s} (allo_f32_norm_b); after 43: [31:0] the result.
+// State of the stages (136 bits): [31:0] the special result, [32] is it special; stage input 0: {b,
+// a}; 1 .. 41: [33] sign, [45:34] exponent, [85:46] the quotient bits so far, [109:86] b's
+// significand, [135:110] the partial remainder; 42: [116:33] allo_f32_norm_a's {x, lz, e, s}; 43:
+// [72:33] the normalised {m, e, s} (allo_f32_norm_b); 44: [70:33] allo_f32_packn_a's {x, exponent
+// field, zero, overflow, s}; after 44: [31:0] the result.
 function automatic logic [135:0] allo_f32_div_step(input int k, input logic [135:0] s);
   logic [31:0] a, b, sres;
   logic sg, spec, az, bz, ai, bi, bit1;
@@ -62,15 +63,17 @@ function automatic logic [135:0] allo_f32_div_step(input int k, input logic [135
     o = 136'({allo_f32_norm_a(s[33], s[45:34], {23'd0, q, rr != 26'd0}), spec, sres});
   else if (k == 42)
     o = 136'({allo_f32_norm_b(s[116:33]), spec, sres});
+  else if (k == 43)
+    o = 136'({allo_f32_packn_a(s[72:33]), spec, sres});
   else
-    o = 136'(spec ? sres : allo_f32_packn(s[72:33]));
+    o = 136'(spec ? sres : allo_f32_pack_b(s[70:33]));
   allo_f32_div_step = o;
 endfunction
 
 function automatic logic [31:0] allo_f32_div(input logic [31:0] a, input logic [31:0] b);
   logic [135:0] s;
   s = 136'({b, a});
-  for (int k = 0; k < 44; k++) s = allo_f32_div_step(k, s);
+  for (int k = 0; k < 45; k++) s = allo_f32_div_step(k, s);
   allo_f32_div = s[31:0];
 endfunction
 //@module
@@ -81,7 +84,7 @@ endmodule
 module allo_f32_div_p #(parameter int LAT = 0) (input logic clk, input logic en, input logic [31:0] a, input logic [31:0] b,
                                                output logic [31:0] y, output logic [31:0] y_early);
   //@functions
-  localparam int N = 44, W = 136, M = LAT < N ? LAT : N;
+  localparam int N = 45, W = 136, M = LAT < N ? LAT : N;
   logic [W * (N + 1) - 1:0] q, d, e;  // stage k reads q[W k +: W]; d: its output, e: the early values
   assign q[W - 1:0] = W'({b, a});
   genvar k;

@@ -1,16 +1,17 @@
-// allo float32 multiply: a * b.
-// Format: IEEE-754 binary32. Stages (allo_f32_mul_step k): 0 the exact 24 x 24-bit product, the
-// exponent sum and special operands, 1 leading-zero count, 2 normalising shift, 3 round.
-// Latency: allo_f32_mul (and allo_f32_mul_m) is combinational; allo_f32_mul_p #(LAT) is
-// pipelined with LAT cycles and II = 1 (LAT = the scheduler's operator latency, from allo.qor
-// Tables.float_op("fmul", 32), 4 register stages at 3.33 ns (one per stage); LAT < 4 merges stages, LAT > 4 adds
-// registers at the output; LAT = 0 is combinational). Rounding: to nearest even (one rounding of
-// the exact 48-bit product), subnormal inputs and results, the sign of zero and infinity is the
-// XOR of the signs, inf * 0 = the default NaN (0xffc00000), a NaN operand is returned quietened.
+// allo float32 multiply: a * b. Format: IEEE-754 binary32. Stages (allo_f32_mul_step k): 0 the
+// exact 24 x 24-bit product, the exponent sum and special operands, 1 leading-zero count, 2
+// normalising shift, 3 denormalise (subnormal results), 4 round. Latency: allo_f32_mul (and
+// allo_f32_mul_m) is combinational; allo_f32_mul_p #(LAT) is pipelined with LAT cycles and II = 1
+// (LAT = the scheduler's operator latency, from allo.qor Tables.float_op("fmul", 32), 4 register
+// stages at 3.33 ns; LAT < 5 merges stages, LAT > 5 adds registers at the output; LAT = 0 is
+// combinational). Rounding: to nearest even (one rounding of the exact 48-bit product), subnormal
+// inputs and results, the sign of zero and infinity is the XOR of the signs, inf * 0 = the default
+// NaN (0xffc00000), a NaN operand is returned quietened.
 // needs: f32_common f32_pipe
-// State of the stages (117 bits): [31:0] the special result, [32] is it special; stage input 0:
-// {b, a}; 1: [33] sign, [45:34] exponent, [93:46] the product; 2: [116:33] allo_f32_norm_a's
-// {x, lz, e, s}; 3: [72:33] the normalised {m, e, s} (allo_f32_norm_b); after 3: [31:0] the result.
+// State of the stages (117 bits): [31:0] the special result, [32] is it special; stage input 0: {b,
+// a}; 1: [33] sign, [45:34] exponent, [93:46] the product; 2: [116:33] allo_f32_norm_a's {x, lz, e,
+// s}; 3: [72:33] the normalised {m, e, s} (allo_f32_norm_b); 4: [70:33] allo_f32_packn_a's {x,
+// exponent field, zero, overflow, s}; after 4: [31:0] the result.
 function automatic logic [116:0] allo_f32_mul_step(input int k, input logic [116:0] s);
   logic [31:0] a, b, sres;
   logic sg, spec, az, bz, ai, bi;
@@ -40,15 +41,17 @@ function automatic logic [116:0] allo_f32_mul_step(input int k, input logic [116
     o = 117'({allo_f32_norm_a(s[33], s[45:34], {s[93:46], 16'd0}), spec, sres});
   else if (k == 2)
     o = 117'({allo_f32_norm_b(s[116:33]), spec, sres});
+  else if (k == 3)
+    o = 117'({allo_f32_packn_a(s[72:33]), spec, sres});
   else
-    o = 117'(spec ? sres : allo_f32_packn(s[72:33]));
+    o = 117'(spec ? sres : allo_f32_pack_b(s[70:33]));
   allo_f32_mul_step = o;
 endfunction
 
 function automatic logic [31:0] allo_f32_mul(input logic [31:0] a, input logic [31:0] b);
   logic [116:0] s;
   s = 117'({b, a});
-  for (int k = 0; k < 4; k++) s = allo_f32_mul_step(k, s);
+  for (int k = 0; k < 5; k++) s = allo_f32_mul_step(k, s);
   allo_f32_mul = s[31:0];
 endfunction
 //@module
@@ -60,7 +63,7 @@ module allo_f32_mul_p #(parameter int LAT = 0) (input logic clk, input logic en,
                                                input logic [31:0] b, output logic [31:0] y,
                                                output logic [31:0] y_early);
   //@functions
-  localparam int N = 4, W = 117, M = LAT < N ? LAT : N;
+  localparam int N = 5, W = 117, M = LAT < N ? LAT : N;
   logic [W * (N + 1) - 1:0] q, d, e;  // stage k reads q[W k +: W]; d: its output, e: the early values
   assign q[W - 1:0] = W'({b, a});
   genvar k;

@@ -1,21 +1,19 @@
-// allo float32 square root: sqrt(a).
-// Format: IEEE-754 binary32. Stages (allo_f32_sqrt_step k): 0 special operands, normalise the
-// significand (subnormals) and halve the exponent; 1 .. 26 one root bit each (digit-by-digit
-// integer square root: a compare and subtract of the remainder), 27 leading-zero count, 28
-// normalising shift, 29 round.
-// Latency: allo_f32_sqrt (and allo_f32_sqrt_m) is combinational; allo_f32_sqrt_p #(LAT) is
-// pipelined with LAT cycles and II = 1 (LAT = the scheduler's operator latency, from allo.qor
-// Tables.float_op("fsqrt", 32), 16 register stages at 3.33 ns: about 2 root bits per stage;
-// LAT < 30 merges stages evenly, LAT > 30 adds registers at the output; LAT = 0 is
-// combinational). Rounding: to nearest even of the exact root (remainder as sticky), subnormal
-// inputs; sqrt(-0) = -0, sqrt(+inf) = +inf, sqrt(x < 0) = the default NaN (0xffc00000), a NaN
-// is returned quietened.
+// allo float32 square root: sqrt(a). Format: IEEE-754 binary32. Stages (allo_f32_sqrt_step k): 0
+// special operands, normalise the significand (subnormals) and halve the exponent; 1 .. 26 one root
+// bit each (digit-by-digit integer square root: a compare and subtract of the remainder), 27
+// leading-zero count, 28 normalising shift, 29 denormalise (subnormal results), 30 round. Latency:
+// allo_f32_sqrt (and allo_f32_sqrt_m) is combinational; allo_f32_sqrt_p #(LAT) is pipelined with
+// LAT cycles and II = 1 (LAT = the scheduler's operator latency, from allo.qor
+// Tables.float_op("fsqrt", 32), 16 register stages at 3.33 ns: about 2 root bits per stage; LAT <
+// 31 merges stages evenly, LAT > 31 adds registers at the output; LAT = 0 is combinational).
+// Rounding: to nearest even of the exact root (remainder as sticky), subnormal inputs; sqrt(-0) =
+// -0, sqrt(+inf) = +inf, sqrt(x < 0) = the default NaN (0xffc00000), a NaN is returned quietened.
 // needs: f32_common f32_pipe
-// State of the stages (155 bits): [31:0] the special result, [32] is it special; stage input 0:
-// a; 1 .. 27: [44:33] the result's exponent, [70:45] the root bits so far, [102:71] the
-// remainder, [154:103] the radicand bits not yet used (two per step, from the top); 28: [116:33]
-// allo_f32_norm_a's {x, lz, e, s}; 29: [72:33] the normalised {m, e, s} (allo_f32_norm_b); after
-// 29: [31:0] the result.
+// State of the stages (155 bits): [31:0] the special result, [32] is it special; stage input 0: a;
+// 1 .. 27: [44:33] the result's exponent, [70:45] the root bits so far, [102:71] the remainder,
+// [154:103] the radicand bits not yet used (two per step, from the top); 28: [116:33]
+// allo_f32_norm_a's {x, lz, e, s}; 29: [72:33] the normalised {m, e, s} (allo_f32_norm_b); 30:
+// [70:33] allo_f32_packn_a's {x, exponent field, zero, overflow, s}; after 30: [31:0] the result.
 function automatic logic [154:0] allo_f32_sqrt_step(input int k, input logic [154:0] s);
   logic [31:0] a, sres;
   logic spec;
@@ -56,15 +54,17 @@ function automatic logic [154:0] allo_f32_sqrt_step(input int k, input logic [15
     o = 155'({allo_f32_norm_a(1'b0, s[44:33], {root, rem != 32'd0, 37'd0}), spec, sres});
   else if (k == 28)
     o = 155'({allo_f32_norm_b(s[116:33]), spec, sres});
+  else if (k == 29)
+    o = 155'({allo_f32_packn_a(s[72:33]), spec, sres});
   else
-    o = 155'(spec ? sres : allo_f32_packn(s[72:33]));
+    o = 155'(spec ? sres : allo_f32_pack_b(s[70:33]));
   allo_f32_sqrt_step = o;
 endfunction
 
 function automatic logic [31:0] allo_f32_sqrt(input logic [31:0] a);
   logic [154:0] s;
   s = 155'(a);
-  for (int k = 0; k < 30; k++) s = allo_f32_sqrt_step(k, s);
+  for (int k = 0; k < 31; k++) s = allo_f32_sqrt_step(k, s);
   allo_f32_sqrt = s[31:0];
 endfunction
 //@module
@@ -75,7 +75,7 @@ endmodule
 module allo_f32_sqrt_p #(parameter int LAT = 0) (input logic clk, input logic en, input logic [31:0] a,
                                                output logic [31:0] y, output logic [31:0] y_early);
   //@functions
-  localparam int N = 30, W = 155, M = LAT < N ? LAT : N;
+  localparam int N = 31, W = 155, M = LAT < N ? LAT : N;
   logic [W * (N + 1) - 1:0] q, d, e;  // stage k reads q[W k +: W]; d: its output, e: the early values
   assign q[W - 1:0] = W'(a);
   genvar k;
