@@ -50,19 +50,30 @@ def test_misaligned_results_are_caught(clocked):
     assert all(v > 0 for v in bad.values()), bad
 
 
-def test_registers_are_spread_over_the_stages_and_padded_at_the_output():
-    """allo_f32_add_p's register count per stage end, from its #(LAT) rule: LAT < 5 merges stages
-    (evenly), LAT > 5 adds the rest after the last stage; every LAT >= 1 has a register at the
-    output (the early value is the D input of that register)."""
-    text = module_source("f32_add")
-    n = int(re.search(r"localparam int N = (\d+)", text.split("module allo_f32_add_p")[1]).group(1))
-    for lat in range(0, 12):
-        m = min(lat, n)
-        regs = [(k + 1) * m // n - k * m // n + (lat - m if k == n - 1 else 0) for k in range(n)]
-        assert sum(regs) == lat and all(r >= 0 for r in regs)
+def _cum(j, lat, n):
+    """Registers at the first j stage ends of a unit of n stages at LAT = lat (the SV rule)."""
+    m = min(lat, n)
+    if j == n:
+        return lat
+    return 0 if m == 0 else min((2 * j * m + n) // (2 * n), m - 1)
+
+
+@pytest.mark.parametrize("unit", sorted(PIPELINED))
+def test_registers_are_spread_over_the_stages_and_padded_at_the_output(unit):
+    """The #(LAT) rule of allo_f32_*_p: LAT < N merges stages (registers spread by rounding),
+    LAT > N adds the rest after the last stage; every LAT >= 1 has a register at the output (the
+    early value is the D input of that register); the SV computes the rule as written here."""
+    text = module_source(unit).split(f"module {PIPELINED[unit]}")[1]
+    n = int(re.search(r"localparam int N = (\d+)", text).group(1))
+    for lat in range(0, n + 4):
+        regs = [_cum(k + 1, lat, n) - _cum(k, lat, n) for k in range(n)]
+        assert sum(regs) == lat and min(regs) >= 0, (lat, regs)
         assert lat == 0 or regs[-1] >= 1
         assert max(regs[:-1], default=0) <= 1
-    assert "(k + 1) * M / N - k * M / N + (k == N - 1 ? LAT - M : 0)" in text
+        if 2 <= lat <= n:
+            assert regs[0] == 1 or n > 2 * lat, (lat, regs)  # the first stage is not merged when LAT > N / 2
+    assert "localparam int C0 = M == 0 ? 0 : ((2 * k * M + N) / (2 * N) < M - 1 ? (2 * k * M + N) / (2 * N) : M - 1);" in text
+    assert "allo_f32_dly #(.W(W), .N(C1 - C0))" in text
 
 
 def test_instance_names_avoid_the_calling_modules_names():

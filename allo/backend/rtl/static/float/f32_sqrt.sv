@@ -82,8 +82,12 @@ module allo_f32_sqrt_p #(parameter int LAT = 0) (input logic clk, input logic en
   generate
     for (k = 0; k < N; k = k + 1) begin : st
       assign d[W * (k + 1) +: W] = allo_f32_sqrt_step(k, q[W * k +: W]);
-      // registers after stage k: M spread evenly over the N stage ends, the rest after the last
-      allo_f32_dly #(.W(W), .N((k + 1) * M / N - k * M / N + (k == N - 1 ? LAT - M : 0))) r(
+      // C0, C1: the registers at stage ends 0 .. k - 1 and 0 .. k: M = min(LAT, N) spread over
+      // the N ends (C = round(j M / N)), at least one at the last end, LAT - M more there
+      localparam int C0 = M == 0 ? 0 : ((2 * k * M + N) / (2 * N) < M - 1 ? (2 * k * M + N) / (2 * N) : M - 1);
+      localparam int C1 = k == N - 1 ? LAT : M == 0 ? 0 : (2 * (k + 1) * M + N) / (2 * N) < M - 1 ?
+                          (2 * (k + 1) * M + N) / (2 * N) : M - 1;
+      allo_f32_dly #(.W(W), .N(C1 - C0)) r(
           clk, en, d[W * (k + 1) +: W], q[W * (k + 1) +: W], e[W * (k + 1) +: W]);
     end
   endgenerate
