@@ -3,7 +3,10 @@ Vitis-style ap_ctrl_hs control (ap_start / ap_done / ap_idle), ap_memory ports p
 array argument (`A_address0, A_ce0, A_we0, A_d0, A_q0`; banks `A_b<k>_...`), scalar inputs,
 results `ap_return_<r>`, on-chip RAMs for local arrays, an FSM for the control structure and one
 datapath per unit: an iteration issue counter, a valid bit per stage and free-running delay
-registers that carry each value from the cycle it is ready to the cycles it is used.
+registers that carry each value from the cycle it is ready to the cycles it is used. An
+operator's latency is registers after it, except a float + - * / // sqrt: a pipelined float unit
+(static/float: `allo_f32_add_p #(LAT)`, ...) with the latency inside it, enabled by the unit's
+stall enable like every other register of the unit.
 
 Example::
 

@@ -14,6 +14,8 @@ Example::
     em = ExprEmitter()
     em.emit(BinOp("add", a, b, float32), ["a", "b"])   # 'allo_fu0', an allo_f32_add_m's output
     em.functions(), em.instances(), em.modules()       # '', its instance line, its module
+    em.emit_pipelined(BinOp("add", a, b, float32), ["a", "b"], 7, "u0_en")
+    # ('allo_fu1', 'allo_fu1_e'): an allo_f32_add_p #(7) on clock and enable u0_en, its early value
 """
 from __future__ import annotations
 
