@@ -116,3 +116,40 @@ def test_kernel_named_like_a_unit_module_is_an_error():
     with pytest.raises(AlloError, match=rf"test_rtl_float_pipelined.py:{line}: .*'allo_f32_add_m' is the name of one "
                                         r"of allo's float unit modules.*rename"):
         allo.customize(allo_f32_add_m).build(target="rtl")
+
+
+def fproduce(A: float32[64], T: float32[64]):
+    for i in range(64):
+        T[i] = A[i] / 3.0 + 1.0
+
+
+def fconsume(T: float32[64], B: float32[64], C: float32[64]):
+    acc: float32 = 0.0
+    for i in range(64):
+        acc = acc * 0.5 + T[i] * B[i]
+        C[i] = acc
+
+
+def fpipe(A: float32[64], B: float32[64]) -> float32[64]:
+    T: float32[64]
+    C: float32[64]
+    fproduce(A, T)
+    fconsume(T, B, C)
+    return C
+
+
+@needs_rtl
+def test_pipelined_units_hold_while_their_unit_stalls_on_a_fifo():
+    """The producer's divides and adds are in flight when its FIFO (depth 2) is full (the consumer's
+    recurrence is slower): the units' registers hold on the stall enable, so nothing is lost."""
+    rng = np.random.default_rng(3)
+    A, B = rng.standard_normal(64).astype(np.float32), rng.standard_normal(64).astype(np.float32)
+    s = allo.customize(fpipe)
+    s.to(s.T, "fconsume", depth=2)
+    mod = s.build(target="rtl")
+    got, want = mod(A.copy(), B.copy()), allo.customize(fpipe).build()(A.copy(), B.copy())
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert "allo_f32_div_p #(.LAT(" in mod.verilog and re.search(r"stream T, depth 2", mod.verilog)
+    full = re.search(r"assign (u\d+)_en = [^;]*T_full", mod.verilog)
+    assert full, "the producer should stall on the full FIFO"
+    assert re.search(rf"allo_f32_div_p #\(\.LAT\(\d+\)\) allo_fu\d+_i\(clock, {full.group(1)}_en, ", mod.verilog)
