@@ -14,6 +14,7 @@ from __future__ import annotations
 from ....ir import nodes as N
 from .design import DataflowC, IfC, Loop, Unit, WhileC
 from .exprs import ExprEmitter, sv_width
+from .loopflow import LoopDataflowC
 from .memories import Memory
 
 
@@ -488,7 +489,47 @@ class Emitter:
             alldone = " & ".join(f"({pm.var} == {pm.sid(pm.done)})" for pm in procs) or "1'b1"
             m.add(s, f"if ({alldone}) {v} <= {m.sid(succ)};")
             return s
+        if isinstance(it, LoopDataflowC):
+            return self.loop_region(it, succ, fsm_vars, m)
         raise AssertionError(f"internal error: control item {it!r}")
+
+    def loop_region(self, it, succ, fsm_vars, m) -> int:
+        """A dataflow loop (loopflow.py): one FSM per process, each counting the loop itself
+        (init, wait, body, latch) and its finished iterations `cnt`; a process waits before each
+        iteration b for its producers (cnt_j > b) and for the consumers of what it writes
+        (cnt_c + depth > b)."""
+        v, s = m.var, m.new()
+        procs, cnts = [], []
+        for k, lp in enumerate(it.processes):
+            pm = FSM(f"{it.signal}_p{k}")
+            self.fsms.append(pm)
+            cnts.append(self.reg(f"{lp.signal}_cnt", 32))
+            procs.append(pm)
+        for k, (lp, pm) in enumerate(zip(it.processes, procs)):
+            pm.done = pm.new()
+            init, wait, latch = pm.new(), pm.new(), pm.new()
+            body = self.seq(lp.body, latch, fsm_vars + [lp.var], pm)
+            self.loop_counter(lp, pm, init, len(pm.states) - 1, latch)
+            lb, ub = self.fsm_value(lp.lb, fsm_vars), self.fsm_value(lp.ub, fsm_vars)
+            sig, c = lp.signal, cnts[k]
+            self.reg(sig, 64)
+            ready = [f"({cnts[j]} > {c})" for (j, kk) in sorted(it.order) if kk == k]
+            ready += [f"({cnts[kk]} + 32'd{d} > {c})" for (j, kk), d in sorted(it.order.items()) if j == k]
+            pm.add(init, f"{sig} <= {lb}; {c} <= 32'd0; "
+                         f"{pm.var} <= ($signed({lb}) < $signed({ub})) ? {pm.sid(wait)} : {pm.sid(pm.done)};")
+            cond = " & ".join(ready) or "1'b1"
+            pm.add(wait, f"if ({cond}) {pm.var} <= {pm.sid(body)};")
+            nxt = f"({sig} + 64'd{lp.step})"
+            pm.add(latch, f"{sig} <= {nxt}; {c} <= {c} + 32'd1; "
+                          f"{pm.var} <= ($signed({nxt}) < $signed({ub})) ? {pm.sid(wait)} : {pm.sid(pm.done)};")
+            pm.idle_stmt = f"if ({v} == {m.sid(s)}) {pm.var} <= {pm.sid(init)};"
+            pm.add(pm.done, f"if ({v} != {m.sid(s)}) {pm.var} <= {pm.idle};")
+        alldone = " & ".join(f"({pm.var} == {pm.sid(pm.done)})" for pm in procs)
+        m.add(s, f"if ({alldone}) {v} <= {m.sid(succ)};")
+        self.body.append(f"  assign allo_cnt_{it.signal} = ({v} == {m.sid(s)});")
+        self.body.append(f"  assign allo_iss_{it.signal} = allo_iss_{it.processes[0].signal};")
+        self.counters += [f"allo_cnt_{it.signal}", f"allo_iss_{it.signal}"]
+        return s
 
     def loop_counter(self, it, m, first, last, latch):
         """Outputs counting an FSM loop for mod.report(): busy while the FSM is in one of the

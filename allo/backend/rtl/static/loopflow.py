@@ -1,0 +1,143 @@
+"""Loop-level dataflow in the static circuit: a loop marked `dataflow` whose body statements run
+as processes, each an FSM that iterates the loop itself (its own copy of the loop variable), so
+iteration b + 1 of an early stage overlaps iteration b of a later one, as Vitis runs such a loop
+(the estimator's model: docs/qor.md, "a loop with dataflow overlaps its iterations").
+
+Synchronisation is a count of finished iterations per process. For every pair of processes
+j < k that share data (one writes what the other reads or writes: arrays and scalars) or a port
+of a memory bank, the pair gets an order of depth D:
+- k starts iteration b only when j has finished iteration b (program order within an iteration);
+- j starts iteration b + D only when k has finished iteration b.
+D = 2 (j may run one iteration ahead, Vitis's ping-pong) when what j touches in iteration b + 1
+is apart from what k touches in iteration b for every shared array (e.g. 2mm's row blocks of tmp,
+3mm's k-blocks of E and F), and no port of a bank is shared; otherwise D = 1: the pair runs in
+program order (j(b) < k(b) < j(b + 1)), which keeps arrays that carry values across iterations or
+are read-modify-written by several stages correct. Pairs that share nothing run freely. Every
+wait is for an event earlier in program order, so the processes cannot deadlock.
+
+The loop runs its iterations one after another instead (`fallback` says why) when its body has
+one statement, uses a stream, or sits inside a function-level dataflow region.
+
+Example::
+
+    why = fallback(groups, design)        # None: build a LoopDataflowC
+    order = data_order(stmts, vars, ranges, trip)   # {(j, k): (depth, [array names])}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ....ir import nodes as N
+from ....ir import visit as V
+from ....ir.attrs import STREAM
+from .prepare import PROCESS_MARK
+from .regions import disjoint, footprint
+
+MAX_CHECKED = 256  # iterations whose footprints are compared; a longer loop keeps depth 1 for shared arrays
+
+
+@dataclass(eq=False)
+class LoopDataflowC:
+    """See module doc. `processes`: one design.Loop per process (own variable and signal);
+    `order`: {(j, k): depth}; `why`: {(j, k): what they share}."""
+
+    name: str
+    signal: str
+    processes: list
+    order: dict
+    why: dict
+    trip: int = None
+    loc: object = None
+
+
+def fallback(groups, design) -> str | None:
+    """Why the loop's iterations must run one after another in the circuit (None: they overlap)."""
+    if len(groups) < 2:
+        return "one statement: nothing to overlap"
+    if getattr(design.hw, "dataflow", False):
+        return "inside a function-level dataflow region (its processes already overlap)"
+    for g in groups:
+        for s in V.walk_stmts(g):
+            if any(b.attrs.get(STREAM) for _, b in V.buffer_refs(s)):
+                return "the body uses a stream (FIFO stages would need the per-iteration deadlock check)"
+    return None
+
+
+def buffer_rw(stmts) -> tuple:
+    """({id: buffer} read, {id: buffer} written) by statements, scalars included (a declaration
+    with its initial value counts as a write)."""
+    reads, writes = {}, {}
+    for s in V.walk_stmts(stmts):
+        for role, b in V.buffer_refs(s):
+            if b.name == PROCESS_MARK:
+                continue
+            if role in (V.LOAD, V.COPY):
+                reads[id(b)] = b
+            elif role in (V.STORE, V.RESULT, V.DECLARE, V.PASS):
+                writes[id(b)] = b
+    return reads, writes
+
+
+def data_order(stmts, lvars, ranges, lb, step, trip) -> tuple:
+    """({(j, k): depth}, {(j, k): [names]}) for processes sharing data (see module doc).
+    `stmts[k]` are process k's statements over its loop variable `lvars[k]`; `ranges` the
+    enclosing loops' value ranges; the loop runs `trip` iterations from `lb` by `step` (None:
+    not known at build time)."""
+    rw = [buffer_rw(g) for g in stmts]
+    order, why = {}, {}
+    fp_cache = {}
+
+    def fp(k, b):
+        if (k, b) not in fp_cache:
+            v = lb + b * step
+            fp_cache[(k, b)] = footprint(stmts[k], {**ranges, id(lvars[k]): (v, v)})
+        return fp_cache[(k, b)]
+
+    for k in range(len(stmts)):
+        rk, wk = rw[k]
+        for j in range(k):
+            rj, wj = rw[j]
+            shared = (set(wj) & (set(rk) | set(wk))) | (set(rj) & set(wk))
+            if not shared:
+                continue
+            ahead = trip is not None and lb is not None and trip <= MAX_CHECKED and all(
+                disjoint(fp(j, b + 1).get(x), fp(k, b).get(x)) for x in shared for b in range(trip - 1))
+            order[(j, k)] = 2 if ahead else 1
+            names = {**rj, **wj, **rk, **wk}
+            why[(j, k)] = sorted(names[x].name for x in shared)
+    return order, why
+
+
+def port_use(units, k_of) -> list:
+    """Per process: the (memory, bank, port) its units access (a load the unit hoists into its
+    prologue may take any port of its banks: emit assigns those ports later)."""
+    use = {}
+    for u in units:
+        k = k_of.get(u.uid)
+        if k is None:
+            continue
+        s = use.setdefault(k, set())
+        for n in u.graph.nodes:
+            if n.kind in ("load", "store") and n.mem.kind == "mem":
+                ports = range(n.mem.ports) if getattr(n, "invariant", False) else (n.port,)
+                s.update((n.mem.name, b, p) for b in n.candidates() for p in ports)
+    return [use.get(k, set()) for k in range(max(k_of.values(), default=-1) + 1)]
+
+
+def port_order(region, units, k_of) -> None:
+    """Processes that may run at the same time must not share a port of a bank: such a pair
+    gets depth 1 (they then never overlap)."""
+    use = port_use(units, k_of)
+    for k in range(len(use)):
+        for j in range(k):
+            common = use[j] & use[k]
+            if common and region.order.get((j, k)) != 1:
+                region.order[(j, k)] = 1
+                region.why[(j, k)] = sorted(set(region.why.get((j, k), [])) | {f"port of {m}" for m, _, _ in common})
+
+
+def has_mark(body) -> bool:
+    return any(isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK for s in body)
+
+
+__all__ = ["LoopDataflowC", "fallback", "data_order", "port_order", "buffer_rw", "has_mark"]
