@@ -27,7 +27,7 @@ from ....qor.estimate import Estimator
 from ....qor.tables import tables_for
 from .dfg import GraphBuilder, UnitGraph, mark_invariant, promote_accumulators
 from .fastbind import bind_fast_recurrences
-from .loopflow import LoopDataflowC, data_order, fallback, has_mark, port_order
+from .loopflow import LoopDataflowC, data_order, fallback, has_mark, pingpong, port_order, used_outside
 from .memories import Memory
 from .regions import disjoint, footprints, partitions
 from .prepare import PROCESS_MARK
@@ -266,7 +266,13 @@ class Design:
         stmts = [V.Substitute({s.var: v}).stmts(g) for v, g in zip(lvars, groups)]
         lb = index_aff(s.lb, {})
         lbc = lb.const if lb is not None and lb.known else None
-        order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), n if _const_bounds(s) else None)
+        trip = n if _const_bounds(s) else None
+        order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip)
+        pp = [self.memory(b) for b in pingpong(stmts, lvars, ranges, lbc, max(1, s.step), trip, order,
+                                               used_outside(self.func.body, s))]
+        pp = [m for m in pp if m.kind == "mem"]
+        for m in pp:
+            m.pingpong = {}
         procs, k_of = [], {}
         for k, (v, g) in enumerate(zip(lvars, stmts)):
             inner = dict(ranges)
@@ -276,6 +282,8 @@ class Design:
             first = len(self.units)
             lp.body = self.block(g, inner, fsm_vars + [v])
             k_of.update({u.uid: k for u in self.units[first:]})
+            for m in pp:
+                m.pingpong.update({u.uid: f"{lp.signal}_cnt[0]" for u in self.units[first:]})
             procs.append(lp)
         region = LoopDataflowC(s.name, self.fresh("l_" + s.name), procs, order, why, n, s.loc)
         self.loop_regions.append((region, k_of))

@@ -326,14 +326,21 @@ class Emitter:
     def _qsel(self, u, n) -> str:
         mem, nm = n.mem, self.base(u, n)
         if n.bank is not None or mem.banks == 1:
-            return f"{self.prefix(mem, n.bank or 0)}_q{n.port}"
+            return self.qword(u, mem, n.bank or 0, n.port)
         self.reg(f"{nm}_bs", 32)
         self.uff.append(f"    {nm}_bs <= {nm}_bk;")
         cand = n.candidates()
-        out = f"{self.prefix(mem, cand[-1])}_q{n.port}"
+        out = self.qword(u, mem, cand[-1], n.port)
         for b in reversed(cand[:-1]):
-            out = f"({nm}_bs == 32'd{b}) ? {self.prefix(mem, b)}_q{n.port} : ({out})"
+            out = f"({nm}_bs == 32'd{b}) ? {self.qword(u, mem, b, n.port)} : ({out})"
         return out
+
+    def qword(self, u, mem, b, port) -> str:
+        """The read word of port `port` of bank b for unit u (of the unit's ping-pong copy)."""
+        pre = self.prefix(mem, b)
+        if not mem.pingpong:
+            return f"{pre}_q{port}"
+        return f"({mem.pingpong[u.uid]} ? {pre}_c1_q{port} : {pre}_c0_q{port})"
 
     def bypass(self, u, n):
         """The promoted accumulator: the value the previous iteration stored, when it stored this element."""
@@ -542,44 +549,24 @@ class Emitter:
 
     # ------------------------------------------------------------------ memories and ports
     def memories(self):
-        """Port wiring of every bank: arguments become module ports, locals on-chip RAMs."""
+        """Port wiring of every bank: arguments become module ports, locals on-chip RAMs (a
+        ping-pong local, loopflow.py, two RAMs per bank: the accessing process's iteration parity
+        picks one)."""
         for key in sorted(self.accesses, key=lambda k: (k[0], k[1], k[2])):
             mem_name, b, j = key
             mem = self.mem_by_name[mem_name]
-            pre = f"{self.prefix(mem, b)}"
             acc = self.accesses[key]
-            aw, w = mem.addr_bits, mem.bits
-            ces, wes, addrs, datas = [], [], [], []
-            for u, n, dyn in acc:
-                nm = self.base(u, n)
-                ce = f"{nm}_ce" + (f" & ({nm}_bk == 32'd{b})" if dyn else "")
-                ces.append(f"({ce})")
-                addrs.append(f"(({ce}) ? {nm}_a : {aw}'d0)")
-                if n.kind == "store":
-                    wes.append(f"({ce})")
-                    datas.append(f"(({ce}) ? {nm}_d : {w}'d0)")
-            reads = any(n.kind == "load" for _, n, _ in acc)
-            writes = bool(wes)
-            self.port_use.setdefault((mem_name, b), {})[j] = (reads, writes)
-            sigs = [(f"{pre}_address{j}", aw, " | ".join(addrs)), (f"{pre}_ce{j}", 1, " | ".join(ces))]
-            if writes:
-                sigs += [(f"{pre}_we{j}", 1, " | ".join(wes)), (f"{pre}_d{j}", w, " | ".join(datas))]
-            for name, bits, expr in sigs:
-                if mem.is_arg:
-                    self.ports.append(("output", bits, name))
-                    self.body.append(f"  assign {name} = {expr};")
-                else:
-                    self.wire(name, bits, expr)
-            if reads:
-                if mem.is_arg:
-                    self.ports.append(("input", w, f"{pre}_q{j}"))
-                else:
-                    self.reg(f"{pre}_q{j}", w)
-        for (mem_name, b), ports in sorted(self.port_use.items()):
-            mem = self.mem_by_name[mem_name]
+            if mem.pingpong:
+                for c in (0, 1):
+                    par = {u.uid: f"({mem.pingpong[u.uid]} == 1'b{c})" for u, _, _ in acc}
+                    self.port(mem, f"{self.prefix(mem, b)}_c{c}", (mem_name, b, c), j, acc, par)
+            else:
+                self.port(mem, self.prefix(mem, b), (mem_name, b), j, acc, {})
+        for key, ports in sorted(self.port_use.items()):
+            mem = self.mem_by_name[key[0]]
             if mem.is_arg:
                 continue
-            pre = self.prefix(mem, b)
+            pre = self.prefix(mem, key[1]) + (f"_c{key[2]}" if len(key) > 2 else "")
             self.decl.append(f"  logic [{mem.bits - 1}:0] {pre}_ram [0:{mem.bank_words - 1}];")
             lines = []
             for j, (reads, writes) in sorted(ports.items()):
@@ -589,6 +576,37 @@ class Emitter:
                 if writes:
                     lines.append(f"    if ({pre}_ce{j} && {pre}_we{j}) {pre}_ram[{pre}_address{j}] <= {pre}_d{j};")
             self.rams.append("  always_ff @(posedge clock) begin\n" + "\n".join(lines) + "\n  end")
+
+    def port(self, mem, pre, key, j, acc, par):
+        """Port j of one bank (`pre`): its accesses muxed (`par`: unit uid -> a further enable)."""
+        aw, w = mem.addr_bits, mem.bits
+        ces, wes, addrs, datas = [], [], [], []
+        b = key[1]
+        for u, n, dyn in acc:
+            nm = self.base(u, n)
+            ce = f"{nm}_ce" + (f" & ({nm}_bk == 32'd{b})" if dyn else "") + (f" & {par[u.uid]}" if par else "")
+            ces.append(f"({ce})")
+            addrs.append(f"(({ce}) ? {nm}_a : {aw}'d0)")
+            if n.kind == "store":
+                wes.append(f"({ce})")
+                datas.append(f"(({ce}) ? {nm}_d : {w}'d0)")
+        reads = any(n.kind == "load" for _, n, _ in acc)
+        writes = bool(wes)
+        self.port_use.setdefault(key, {})[j] = (reads, writes)
+        sigs = [(f"{pre}_address{j}", aw, " | ".join(addrs)), (f"{pre}_ce{j}", 1, " | ".join(ces))]
+        if writes:
+            sigs += [(f"{pre}_we{j}", 1, " | ".join(wes)), (f"{pre}_d{j}", w, " | ".join(datas))]
+        for name, bits, expr in sigs:
+            if mem.is_arg:
+                self.ports.append(("output", bits, name))
+                self.body.append(f"  assign {name} = {expr};")
+            else:
+                self.wire(name, bits, expr)
+        if reads:
+            if mem.is_arg:
+                self.ports.append(("input", w, f"{pre}_q{j}"))
+            else:
+                self.reg(f"{pre}_q{j}", w)
 
     # ------------------------------------------------------------------ the module
     def module(self) -> str:

@@ -34,6 +34,7 @@ from .prepare import PROCESS_MARK
 from .regions import disjoint, footprint
 
 MAX_CHECKED = 256  # iterations whose footprints are compared; a longer loop keeps depth 1 for shared arrays
+MAX_PINGPONG = 64  # iterations compared pairwise for ping-pong buffers
 
 
 @dataclass(eq=False)
@@ -108,6 +109,51 @@ def data_order(stmts, lvars, ranges, lb, step, trip) -> tuple:
     return order, why
 
 
+def pingpong(stmts, lvars, ranges, lb, step, trip, order, outside) -> list:
+    """Local arrays of the loop to double-buffer (two copies, picked by the accessing process's
+    iteration parity, so a stage filling block b + 1 never shares a RAM port with a later stage
+    reading block b): written in the loop, used nowhere else (`outside`: ids of buffers the rest
+    of the function uses), every pair of processes using it ordered, and no element touched in
+    two iterations (so no value passes from one iteration to another: splitting the array by
+    parity keeps every element in one copy)."""
+    if trip is None or lb is None or trip > MAX_PINGPONG or trip < 2:
+        return []
+    rw = [buffer_rw(g) for g in stmts]
+    written = {x: b for _, w in rw for x, b in w.items()}
+    out = []
+    for x, buf in written.items():
+        users = [k for k, (r, w) in enumerate(rw) if x in r or x in w]
+        if (not buf.shape or buf.kind != "local" or buf.attrs.get(STREAM) or x in outside
+                or any((j, k) not in order for k in users for j in users if j < k)):
+            continue
+        hulls = []
+        for b in range(trip):
+            v = lb + b * step
+            dims = None
+            for k in users:
+                d = footprint(stmts[k], {**ranges, id(lvars[k]): (v, v)}).get(x)
+                dims = d if dims is None else [None if p is None or q is None else (min(p[0], q[0]), max(p[1], q[1]))
+                                               for p, q in zip(dims, d)]
+            hulls.append(dims)
+        if all(disjoint(hulls[a], hulls[b]) for a in range(trip) for b in range(a)):
+            out.append(buf)
+    return out
+
+
+def used_outside(body, loop) -> set:
+    """Ids of the buffers statements of `body` use outside statement `loop` (declarations aside)."""
+    out = set()
+    todo = list(body)
+    while todo:
+        s = todo.pop()
+        if s is loop:
+            continue
+        out.update(id(b) for role, b in V.buffer_refs(s) if role != V.DECLARE or getattr(s, "init", None) is not None)
+        for blk in V.blocks(s):
+            todo += blk
+    return out
+
+
 def port_use(units, k_of) -> list:
     """Per process: the (memory, bank, port) its units access (a load the unit hoists into its
     prologue may take any port of its banks: emit assigns those ports later)."""
@@ -118,7 +164,7 @@ def port_use(units, k_of) -> list:
             continue
         s = use.setdefault(k, set())
         for n in u.graph.nodes:
-            if n.kind in ("load", "store") and n.mem.kind == "mem":
+            if n.kind in ("load", "store") and n.mem.kind == "mem" and not n.mem.pingpong:
                 ports = range(n.mem.ports) if getattr(n, "invariant", False) else (n.port,)
                 s.update((n.mem.name, b, p) for b in n.candidates() for p in ports)
     return [use.get(k, set()) for k in range(max(k_of.values(), default=-1) + 1)]
@@ -140,4 +186,5 @@ def has_mark(body) -> bool:
     return any(isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK for s in body)
 
 
-__all__ = ["LoopDataflowC", "fallback", "data_order", "port_order", "buffer_rw", "has_mark"]
+__all__ = ["LoopDataflowC", "fallback", "data_order", "pingpong", "used_outside", "port_order", "buffer_rw",
+           "has_mark"]
