@@ -27,7 +27,7 @@ from ....qor.estimate import Estimator
 from ....qor.tables import tables_for
 from .dfg import GraphBuilder, UnitGraph, mark_invariant, promote_accumulators
 from .fastbind import bind_fast_recurrences
-from .loopflow import LoopDataflowC, data_order, fallback, has_mark, pingpong, port_order, used_outside
+from .loopflow import LoopDataflowC, data_order, fallback, has_mark, pingpong, port_order, serial, used_outside
 from .memories import Memory
 from .regions import disjoint, footprints, partitions
 from .prepare import PROCESS_MARK
@@ -133,11 +133,11 @@ class Design:
             self.root = self.block(self.func.body, {}, [])
         for u in self.units:
             self.build_unit(u)
-        if self.root and isinstance(self.root[0], DataflowC):
-            self.port_deps(self.root[0])
-        for region, k_of in self.loop_regions:
+        for region, k_of in self.loop_regions:  # first: the function-level rotation below keeps their clashes
             self.spread_ports(len(region.processes), k_of)
             port_order(region, self.units, k_of)
+        if self.root and isinstance(self.root[0], DataflowC):
+            self.port_deps(self.root[0])
         self.check_streams()
 
     # ------------------------------------------------------------------ names and storage
@@ -255,7 +255,7 @@ class Design:
         """A loop marked dataflow as processes that overlap its iterations (loopflow.py), or None:
         its iterations one after another like any FSM loop (`loop_notes[name]` says why)."""
         groups = _groups(s.body)[0] if has_mark(s.body) else [list(s.body)]
-        why = fallback(groups, self)
+        why = fallback(groups)
         if why is not None:
             self.loop_notes[s.name] = why
             return None
@@ -267,9 +267,14 @@ class Design:
         lb = index_aff(s.lb, {})
         lbc = lb.const if lb is not None and lb.known else None
         trip = n if _const_bounds(s) else None
-        order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip)
+        fresh = {id(st.buf) for st in s.body if isinstance(st, N.Alloc) and st.buf.shape
+                 and self.memory(st.buf).kind == "mem"}
+        order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip, fresh)
+        if serial(order, len(stmts)):
+            self.loop_notes[s.name] = "every two statements share data that needs program order (nothing to overlap)"
+            return None
         pp = [self.memory(b) for b in pingpong(stmts, lvars, ranges, lbc, max(1, s.step), trip, order,
-                                               used_outside(self.func.body, s))]
+                                               used_outside(self.func.body, s), fresh)]
         pp = [m for m in pp if m.kind == "mem"]
         for m in pp:
             m.pingpong = {}

@@ -16,11 +16,14 @@ are read-modify-written by several stages correct. Pairs that share nothing run 
 wait is for an event earlier in program order, so the processes cannot deadlock.
 
 The loop runs its iterations one after another instead (`fallback` says why) when its body has
-one statement, uses a stream, or sits inside a function-level dataflow region.
+one statement or a stream between two of its statements, or when every two statements need
+program order (nothing to overlap: `serial`). Inside a function-level dataflow region (Allo's
+dataflow callees with a dataflow loop, once inlined) the loop's processes are FSMs started by
+their process's FSM.
 
 Example::
 
-    why = fallback(groups, design)        # None: build a LoopDataflowC
+    why = fallback(groups)        # None: build a LoopDataflowC
     order = data_order(stmts, vars, ranges, trip)   # {(j, k): (depth, [array names])}
 """
 from __future__ import annotations
@@ -51,16 +54,20 @@ class LoopDataflowC:
     loc: object = None
 
 
-def fallback(groups, design) -> str | None:
+def fallback(groups) -> str | None:
     """Why the loop's iterations must run one after another in the circuit (None: they overlap)."""
     if len(groups) < 2:
         return "one statement: nothing to overlap"
-    if getattr(design.hw, "dataflow", False):
-        return "inside a function-level dataflow region (its processes already overlap)"
-    for g in groups:
+    users = {}
+    for k, g in enumerate(groups):
         for s in V.walk_stmts(g):
-            if any(b.attrs.get(STREAM) for _, b in V.buffer_refs(s)):
-                return "the body uses a stream (FIFO stages would need the per-iteration deadlock check)"
+            for _, b in V.buffer_refs(s):
+                if b.attrs.get(STREAM):
+                    users.setdefault(b.name, set()).add(k)
+    for name, ks in users.items():
+        if len(ks) > 1:  # a stream to the rest of the function is fine (design.check_streams)
+            return f"stream {name!r} between two statements of the body (FIFO stages would need the " \
+                   "per-iteration deadlock check)"
     return None
 
 
@@ -79,11 +86,12 @@ def buffer_rw(stmts) -> tuple:
     return reads, writes
 
 
-def data_order(stmts, lvars, ranges, lb, step, trip) -> tuple:
+def data_order(stmts, lvars, ranges, lb, step, trip, fresh=frozenset()) -> tuple:
     """({(j, k): depth}, {(j, k): [names]}) for processes sharing data (see module doc).
     `stmts[k]` are process k's statements over its loop variable `lvars[k]`; `ranges` the
     enclosing loops' value ranges; the loop runs `trip` iterations from `lb` by `step` (None:
-    not known at build time)."""
+    not known at build time); `fresh`: ids of the arrays the body declares (a new array every
+    iteration: double-buffered, so never shared between iterations)."""
     rw = [buffer_rw(g) for g in stmts]
     order, why = {}, {}
     fp_cache = {}
@@ -101,23 +109,29 @@ def data_order(stmts, lvars, ranges, lb, step, trip) -> tuple:
             shared = (set(wj) & (set(rk) | set(wk))) | (set(rj) & set(wk))
             if not shared:
                 continue
-            ahead = trip is not None and lb is not None and trip <= MAX_CHECKED and all(
-                disjoint(fp(j, b + 1).get(x), fp(k, b).get(x)) for x in shared for b in range(trip - 1))
+            known = shared - set(fresh)
+            ahead = not known or trip is not None and lb is not None and trip <= MAX_CHECKED and all(
+                disjoint(fp(j, b + 1).get(x), fp(k, b).get(x)) for x in known for b in range(trip - 1))
             order[(j, k)] = 2 if ahead else 1
             names = {**rj, **wj, **rk, **wk}
             why[(j, k)] = sorted(names[x].name for x in shared)
     return order, why
 
 
-def pingpong(stmts, lvars, ranges, lb, step, trip, order, outside) -> list:
+def serial(order, n) -> bool:
+    """Does every pair of the n processes keep program order (depth 1)? Then no two ever run at
+    the same time and a plain FSM loop does the same with fewer states."""
+    return all(order.get((j, k)) == 1 for k in range(n) for j in range(k))
+
+
+def pingpong(stmts, lvars, ranges, lb, step, trip, order, outside, fresh=frozenset()) -> list:
     """Local arrays of the loop to double-buffer (two copies, picked by the accessing process's
     iteration parity, so a stage filling block b + 1 never shares a RAM port with a later stage
     reading block b): written in the loop, used nowhere else (`outside`: ids of buffers the rest
     of the function uses), every pair of processes using it ordered, and no element touched in
     two iterations (so no value passes from one iteration to another: splitting the array by
-    parity keeps every element in one copy)."""
-    if trip is None or lb is None or trip > MAX_PINGPONG or trip < 2:
-        return []
+    parity keeps every element in one copy), or declared by the body (`fresh`: a new array every
+    iteration)."""
     rw = [buffer_rw(g) for g in stmts]
     written = {x: b for _, w in rw for x, b in w.items()}
     out = []
@@ -125,6 +139,11 @@ def pingpong(stmts, lvars, ranges, lb, step, trip, order, outside) -> list:
         users = [k for k, (r, w) in enumerate(rw) if x in r or x in w]
         if (not buf.shape or buf.kind != "local" or buf.attrs.get(STREAM) or x in outside
                 or any((j, k) not in order for k in users for j in users if j < k)):
+            continue
+        if x in fresh:
+            out.append(buf)
+            continue
+        if trip is None or lb is None or trip > MAX_PINGPONG or trip < 2:
             continue
         hulls = []
         for b in range(trip):
@@ -186,5 +205,5 @@ def has_mark(body) -> bool:
     return any(isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK for s in body)
 
 
-__all__ = ["LoopDataflowC", "fallback", "data_order", "pingpong", "used_outside", "port_order", "buffer_rw",
+__all__ = ["LoopDataflowC", "fallback", "data_order", "serial", "pingpong", "used_outside", "port_order", "buffer_rw",
            "has_mark"]
