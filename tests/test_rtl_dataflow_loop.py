@@ -140,6 +140,35 @@ def test_a_buffer_every_iteration_reuses_is_not_overwritten_early():
     assert cycles[True] < 0.85 * cycles[False], cycles  # ping-pong: filling t for b + 1 overlaps reading it for b
 
 
+def two_readers(NB, W):
+    def k(A: int32[NB, W]) -> (int32[NB, W], int32[NB, W]):
+        out: int32[NB, W]
+        u: int32[NB, W]
+        for b in range(NB):
+            t: int32[W]
+            for j in range(W):
+                t[j] = A[b, j] * 3
+            for j2 in range(W):  # two stages read the body's array: they take turns on its copy
+                out[b, j2] = t[W - 1 - j2] + 1
+            for j3 in range(W):
+                u[b, j3] = t[j3] - 1
+        return out, u
+
+    return k
+
+
+def test_two_readers_of_a_double_buffered_array():
+    NB, W = 4, 16
+    s = allo.customize(two_readers(NB, W))
+    for lp in ("j", "j2", "j3"):
+        s.pipeline(lp)
+    s.dataflow("b")
+    A = _ints(np.random.default_rng(4), NB, W)
+    out, u = s.build(target="rtl")(A)
+    np.testing.assert_array_equal(out, A[:, ::-1] * 3 + 1)
+    np.testing.assert_array_equal(u, A * 3 - 1)
+
+
 @settings(max_examples=12 if FULL else 3, deadline=None, derandomize=not FULL,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from([(4, 3, 2, 5, 2), (6, 2, 4, 3, 3), (4, 4, 3, 2, 1), (6, 3, 2, 2, 2)]), st.booleans(),

@@ -273,9 +273,12 @@ class Design:
         if serial(order, len(stmts)):
             self.loop_notes[s.name] = "every two statements share data that needs program order (nothing to overlap)"
             return None
-        pp = [self.memory(b) for b in pingpong(stmts, lvars, ranges, lbc, max(1, s.step), trip, order,
-                                               used_outside(self.func.body, s), fresh)]
-        pp = [m for m in pp if m.kind == "mem"]
+        pp = [b for b in pingpong(stmts, lvars, ranges, lbc, max(1, s.step), trip, order,
+                                  used_outside(self.func.body, s), fresh) if self.memory(b).kind == "mem"]
+        if not fresh <= {id(b) for b in pp}:  # a body array left single: program order for it
+            fresh &= {id(b) for b in pp}
+            order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip, fresh)
+        pp = [self.memory(b) for b in pp]
         for m in pp:
             m.pingpong = {}
         procs, k_of = [], {}

@@ -106,7 +106,9 @@ def data_order(stmts, lvars, ranges, lb, step, trip, fresh=frozenset()) -> tuple
         rk, wk = rw[k]
         for j in range(k):
             rj, wj = rw[j]
-            shared = (set(wj) & (set(rk) | set(wk))) | (set(rj) & set(wk))
+            # two readers of a body's array take turns too, so that every stage using one of its
+            # copies is ordered (pingpong's condition)
+            shared = (set(wj) & (set(rk) | set(wk))) | (set(rj) & set(wk)) | (set(rj) & set(rk) & set(fresh))
             if not shared:
                 continue
             known = shared - set(fresh)
