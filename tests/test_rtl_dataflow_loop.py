@@ -157,6 +157,28 @@ def two_readers(NB, W):
     return k
 
 
+def test_register_array_of_the_body_is_double_buffered():
+    """Allo's 2mm (tests/qor/designs.py): a row accumulator the body declares, registers once
+    partitioned, used by all three stages; two register sets let row i + 1 start early."""
+    N, K, M, L, R = 6, 4, 4, 3, 1
+    A, B, C = (_ints(np.random.default_rng(5), *sh) for sh in ((N, K), (K, M), (M, L)))
+    cycles = []
+    for part in (False, True):
+        s = allo.customize(chain_local(N, K, M, L, R))
+        for lp in ("j0", "j1", "l2", "l3"):
+            s.pipeline(lp)
+        if part:
+            s.partition(s.T, allo.Partition.Complete, dim=0)
+        s.dataflow("b")
+        mod = s.build(target="rtl")
+        np.testing.assert_array_equal(mod(A, B, C), (A @ B) @ C)
+        cycles.append(mod.cycles)
+        if part:
+            assert mod.design.reg_pingpong and not mod.design.loop_notes, mod.design.loop_notes
+    est = qor.estimate(s).latency_cycles
+    assert abs(cycles[1] - est) <= 0.15 * est, (cycles, est)
+
+
 def test_two_readers_of_a_double_buffered_array():
     NB, W = 4, 16
     s = allo.customize(two_readers(NB, W))
@@ -192,13 +214,16 @@ def chain_local(N, K, M, L, R):
 @settings(max_examples=30 if FULL else 5, deadline=None, derandomize=not FULL,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from([(4, 3, 2, 5, 2), (6, 2, 4, 3, 3), (4, 4, 3, 2, 1), (6, 3, 2, 2, 2)]),
-       st.sampled_from([chain, chain_local]), st.booleans(), st.sampled_from([None, 1, 2]), st.integers(0, 2**16))
+       st.sampled_from([chain, chain_local]), st.booleans(), st.sampled_from([None, 0, 1, 2]),
+       st.integers(0, 2**16))
 def test_product_chains_of_small_shapes_equal_numpy(shape, form, piped, part_dim, seed):
     s = allo.customize(form(*shape))
     if piped:
         s.pipeline("j1")
         s.pipeline("l3")
-    if part_dim is not None:
+    if part_dim == 0:  # registers (chain_local: a ping-pong pair of register sets)
+        s.partition(s.T, allo.Partition.Complete, dim=0)
+    elif part_dim is not None:
         try:
             s.partition(s.T, allo.Partition.Cyclic, dim=part_dim, factor=2)
         except allo.AlloError:

@@ -127,12 +127,14 @@ class Design:
                 self.inputs[id(p)] = self.fresh(p.name)
         self.unit_process = {}  # unit uid -> process index (dataflow regions)
         self.loop_regions, self.loop_notes = [], {}  # [(LoopDataflowC, {unit uid: process})], {loop: why sequential}
+        self.reg_pp_bufs, self.reg_pingpong = {}, {}  # ping-pong register arrays: id -> {uid: parity}; reg -> (copy, ..)
         if getattr(hw, "dataflow", False):
             self.root = [self.region(self.func.body)]
         else:
             self.root = self.block(self.func.body, {}, [])
         for u in self.units:
             self.build_unit(u)
+        self.register_copies()
         for region, k_of in self.loop_regions:  # first: the function-level rotation below keeps their clashes
             self.spread_ports(len(region.processes), k_of)
             port_order(region, self.units, k_of)
@@ -268,19 +270,23 @@ class Design:
         lbc = lb.const if lb is not None and lb.known else None
         trip = n if _const_bounds(s) else None
         fresh = {id(st.buf) for st in s.body if isinstance(st, N.Alloc) and st.buf.shape
-                 and self.memory(st.buf).kind == "mem"}
+                 and self.memory(st.buf).kind in ("mem", "reg")}
         order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip, fresh)
         if serial(order, len(stmts)):
             self.loop_notes[s.name] = "every two statements share data that needs program order (nothing to overlap)"
             return None
         pp = [b for b in pingpong(stmts, lvars, ranges, lbc, max(1, s.step), trip, order,
-                                  used_outside(self.func.body, s), fresh) if self.memory(b).kind == "mem"]
+                                  used_outside(self.func.body, s), fresh)
+              if self.memory(b).kind == "mem" or self.memory(b).kind == "reg" and id(b) in fresh]
         if not fresh <= {id(b) for b in pp}:  # a body array left single: program order for it
             fresh &= {id(b) for b in pp}
             order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip, fresh)
-        pp = [self.memory(b) for b in pp]
-        for m in pp:
-            m.pingpong = {}
+        parity = []  # per double-buffered array: unit uid -> its process's iteration parity
+        for b in pp:
+            self.memory(b).pingpong = {}
+            parity.append(self.memory(b).pingpong)
+            if self.memory(b).kind == "reg":
+                self.reg_pp_bufs[id(b)] = self.memory(b).pingpong
         procs, k_of = [], {}
         for k, (v, g) in enumerate(zip(lvars, stmts)):
             inner = dict(ranges)
@@ -290,12 +296,20 @@ class Design:
             first = len(self.units)
             lp.body = self.block(g, inner, fsm_vars + [v])
             k_of.update({u.uid: k for u in self.units[first:]})
-            for m in pp:
-                m.pingpong.update({u.uid: f"{lp.signal}_cnt[0]" for u in self.units[first:]})
+            for par in parity:
+                par.update({u.uid: f"{lp.signal}_cnt[0]" for u in self.units[first:]})
             procs.append(lp)
         region = LoopDataflowC(s.name, self.fresh("l_" + s.name), procs, order, why, n, s.loc)
         self.loop_regions.append((region, k_of))
         return region
+
+    def register_copies(self):
+        """The second copy of each element register of a ping-pong register array."""
+        for key, name in list(self.reg_of.items()):
+            if isinstance(key, tuple) and key[0] in self.reg_pp_bufs:
+                copy = self.fresh(name + "_c1")
+                self.regs[copy] = self.regs[name]
+                self.reg_pingpong[name] = (copy, self.reg_pp_bufs[key[0]])
 
     def new_unit(self, name, loops, body, pipelined, ii, unroll, fsm_vars, ranges, loc) -> Unit:
         for lp in loops:

@@ -209,15 +209,15 @@ class Emitter:
             a = [self.val(u, x, n.t) for x in n.args]
             self.wire(nm, _w(n.type), f"{a[0]} ? {a[1]} : {a[2]}")
         elif k == "rread":
-            self.wire(nm, _w(n.type), n.reg)
+            self.wire(nm, _w(n.type), self.reg_word(u, n.reg))
         elif k == "rwrite":
             v = n.args[0]
             if n.early:
                 src = self.early(u, v, n.t)
             else:
                 src = self.val(u, v, n.t)
-            cond = f"{self.vs[n.t]} & u{u.uid}_en"
-            self.regwrites.setdefault(n.reg, []).append(f"if ({cond}) {n.reg} <= {src};")
+            for reg, cond in self.reg_copies(u, n.reg, f"{self.vs[n.t]} & u{u.uid}_en"):
+                self.regwrites.setdefault(reg, []).append(f"if ({cond}) {reg} <= {src};")
         elif k == "load" and n.invariant:
             return  # loaded by the unit's prologue (see `prologue`)
         elif k == "load":
@@ -235,6 +235,19 @@ class Emitter:
             self.fifo_access(u, n, nm)
         else:
             raise AssertionError(f"internal error: node kind {k}")
+
+    def reg_word(self, u, reg) -> str:
+        """Register `reg` as unit u reads it (a ping-pong register, loopflow.py: u's copy)."""
+        pp = self.d.reg_pingpong.get(reg)
+        return reg if pp is None else f"({pp[1][u.uid]} ? {pp[0]} : {reg})"
+
+    def reg_copies(self, u, reg, cond) -> list:
+        """(register, enable) pairs a write of `reg` by unit u drives."""
+        pp = self.d.reg_pingpong.get(reg)
+        if pp is None:
+            return [(reg, cond)]
+        par = pp[1][u.uid]
+        return [(pp[0], f"{cond} & {par}"), (reg, f"{cond} & ~{par}")]
 
     def early(self, u, n, t) -> str:
         """Node n's value formed at cycle t = ready - 1 from its operators' last stages (see
