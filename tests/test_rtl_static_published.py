@@ -7,11 +7,10 @@ The default run simulates four designs that cover the features (dataflow regions
 and cyclic partitions with unroll 30, a recurrence over 2 iterations, reuse_at registers, automatic
 pipelining with scalar arguments); ALLO_RTL_FULL=1 runs all 16. Known gaps are strict xfails, so
 a fix shows up as XPASS:
-- 2mm, atax, correlation of Allo: 2mm's dataflow loops share a register array (`v4`, complete
-  partition) between every two stages, which the circuit does not double-buffer, so they keep
-  program order (docs/rtl.md, "Loop-level dataflow"); atax and correlation differ in their
-  top-level regions; they take 1.5-1.9x the estimate; results and every pipelined loop's II
-  still match;
+- 2mm, atax, correlation of Allo: the estimate overlaps the copy-in channels of their top-level
+  regions (Vitis makes them FIFOs; the circuit keeps ping-pong arrays, docs/qor.md); 2mm's
+  dataflow loops overlap their rows in the circuit too (docs/rtl.md, "Loop-level dataflow");
+  they take 1.5-1.6x the estimate; results and every pipelined loop's II still match;
 - symm and syr2k baselines (triangular loops): the estimate uses worst-case trip counts, as Vitis
   reports (docs/qor.md); the circuit runs the real ones, so it is faster (checked separately).
 """
