@@ -15,6 +15,10 @@ program order (j(b) < k(b) < j(b + 1)), which keeps arrays that carry values acr
 are read-modify-written by several stages correct. Pairs that share nothing run freely. Every
 wait is for an event earlier in program order, so the processes cannot deadlock.
 
+Double buffering (`pingpong`): a local used only in the loop whose elements no two iterations
+share, or an array the body declares, gets two copies (RAMs per bank, or register sets) picked
+by the accessing process's iteration parity, so neighbouring iterations never share its ports.
+
 The loop runs its iterations one after another instead (`fallback` says why) when its body has
 one statement or a stream between two of its statements, or when every two statements need
 program order (nothing to overlap: `serial`). Inside a function-level dataflow region (Allo's
@@ -24,7 +28,7 @@ their process's FSM.
 Example::
 
     why = fallback(groups)        # None: build a LoopDataflowC
-    order = data_order(stmts, vars, ranges, trip)   # {(j, k): (depth, [array names])}
+    order, why = data_order(stmts, lvars, ranges, lb, step, trip, fresh)  # {(j, k): depth}, {(j, k): names}
 """
 from __future__ import annotations
 
