@@ -1,0 +1,87 @@
+"""Which float operations the handshake route has units for (checked on allo's IR, so that the
+error names the kernel's operation and line).
+
+float32 only: + - * / // % min max, the comparisons, and / or / not of floats, negation, abs,
+sqrt, floor, ceil, select, bitcast, constants, loads and stores, and casts between float32 and
+bool / index / integers / Fixed / UFixed of up to 64 bits. Everything else on a float (float64,
+float16, bfloat16, exp / log / tanh / pow / sin / ...) is a BackendError naming the operation
+and its line.
+
+Example::
+
+    check_handshake_floats([top_func])     # raises for `B[i] = allo.exp(A[i])`
+"""
+from __future__ import annotations
+
+from ....errors import BackendError, located
+from ....ir import nodes as N
+from ....ir import visit as V
+from ....ir.ops import ARITH_OPS, CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
+from ....ir.types import ArrayType, Float
+from ....ir.visit import child_exprs
+
+_BINOPS = set(CMP_OPS) | set(LOGIC_OPS) | {BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.DIV,
+                                           BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.MIN, BinOpKind.MAX}
+_MATH = {MathFn.SQRT, MathFn.ABS, MathFn.FLOOR, MathFn.CEIL, MathFn.BITCAST}
+_UNARY = {UnaryOpKind.NEG, UnaryOpKind.NOT}
+COVERED = ("float32 + - * / // % min max, comparisons, neg, abs, sqrt, floor, ceil, select and casts to and from "
+           "bool/int/uint/index/Fixed/UFixed of up to 64 bits")
+
+
+def _f32(t) -> bool:
+    return isinstance(t, Float) and t.bits == 32 and not t.brain
+
+
+def _msg(what: str) -> str:
+    return (f"the handshake circuit (scheduling='dynamic') has no float unit for {what}: its units cover {COVERED}; "
+            f"build for 'rtl' with the default scheduling='static' (allo's float32 units with the math functions), "
+            f"compute in float32, or build for 'llvm'/'vhls'")
+
+
+def _wide(t) -> bool:
+    return not isinstance(t, Float) and getattr(t, "bits", 0) > 64
+
+
+def _problem(x) -> str | None:
+    """What in expression node `x` has no unit, or None."""
+    t = getattr(x, "type", None)
+    kids = [getattr(k, "type", None) for k in child_exprs(x)]
+    floats = [u for u in [t, *kids] if isinstance(u, Float)]
+    if not floats:
+        return None
+    bad = [u for u in floats if not _f32(u)]
+    if bad and not isinstance(x, (N.Load, N.Const)):
+        return f"an operation on {bad[0]!r}"
+    if isinstance(x, N.BinOp) and x.op not in _BINOPS:
+        return f"the operator {x.op!r} on {x.lhs.type!r}"
+    if isinstance(x, N.UnaryOp) and x.op not in _UNARY:
+        return f"the operator {x.op!r} on {x.operand.type!r}"
+    if isinstance(x, N.MathCall) and (x.fn not in _MATH or not isinstance(t, Float) and x.fn != MathFn.BITCAST):
+        return f"{x.fn}() on {', '.join(repr(u) for u in kids)}"
+    if isinstance(x, N.Cast) and (_wide(t) or _wide(x.value.type)):
+        return f"the cast from {x.value.type!r} to {t!r} (wider than 64 bits)"
+    return None
+
+
+def check_handshake_floats(funcs):
+    """BackendError (kernel file:line) for the first float operation of `funcs` without a unit."""
+    for f in funcs:
+        for p in f.params:
+            if isinstance(p.dtype, Float) and not _f32(p.dtype):
+                raise located(BackendError, _msg(f"argument {p.name!r} of {f.name!r}, which is {p.dtype!r}"),
+                              p.loc or f.loc)
+        for rt in f.result_types:
+            t = rt.dtype if isinstance(rt, ArrayType) else rt
+            if isinstance(t, Float) and not _f32(t):
+                raise located(BackendError, _msg(f"the result of {f.name!r}, which is {rt!r}"), f.loc)
+        for s in V.walk_stmts(f.body):
+            if isinstance(s, N.Alloc) and isinstance(s.buf.dtype, Float) and not _f32(s.buf.dtype):
+                raise located(BackendError, _msg(f"local {s.buf.name!r}, which is {s.buf.type!r}"), s.loc or s.buf.loc)
+            for e in V.stmt_exprs(s):
+                for x in V.walk_expr(e):
+                    what = _problem(x)
+                    if what is not None:
+                        raise located(BackendError, _msg(what), getattr(x, "loc", None) or s.loc)
+
+
+__all__ = ["check_handshake_floats", "COVERED"]
