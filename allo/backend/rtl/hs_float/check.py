@@ -1,15 +1,15 @@
 """Which float operations the handshake route has units for (checked on allo's IR, so that the
 error names the kernel's operation and line).
 
-float32 only: + - * / // % min max, the comparisons, and / or / not of floats, negation, abs,
-sqrt, floor, ceil, select, bitcast, constants, loads and stores, and casts between float32 and
-bool / index / integers / Fixed / UFixed of up to 64 bits. Everything else on a float (float64,
-float16, bfloat16, exp / log / tanh / pow / sin / ...) is a BackendError naming the operation
-and its line.
+float32 only: + - * / // % ** min max, the comparisons, and / or / not of floats, negation, abs,
+sqrt, floor, ceil, the math functions of the static circuit's units (exp, log, log2, tanh, erf,
+rsqrt, sigmoid, sin, cos, pow), select, bitcast, constants, loads and stores, and casts between
+float32 and bool / index / integers / Fixed / UFixed of up to 64 bits. Anything on float64,
+float16 or bfloat16 is a BackendError naming the operation and its line.
 
 Example::
 
-    check_handshake_floats([top_func])     # raises for `B[i] = allo.exp(A[i])`
+    check_handshake_floats([top_func])     # raises for `t: float64 = A[i]`
 """
 from __future__ import annotations
 
@@ -21,11 +21,14 @@ from ....ir.types import ArrayType, Float
 from ....ir.visit import child_exprs
 
 _BINOPS = set(CMP_OPS) | set(LOGIC_OPS) | {BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.DIV,
-                                           BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.MIN, BinOpKind.MAX}
-_MATH = {MathFn.SQRT, MathFn.ABS, MathFn.FLOOR, MathFn.CEIL, MathFn.BITCAST}
+                                           BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.MIN, BinOpKind.MAX,
+                                           BinOpKind.POW}
+_MATH = {MathFn.SQRT, MathFn.ABS, MathFn.FLOOR, MathFn.CEIL, MathFn.BITCAST, MathFn.EXP, MathFn.LOG, MathFn.LOG2,
+         MathFn.TANH, MathFn.ERF, MathFn.RSQRT, MathFn.SIGMOID, MathFn.SIN, MathFn.COS, MathFn.POW}
 _UNARY = {UnaryOpKind.NEG, UnaryOpKind.NOT}
-COVERED = ("float32 + - * / // % min max, comparisons, neg, abs, sqrt, floor, ceil, select and casts to and from "
-           "bool/int/uint/index/Fixed/UFixed of up to 64 bits")
+COVERED = ("float32 + - * / // % ** min max, comparisons, neg, abs, sqrt, floor, ceil, exp, log, log2, tanh, erf, "
+           "rsqrt, sigmoid, sin, cos, pow, select and casts to and from bool/int/uint/index/Fixed/UFixed of up to 64 "
+           "bits")
 
 
 def _f32(t) -> bool:

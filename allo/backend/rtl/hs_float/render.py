@@ -1,6 +1,7 @@
 """Casts between float32 and integers / fixed point on the handshake route: the renderer emits a
 call of the conversion unit (units.py) instead of allo's float64 sequence (docs/language.md
-section 4), which the float32 units compute in one step with the same result bits.
+section 4), which the float32 units compute in one step with the same result bits; a float32
+sigmoid is a call of its unit too.
 
 A mixin of the hardware function renderer (lower.HWFuncRenderer); casts that do not involve
 float32 (or involve another float type, which rewrite.py then refuses) are the CastMixin's.
@@ -11,8 +12,11 @@ Example::
 """
 from __future__ import annotations
 
+from ....ir import nodes as N
+from ....ir.ops import MathFn
 from ....ir.types import Float
 from ....render.casts import CastMixin as _Casts
+from ....render.exprs import ExprMixin
 from .units import PREFIX
 
 
@@ -21,7 +25,16 @@ def _f32(t) -> bool:
 
 
 class FloatCastMixin:
-    """Overrides the float <-> int / fixed entries of CastMixin._CASTS for float32 (see above)."""
+    """Overrides the float <-> int / fixed entries of CastMixin._CASTS for float32 (see above),
+    and renders a float32 sigmoid as its unit (the static circuit's allo_f32_sigmoid_m, not
+    the 1 / (1 + exp(-x)) of the CPU build)."""
+
+    def e_math(self, e):
+        if e.fn == MathFn.SIGMOID and _f32(e.type):
+            return self.unit_call(f"{PREFIX}sigmoid", self.expr_as(e.args[0], e.type), "f32", "f32")
+        return ExprMixin.e_math(self, e)
+
+    _EXPRS = {**ExprMixin._EXPRS, N.MathCall: e_math}
 
     def unit_call(self, name: str, v: str, ity: str, oty: str) -> str:
         calls = self.__dict__.setdefault("unit_calls", {})

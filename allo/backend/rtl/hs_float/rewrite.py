@@ -21,12 +21,15 @@ import re
 import numpy as np
 
 from ....errors import BackendError
+from .check import COVERED
 from .units import CMPF, PREFIX, unit_signature
 
 # float32 op -> unit kind (units.py)
 BINARY = {"arith.addf": "add", "arith.subf": "sub", "arith.mulf": "mul", "arith.divf": "div", "arith.remf": "rem",
-          "arith.minimumf": "min", "arith.maximumf": "max"}
-UNARY = {"math.sqrt": "sqrt", "math.floor": "floor", "math.ceil": "ceil"}
+          "arith.minimumf": "min", "arith.maximumf": "max", "math.powf": "pow"}
+UNARY = {"math.sqrt": "sqrt", "math.floor": "floor", "math.ceil": "ceil", "math.exp": "exp", "math.log": "log",
+         "math.log2": "log2", "math.tanh": "tanh", "math.erf": "erf", "math.rsqrt": "rsqrt", "math.sin": "sin",
+         "math.cos": "cos"}
 SIGN = {"arith.negf": ("arith.xori", 0x80000000), "math.absf": ("arith.andi", 0x7FFFFFFF)}
 _LOC = re.compile(r'loc\("([^"]+)":(\d+):\d+\)')
 
@@ -195,9 +198,7 @@ def _check_no_floats(module):
         bad = [t for t in types if _is_float(t) or _memref_of_float(t)]
         if bad:
             raise BackendError(f"{_where(op)}the handshake circuit (scheduling='dynamic') has no unit for `{op.name}` "
-                               f"on {bad[0]}: its float units are float32 only (+ - * / // % min max, comparisons, "
-                               "neg, abs, sqrt, floor, ceil, casts); build for 'rtl' with scheduling='static' or for "
-                               "'llvm'")
+                               f"on {bad[0]}: its float units are float32 only ({COVERED}); build for 'llvm'")
 
 
 def _memref_of_float(t) -> bool:

@@ -4,7 +4,10 @@ float32 function units, allo/backend/rtl/static/float/) that CIRCT's extern inst
 
 Names (operands are the bits of float32 values, i32, unless said otherwise):
 - `allo_hsf_add`, `_sub`, `_mul`, `_div`, `_rem` (C fmodf), `_min`, `_max` (LLVM minimumf /
-  maximumf), `_sqrt`, `_floor`, `_ceil`: float32 results;
+  maximumf), `_sqrt`, `_floor`, `_ceil`: float32 results, exact as the LLVM build;
+- `allo_hsf_exp`, `_log`, `_log2`, `_tanh`, `_erf`, `_rsqrt`, `_sigmoid`, `_sin`, `_cos`, `_pow`:
+  the math units of the static circuit (fixed sequences of the basic units; the same bits as
+  `scheduling="static"`, within docs/rtl.md's ulp bounds of the LLVM build's libm);
 - `allo_hsf_cmp_<p>` (p an arith.cmpf predicate: oeq, ult, ...): an i1;
 - `allo_hsf_from_s<w>` / `_from_u<w>`: a signed / unsigned w-bit integer to float32;
 - `allo_hsf_from_fxs<w>_<f>` / `_from_fxu<w>_<f>`: a w-bit Fixed / UFixed raw value with f
@@ -35,13 +38,17 @@ CMPF = ["false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt", 
         "true"]
 _CMP_BITS = {"false": 0, "oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5, "one": 6, "ord": 7, "ueq": 9, "ugt": 10,
              "uge": 11, "ult": 12, "ule": 13, "une": 14, "uno": 8, "true": 15}
-# float32 -> float32 operators: operand count and the SV of the result (a, b: the operands)
-ARITH = {"add": (2, "f32_add", "{f}(in0, in1, 1'b0)"), "sub": (2, "f32_add", "{f}(in0, in1, 1'b1)"),
-         "mul": (2, "f32_mul", "{f}(in0, in1)"), "div": (2, "f32_div", "{f}(in0, in1)"),
-         "min": (2, "f32_minmax", "{f}(in0, in1, 1'b0)"), "max": (2, "f32_minmax", "{f}(in0, in1, 1'b1)"),
-         "sqrt": (1, "f32_sqrt", "{f}(in0)"), "floor": (1, "f32_round", "{f}(in0, 1'b0)"),
-         "ceil": (1, "f32_round", "{f}(in0, 1'b1)"), "rem": (2, "f32_fmod", None)}
-MODULE_UNITS = {"rem": "f32_fmod"}  # kinds computed by a float module unit (an instance, not a function)
+# float32 -> float32 operators: operand count, float unit, the SV of the result from a function
+# unit `{f}` (None: an instance of the module unit, on the operands and `extra`)
+F32_OPS = {"add": (2, "f32_add", "{f}(in0, in1, 1'b0)"), "sub": (2, "f32_add", "{f}(in0, in1, 1'b1)"),
+           "mul": (2, "f32_mul", "{f}(in0, in1)"), "div": (2, "f32_div", "{f}(in0, in1)"),
+           "min": (2, "f32_minmax", "{f}(in0, in1, 1'b0)"), "max": (2, "f32_minmax", "{f}(in0, in1, 1'b1)"),
+           "sqrt": (1, "f32_sqrt", "{f}(in0)"), "floor": (1, "f32_round", "{f}(in0, 1'b0)"),
+           "ceil": (1, "f32_round", "{f}(in0, 1'b1)"), "rem": (2, "f32_fmod", None), "pow": (2, "f32_pow", None),
+           "exp": (1, "f32_exp", None), "log": (1, "f32_log", None), "log2": (1, "f32_log2", None),
+           "tanh": (1, "f32_tanh", None), "erf": (1, "f32_erf", None), "rsqrt": (1, "f32_rsqrt", None),
+           "sigmoid": (1, "f32_sigmoid", None), "sin": (1, "f32_trig", None), "cos": (1, "f32_trig", None)}
+_EXTRA = {"sin": ["1'b0"], "cos": ["1'b1"]}  # the module unit's inputs after the operands
 _FROM_INT = re.compile(r"from_([su])(\d+)$")
 _FROM_FIXED = re.compile(r"from_fx([su])(\d+)_(\d+)$")
 _TO_INT = re.compile(r"to_i(\d+)$")
@@ -57,8 +64,8 @@ def _kind(name: str) -> str:
 def unit_signature(name: str) -> tuple:
     """([operand bit widths], result bit width) of unit `name`."""
     k = _kind(name)
-    if k in ARITH:
-        return [32] * ARITH[k][0], 32
+    if k in F32_OPS:
+        return [32] * F32_OPS[k][0], 32
     if k.startswith("cmp_") and k[4:] in _CMP_BITS:
         return [32, 32], 1
     m = _FROM_INT.match(k) or _FROM_FIXED.match(k)
@@ -82,10 +89,10 @@ def _body(name: str, fu: FloatUnits) -> str:
     """SV lines assigning `y` (the result) from in0.. with the units of `fu`."""
     k = _kind(name)
     ins, wo = unit_signature(name)
-    if k in ARITH:
-        n, unit, form = ARITH[k]
+    if k in F32_OPS:
+        n, unit, form = F32_OPS[k]
         if form is None:  # a module unit
-            return f"  assign y = {fu.instance(unit, [f'in{j}' for j in range(n)])};\n"
+            return f"  assign y = {fu.instance(unit, [f'in{j}' for j in range(n)] + _EXTRA.get(k, []))};\n"
         return f"  assign y = {form.format(f=fu.use(unit))};\n"
     if k.startswith("cmp_"):
         return f"  assign y = {fu.use('f32_cmp')}(in0, in1, 4'd{_CMP_BITS[k[4:]]});\n"
@@ -131,10 +138,10 @@ def unit_modules(names) -> str:
     """The SV of every unit in `names` (each once) and of the float module units they instantiate."""
     out, mods = [], []
     for name in dict.fromkeys(names):
-        out.append(unit_module(name, FloatUnits()))
-        unit = MODULE_UNITS.get(_kind(name))
-        if unit is not None and unit not in mods:
-            mods.append(unit)
+        fu = FloatUnits()
+        out.append(unit_module(name, fu))
+        if fu.instances():  # (a unit with an instance uses no function unit itself: names() are its modules)
+            mods += [m for m in fu.names() if m not in mods]
     return "".join(out) + "".join(module_source(m) for m in mods)
 
 
