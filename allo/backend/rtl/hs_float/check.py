@@ -36,9 +36,20 @@ def _f32(t) -> bool:
 
 
 def _msg(what: str) -> str:
-    return (f"the handshake circuit (scheduling='dynamic') has no float unit for {what}: its units cover {COVERED}; "
-            f"build for 'rtl' with the default scheduling='static' (allo's float32 units with the math functions), "
-            f"compute in float32, or build for 'llvm'/'vhls'")
+    return (f"the handshake circuit (scheduling='dynamic') has no floating-point unit for this: {what}. Its units "
+            f"cover {COVERED}; compute in float32, or build for 'llvm'/'vhls'")
+
+
+def _what(x) -> str:
+    if isinstance(x, N.BinOp):
+        return f"the operator {x.op!r}"
+    if isinstance(x, N.UnaryOp):
+        return f"the operator {x.op!r}"
+    if isinstance(x, N.MathCall):
+        return f"{x.fn}()"
+    if isinstance(x, N.Cast):
+        return f"the cast from {x.value.type!r} to {x.type!r}"
+    return f"a {type(x).__name__.lower()}"
 
 
 def _wide(t) -> bool:
@@ -54,7 +65,7 @@ def _problem(x) -> str | None:
         return None
     bad = [u for u in floats if not _f32(u)]
     if bad and not isinstance(x, (N.Load, N.Const)):
-        return f"an operation on {bad[0]!r}"
+        return f"{_what(x)} on {bad[0]!r}"
     if isinstance(x, N.BinOp) and x.op not in _BINOPS:
         return f"the operator {x.op!r} on {x.lhs.type!r}"
     if isinstance(x, N.UnaryOp) and x.op not in _UNARY:
@@ -71,15 +82,15 @@ def check_handshake_floats(funcs):
     for f in funcs:
         for p in f.params:
             if isinstance(p.dtype, Float) and not _f32(p.dtype):
-                raise located(BackendError, _msg(f"argument {p.name!r} of {f.name!r}, which is {p.dtype!r}"),
+                raise located(BackendError, _msg(f"argument {p.name!r} of {f.name!r} is {p.dtype!r}"),
                               p.loc or f.loc)
         for rt in f.result_types:
             t = rt.dtype if isinstance(rt, ArrayType) else rt
             if isinstance(t, Float) and not _f32(t):
-                raise located(BackendError, _msg(f"the result of {f.name!r}, which is {rt!r}"), f.loc)
+                raise located(BackendError, _msg(f"{f.name!r} returns {rt!r}"), f.loc)
         for s in V.walk_stmts(f.body):
             if isinstance(s, N.Alloc) and isinstance(s.buf.dtype, Float) and not _f32(s.buf.dtype):
-                raise located(BackendError, _msg(f"local {s.buf.name!r}, which is {s.buf.type!r}"), s.loc or s.buf.loc)
+                raise located(BackendError, _msg(f"local {s.buf.name!r} is {s.buf.type!r}"), s.loc or s.buf.loc)
             for e in V.stmt_exprs(s):
                 for x in V.walk_expr(e):
                     what = _problem(x)
