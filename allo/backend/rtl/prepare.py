@@ -36,7 +36,7 @@ from ...ir.attrs import STATEFUL
 from ...ir.ops import BinOpKind
 from ...ir.types import ArrayType, Float, Index
 from ...render.module import storage_array
-from .hs_float.check import check_handshake_floats
+from .hs_float_check import check_handshake_floats
 
 index_t = Index()
 _MAX_INLINE_DEPTH = 64

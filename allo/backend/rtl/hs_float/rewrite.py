@@ -21,7 +21,7 @@ import re
 import numpy as np
 
 from ....errors import BackendError
-from .check import COVERED
+from ..hs_float_check import COVERED
 from .units import CMPF, PREFIX, unit_signature
 
 # float32 op -> unit kind (units.py)

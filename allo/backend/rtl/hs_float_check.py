@@ -1,5 +1,5 @@
-"""Which float operations the handshake route has units for (checked on allo's IR, so that the
-error names the kernel's operation and line).
+"""Which float operations the handshake route (hs_float/) has units for (checked on allo's IR,
+so that the error names the kernel's operation and line).
 
 float32 only: + - * / // % ** min max, the comparisons, and / or / not of floats, negation, abs,
 sqrt, floor, ceil, the math functions of the static circuit's units (exp, log, log2, tanh, erf,
@@ -13,12 +13,12 @@ Example::
 """
 from __future__ import annotations
 
-from ....errors import BackendError, located
-from ....ir import nodes as N
-from ....ir import visit as V
-from ....ir.ops import ARITH_OPS, CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
-from ....ir.types import ArrayType, Float
-from ....ir.visit import child_exprs
+from ...errors import BackendError, located
+from ...ir import nodes as N
+from ...ir import visit as V
+from ...ir.ops import ARITH_OPS, CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
+from ...ir.types import ArrayType, Float
+from ...ir.visit import child_exprs
 
 _BINOPS = set(CMP_OPS) | set(LOGIC_OPS) | {BinOpKind.ADD, BinOpKind.SUB, BinOpKind.MUL, BinOpKind.DIV,
                                            BinOpKind.FLOORDIV, BinOpKind.MOD, BinOpKind.MIN, BinOpKind.MAX,
