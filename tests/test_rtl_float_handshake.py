@@ -18,10 +18,11 @@ import allo
 from allo.backend.rtl.hs_float import unit_modules, unit_signature
 from allo.backend.rtl.hs_float.units import CMPF, F32_OPS, PREFIX
 from allo.backend.rtl.tools import verilator_env, verilator_root
+from allo.library import nn
 from allo.ir.types import Fixed, UFixed, float32, float64, int32, int64, uint8, uint32
 from tests import test_rtl_float_kernels as K
 from tests import test_rtl_float_ops as O
-from tests.rtl_util import full_only, needs_rtl, run_both
+from tests.rtl_util import FULL, full_only, needs_rtl, run_both
 
 pytestmark = needs_rtl
 uf12 = UFixed(12, 4)
@@ -117,6 +118,20 @@ def test_math_functions_equal_the_static_circuit_bit_for_bit():
     a[:3] = [np.nan, 0.0, -np.inf]
     s = allo.customize(maths)
     K._bits_equal(s.build(target="rtl", scheduling="dynamic")(a, b), s.build(target="rtl")(a, b), "maths")
+
+
+def test_layer_norm_equals_llvm_and_softmax_the_static_circuit():
+    """nn.layer_norm (+ - * / and sqrt: the LLVM build's bits); nn.softmax calls exp, so its
+    bits are the static circuit's (full runs only: a second build)."""
+    rng = np.random.default_rng(0)
+    s = allo.customize(nn.layer_norm, instantiate=[float32, 4, 16])
+    args = [rng.standard_normal(sh).astype(np.float32) for sh in [(4, 16), (16,), (16,)]] + [1e-5]
+    _, got, want = run_both(s, args, scheduling="dynamic")
+    K._bits_equal(got, want, "layer_norm")
+    if FULL:
+        s = allo.customize(nn.softmax, instantiate=[float32, 4, 16])
+        x = rng.standard_normal((4, 16)).astype(np.float32)
+        K._bits_equal(s.build(target="rtl", scheduling="dynamic")(x), s.build(target="rtl")(x), "softmax")
 
 
 def _all_units() -> list:

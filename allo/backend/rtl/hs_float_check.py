@@ -16,7 +16,7 @@ from __future__ import annotations
 from ...errors import BackendError, located
 from ...ir import nodes as N
 from ...ir import visit as V
-from ...ir.ops import ARITH_OPS, CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
+from ...ir.ops import CMP_OPS, LOGIC_OPS, BinOpKind, MathFn, UnaryOpKind
 from ...ir.types import ArrayType, Float
 from ...ir.visit import child_exprs
 
