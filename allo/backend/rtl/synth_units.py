@@ -1,0 +1,192 @@
+"""Module-by-module xc7 synthesis for synth.py: each module of a design (the float unit modules of
+static/float/, then the top) is mapped by its own Yosys run, with the modules it instantiates as
+blackboxes, and its mapped netlist (RTLIL) is cached by the module's text; a last run reads the
+mapped modules, flattens them under the top and counts. So a unit is mapped once per machine,
+not once per design (layer_norm, softmax and GELU share f32_add, f32_mul and f32_div), and a
+module ABC9 cannot map is retried with Yosys' classic `abc` LUT mapper before synthesis fails,
+with a BackendError that names the module.
+
+The counts equal those of one hierarchical `synth_xilinx` run over the whole design (which also
+maps every module on its own: the hierarchy is kept, constants do not cross a module boundary).
+Designs whose modules take parameters (`#(...)` instances) are not split (`split_design` gives
+None) and synth.py runs them in one piece.
+
+Imports: allo.errors, allo.backend.toolchain.
+
+Example::
+
+    mods = split_design(verilog, "layer_norm")   # {name: text}, dependencies first, top last
+    stat_text, netlist_path = synthesize_by_module(mods, "layer_norm", work_dir, timeout, yosys)
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+from ...errors import BackendError
+from ..toolchain import cache_dir, private_tmp, run_child
+
+_MODULE = re.compile(r"^module\s+(\w+)\b.*?^endmodule\b[^\n]*\n?", re.M | re.S)
+_SYNTH = "synth_xilinx -top {name} -family xc7 -noiopad -noclkbuf"
+# ABC9's closing `&verify` is off: see synth.py.
+_HEAD = "scratchpad -set abc9.verify 0\n{libs}read_verilog -sv module.sv\n"
+_WRITE = "select {name}\nwrite_rtlil -selected mapped.il\n"
+# The flow synth_xilinx runs, with its ABC9 step (label map_luts) replaced by classic ABC.
+_FALLBACK = ("{synth} -run :map_luts\nopt_expr -mux_undef -noclkinv\nabc -luts 2:2,3,6:5,10,20\nclean\n"
+             "xilinx_srl -fixed -minlen 3\ntechmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6\n"
+             "xilinx_dffopt\nopt_lut_ins -tech xilinx\n{synth} -run finalize:check\n")
+_ASSEMBLE = ("read_verilog -lib -specify +/xilinx/cells_sim.v\nread_verilog -lib +/xilinx/cells_xtra.v\n{reads}"
+             "hierarchy -top {top}\nflatten\nopt_clean\ntee -q -o stat.json stat -json -tech xilinx\n{netlist}")
+# per module: synth_xilinx's own flow, then the fallback; flow -> how an error message names it
+FLOWS = {"abc9": "synth_xilinx (ABC9 LUT mapping)", "abc": "the fallback, synth_xilinx with classic ABC"}
+
+
+def split_design(verilog: str, top: str) -> dict | None:
+    """{module name: its text} of the modules `top` reaches, each after the modules it
+    instantiates (top last); None when the design cannot be split (no module `top`, a module
+    defined twice, or an instance with parameters)."""
+    mods = {}
+    for m in _MODULE.finditer(verilog):
+        if m.group(1) in mods:
+            return None
+        mods[m.group(1)] = m.group(0)
+    if top not in mods:
+        return None
+    uses = {}
+    for name, text in mods.items():
+        body = _body(text)
+        if any(re.search(rf"^\s*{m}\s*#", body, re.M) for m in mods):
+            return None
+        uses[name] = _instantiated(body, mods, name)
+    order = []
+
+    def visit(n, path):
+        if n in path:
+            raise BackendError(f"synth: module {n!r} instantiates itself (through {' -> '.join(path)})")
+        if n not in order:
+            for d in uses[n]:
+                visit(d, path + (n,))
+            order.append(n)
+
+    visit(top, ())
+    return {n: mods[n] for n in order}
+
+
+def dependencies(mods: dict, name: str) -> list:
+    """The modules of `mods` that `name` instantiates, directly or not (dependencies first)."""
+    deps, todo = set(), [name]
+    while todo:
+        for m in _instantiated(_body(mods[todo.pop()]), mods, name):
+            if m not in deps:
+                deps.add(m)
+                todo.append(m)
+    return [n for n in mods if n in deps]
+
+
+def _body(text: str) -> str:
+    return text[text.find(";") + 1:]  # after the port list
+
+
+def _instantiated(body: str, mods: dict, name: str) -> list:
+    """The modules of `mods` (other than `name`) that the module body `body` instantiates."""
+    return sorted({m for m in re.findall(r"^\s*(\w+)\s+\w+\s*\(", body, re.M) if m in mods and m != name})
+
+
+def module_script(name: str, libs: bool, flow: str) -> str:
+    """The Yosys script that maps module `name` (module.sv; its sub-modules as blackboxes from
+    libs.sv when `libs`) with `flow` ("abc9": synth_xilinx; "abc": the classic-ABC fallback)."""
+    synth = _SYNTH.format(name=name)
+    head = _HEAD.format(libs="read_verilog -lib -sv libs.sv\n" if libs else "")
+    body = synth + "\n" if flow == "abc9" else _FALLBACK.format(synth=synth)
+    return head + body + _WRITE.format(name=name)
+
+
+def synthesize_by_module(mods: dict, top: str, work: Path, timeout: int, yosys: list, netlist: str) -> str:
+    """Map every module of `mods` (split_design's order), then flatten them under `top`: the text
+    of the `stat -json` file (work/stat.json); `netlist` is the script tail that writes the top's
+    netlist (work/netlist.json) for the timing proxy."""
+    mapped = []
+    for name in mods:
+        mapped.append(_mapped(mods, name, top, work, timeout, yosys))
+    for k, path in enumerate(mapped):
+        (work / f"m{k}.il").write_text(path.read_text())
+    reads = "".join(f"read_rtlil m{k}.il\n" for k in range(len(mapped)))
+    (work / "assemble.ys").write_text(_ASSEMBLE.format(reads=reads, top=top, netlist=netlist))
+    r = run_child([*yosys, "-q", "assemble.ys"], cwd=work, timeout=timeout, what=f"Yosys flattening of {top!r}")
+    stat = work / "stat.json"
+    if r.returncode != 0 or not stat.exists():
+        raise BackendError(f"Yosys synthesis of {top!r} for 'xc7' failed when flattening the mapped modules "
+                           f"(exit code {r.returncode}):\n{(r.stderr or r.stdout or '')[-3000:]}")
+    return stat.read_text()
+
+
+def _mapped(mods: dict, name: str, top: str, work: Path, timeout: int, yosys: list) -> Path:
+    """The cached mapped netlist (RTLIL) of module `name`, made by the first flow that works."""
+    deps = dependencies(mods, name)
+    libs = "".join(mods[d] for d in deps)
+    key = hashlib.sha256("\0".join([mods[name], libs, module_script(name, bool(libs), "abc9"),
+                                    " ".join(yosys)]).encode()).hexdigest()[:24]
+    cached = cache_dir("rtl") / f"xc7mod_{name}_{key}.il"
+    if cached.exists():
+        return cached
+    d = work / name
+    d.mkdir()
+    (d / "module.sv").write_text(mods[name])
+    if libs:
+        (d / "libs.sv").write_text(libs)
+    failures = []
+    for flow in FLOWS:
+        (d / f"{flow}.ys").write_text(module_script(name, bool(libs), flow))
+        (d / "mapped.il").unlink(missing_ok=True)
+        r = run_child([*yosys, "-q", "-l", f"{flow}.log", f"{flow}.ys"], cwd=d, timeout=timeout,
+                      what=f"Yosys synthesis of module {name!r} of {top!r}")
+        if r.returncode == 0 and (d / "mapped.il").exists():
+            tmp = private_tmp(cached)  # (two threads or processes may write the same entry)
+            tmp.write_text((d / "mapped.il").read_text())
+            tmp.replace(cached)
+            return cached
+        failures.append((FLOWS[flow], r.returncode, (r.stderr or "") + (r.stdout or ""), _log(d / f"{flow}.log")))
+        if not abc_crashed(failures[-1][2]):
+            break  # not ABC: the fallback mapper would fail the same way
+    raise failure(name, top, failures)
+
+
+def _log(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def abc_crashed(output: str) -> bool:
+    """Whether a failed Yosys run died inside ABC (a WebAssembly trap with abc:: frames, or a
+    native yosys-abc that failed)."""
+    return bool(re.search(r"\babc::\w", output)) or "ABC: execution of command" in output or \
+        bool(re.search(r"ERROR: ABC.* failed", output))
+
+
+def failure(name: str, top: str, failures: list, part: str = "xc7") -> BackendError:
+    """The BackendError for module `name` of design `top` that no flow could map: which flows were
+    tried (`failures`: (flow description, exit code, console output, log text) each), where they stopped (the last pass of the log, the crashing function), what to do."""
+    what = f"Yosys synthesis of {top!r} for {part!r} failed"
+    if name != top:
+        what += f" in the unit module {name!r}"
+    lines = []
+    for mapper, rc, output, log in failures:
+        passes = re.findall(r"^[\d.]+\. Executing (.+?)\.?$", log, re.M)
+        where = f" in pass {passes[-1]!r}" if passes else ""
+        frames = re.findall(r"\d+: 0x[0-9a-f]+ - \S+?!([\w:]+)", output)
+        frame = next((f for f in frames if f.startswith("abc::") and "assert" not in f), frames[0] if frames else "")
+        how = "ran out of WebAssembly stack (a recursive walk over the module's logic)" \
+            if "call stack exhausted" in output else \
+            f"trapped in {frame}" if frame else f"exit code {rc}"
+        tail = "" if frame or "call stack exhausted" in output else ":\n" + output[-1500:]
+        lines.append(f"- {mapper}: {how}{where}{tail}")
+    hint = ("Synthesise the written design (mod.write(dir)) with a native Yosys (set ALLO_YOSYS to its path), or "
+            "split the module's deepest logic into sub-modules (as f32_fmod's reduction steps are)")
+    return BackendError(f"{what}:\n" + "\n".join(lines) + f"\n{hint}")
+
+
+__all__ = ["split_design", "dependencies", "module_script", "synthesize_by_module", "abc_crashed", "failure",
+           "FLOWS"]
