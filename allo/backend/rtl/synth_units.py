@@ -58,7 +58,7 @@ def split_design(verilog: str, top: str) -> dict | None:
         body = _body(text)
         if any(re.search(rf"^\s*{m}\s*#", body, re.M) for m in mods):
             return None
-        uses[name] = _instantiated(body, mods, name)
+        uses[name] = _instantiated(body, mods, None)  # (itself included: a loop is an error)
     order = []
 
     def visit(n, path):
@@ -88,7 +88,7 @@ def _body(text: str) -> str:
     return text[text.find(";") + 1:]  # after the port list
 
 
-def _instantiated(body: str, mods: dict, name: str) -> list:
+def _instantiated(body: str, mods: dict, name: str | None) -> list:
     """The modules of `mods` (other than `name`) that the module body `body` instantiates."""
     return sorted({m for m in re.findall(r"^\s*(\w+)\s+\w+\s*\(", body, re.M) if m in mods and m != name})
 
