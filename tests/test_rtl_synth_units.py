@@ -12,7 +12,7 @@ import pytest
 
 import allo
 from allo.backend.rtl import synth, synth_units
-from allo.backend.rtl.synth_units import abc_crashed, dependencies, split_design
+from allo.backend.rtl.synth_units import abc_crashed, split_design
 from allo.ir.types import float32
 from allo.library import nn
 from tests.rtl_util import full_only, needs_rtl
@@ -46,20 +46,33 @@ Caused by:
 
 
 def test_a_design_splits_into_its_modules_dependencies_first():
-    mods = split_design(DESIGN, "top")
-    assert list(mods) == ["inc_m", "mac_m", "top"]
-    assert all(text.startswith(f"module {n}(") and text.rstrip().endswith("endmodule") for n, text in mods.items())
-    assert "".join(mods.values()) == DESIGN
-    assert dependencies(mods, "top") == ["inc_m", "mac_m"] and dependencies(mods, "mac_m") == ["inc_m"]
-    assert dependencies(mods, "inc_m") == []
-    # only what the top reaches; the top alone is one module
-    assert list(split_design(DESIGN, "mac_m")) == ["inc_m", "mac_m"]
+    split = split_design(DESIGN, "top")
+    assert split.order == ["inc_m", "mac_m", "top"] and not split.params
+    assert all(t.startswith(f"module {n}(") and t.rstrip().endswith("endmodule") for n, t in split.texts.items())
+    assert "".join(split.texts.values()) == DESIGN
+    assert split.parts("top") == (["top"], ["inc_m", "mac_m"]) and split.parts("mac_m") == (["mac_m"], ["inc_m"])
+    assert split.parts("inc_m") == (["inc_m"], [])
+    assert split_design(DESIGN, "mac_m").order == ["inc_m", "mac_m"]  # only what the top reaches
+
+
+# mac_m with a parameter: mapped inside each module that instantiates it (here the top), for its
+# parameters there; what it instantiates (inc_m) stays a module of its own
+PARAM = (DESIGN.replace("module mac_m(", "module mac_m #(parameter int K = 5) (").replace("16'd5", "16'(K)")
+         .replace("mac_m m1(b, a, q);", "mac_m #(.K(7)) m1(b, a, q);"))
+
+
+def test_a_module_with_parameters_is_mapped_inside_its_users():
+    split = split_design(PARAM, "top")
+    assert split.order == ["inc_m", "top"] and split.params == {"mac_m"}
+    assert split.parts("top") == (["top", "mac_m"], ["inc_m"])
+    poly = DESIGN.replace("mac_m m0(a, b, p);", "mac_m #(3) m0(a, b, p);")  # parameters at the instance only
+    assert split_design(poly, "top").params == {"mac_m"}
 
 
 @pytest.mark.parametrize("verilog, top", [
     (DESIGN, "nosuchtop"),
-    (DESIGN.replace("mac_m m1(b, a, q);", "mac_m #(.W(16)) m1(b, a, q);"), "top"),  # parameters
     (DESIGN + DESIGN.split("module mac_m")[0], "top"),  # inc_m twice
+    (PARAM, "mac_m"),  # a top with parameters
 ])
 def test_designs_that_are_not_split(verilog, top):
     assert split_design(verilog, top) is None
@@ -135,11 +148,12 @@ def test_a_module_no_mapper_can_map_is_a_backend_error_naming_it(tmp_path, monke
 
 @needs_rtl
 @full_only("three Yosys runs per module and a whole-design run (about a minute); set ALLO_RTL_FULL=1")
-def test_module_by_module_counts_equal_one_whole_design_run(tmp_path, monkeypatch):
+@pytest.mark.parametrize("verilog", [DESIGN, PARAM], ids=["plain", "parameters"])
+def test_module_by_module_counts_equal_one_whole_design_run(tmp_path, monkeypatch, verilog):
     monkeypatch.setenv("ALLO_CACHE_DIR", str(tmp_path / "cache"))
-    split = synth.synthesize(DESIGN, "top", part="xc7")
+    split = synth.synthesize(verilog, "top", part="xc7")
     monkeypatch.setattr(synth, "split_design", lambda verilog, top: None)
-    whole = synth.synthesize(DESIGN, "top", part="xc7")
+    whole = synth.synthesize(verilog, "top", part="xc7")
     assert split.cells == whole.cells and split.luts > 16 and split.dsps == 2, (split, whole)
     assert split.logic_levels == whole.logic_levels and split.suggested_clock_ns == whole.suggested_clock_ns
 

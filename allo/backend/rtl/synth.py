@@ -155,7 +155,7 @@ def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
     plain = plain_verilog(verilog)
     mods = split_design(plain, top) if part == "xc7" else None
     with tempfile.TemporaryDirectory(prefix="allo_synth_") as work:
-        if mods and len(mods) > 1:  # (one module: a run per module costs a Yosys start more, saves nothing)
+        if mods and len(mods.order) > 1:  # (one module: a run per module costs a Yosys start more, saves nothing)
             stat = synthesize_by_module(mods, top, Path(work), timeout, yosys_command(), _NETLIST.format(top=top))
         else:
             stat = _synthesize_whole(plain, top, part, Path(work), timeout, script)
