@@ -188,7 +188,8 @@ def abc_crashed(output: str) -> bool:
 
 def failure(name: str, top: str, failures: list, part: str = "xc7") -> BackendError:
     """The BackendError for module `name` of design `top` that no flow could map: which flows were
-    tried (`failures`: (flow description, exit code, console output, log text) each), where they stopped (the last pass of the log, the crashing function), what to do."""
+    tried (`failures`: a (flow description, exit code, console output, log text) each), where
+    they stopped (the last pass of the log, the trapping function), what to do."""
     what = f"Yosys synthesis of {top!r} for {part!r} failed"
     if name != top:
         what += f" in the unit module {name!r}"
