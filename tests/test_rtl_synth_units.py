@@ -73,6 +73,7 @@ def test_a_module_with_parameters_is_mapped_inside_its_users():
     (DESIGN, "nosuchtop"),
     (DESIGN + DESIGN.split("module mac_m")[0], "top"),  # inc_m twice
     (PARAM, "mac_m"),  # a top with parameters
+    (DESIGN.replace("  inc_m m2(p, y0);", "  logic z; assign z = 1'b0; inc_m m2(p, y0);"), "top"),  # an instance it misses
 ])
 def test_designs_that_are_not_split(verilog, top):
     assert split_design(verilog, top) is None

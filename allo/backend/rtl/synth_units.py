@@ -41,7 +41,7 @@ _FALLBACK = ("{synth} -run :map_luts\nopt_expr -mux_undef -noclkinv\nabc -luts 2
              "xilinx_srl -fixed -minlen 3\ntechmap -map +/xilinx/lut_map.v -map +/xilinx/cells_map.v -D LUT_WIDTH=6\n"
              "xilinx_dffopt\nopt_lut_ins -tech xilinx\n{synth} -run finalize:check\n")
 _ASSEMBLE = ("read_verilog -lib -specify +/xilinx/cells_sim.v\nread_verilog -lib +/xilinx/cells_xtra.v\n{reads}"
-             "hierarchy -top {top}\nflatten\nopt_clean\ntee -q -o stat.json stat -json -tech xilinx\n{netlist}")
+             "hierarchy -check -top {top}\nflatten\nopt_clean\ntee -q -o stat.json stat -json -tech xilinx\n{netlist}")
 # per module: synth_xilinx's own flow, then the fallback; flow -> how an error message names it
 FLOWS = {"abc9": "synth_xilinx (ABC9 LUT mapping)", "abc": "the fallback, synth_xilinx with classic ABC"}
 
@@ -74,7 +74,8 @@ class Split:
 
 def split_design(verilog: str, top: str) -> Split | None:
     """The modules `top` reaches, cut for mapping one by one; None when the design cannot be split
-    (no module `top`, a module defined twice, or a top with parameters)."""
+    (no module `top`, a module defined twice, a top with parameters, or a module name used in a
+    way other than an instance line)."""
     mods = {}
     for m in _MODULE.finditer(verilog):
         if m.group(1) in mods:
@@ -83,6 +84,10 @@ def split_design(verilog: str, top: str) -> Split | None:
     if top not in mods:
         return None
     uses = {name: _instantiated(text, mods) for name, text in mods.items()}
+    for name, text in mods.items():  # a module named other than in an instance line: not split (safe)
+        words = set(re.findall(r"\w+", re.sub(r"//[^\n]*|/\*.*?\*/", "", _body(text), flags=re.S)))
+        if (words & set(mods)) - set(uses[name]) - {name}:
+            return None
     params = {n for n, text in mods.items() if re.match(rf"module\s+{n}\s*#", text)}
     params |= {m for text in mods.values() for m in re.findall(r"^\s*(\w+)\s*#", _body(text), re.M) if m in mods}
     if top in params:
