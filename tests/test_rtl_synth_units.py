@@ -60,24 +60,31 @@ def test_a_design_splits_into_its_modules_dependencies_first():
     assert split_design(DESIGN, "mac_m").order == ["inc_m", "mac_m"]  # only what the top reaches
 
 
-# mac_m with a parameter: mapped inside each module that instantiates it (here the top), for its
-# parameters there; what it instantiates (inc_m) stays a module of its own
+# mac_m with a parameter K: an instance with literal values maps a copy of mac_m with them as its
+# defaults (mac_m__K7), alone and cached like any module; an instance whose values are expressions
+# (EXPR) is mapped inside each module that instantiates it; what mac_m instantiates (inc_m) stays a
+# module of its own
 PARAM = (DESIGN.replace("module mac_m(", "module mac_m #(parameter int K = 5) (").replace("16'd5", "16'(K)")
          .replace("mac_m m1(b, a, q);", "mac_m #(.K(7)) m1(b, a, q);"))
+EXPR = PARAM.replace("#(.K(7))", "#(.K(3 + 4))")
 
 
-def test_a_module_with_parameters_is_mapped_inside_its_users():
+def test_a_module_with_parameters_is_copied_per_literal_value_or_mapped_inside_its_users():
     split = split_design(PARAM, "top")
+    assert split.order == ["inc_m", "mac_m", "mac_m__K7", "top"] and not split.params
+    assert split.texts["mac_m__K7"].startswith("module mac_m__K7 #(parameter int K = 7) (")
+    assert "  mac_m__K7 m1(b, a, q);" in split.texts["top"] and "  mac_m m0(a, b, p);" in split.texts["top"]
+    positional = split_design(PARAM.replace("#(.K(7))", "#(3)"), "top")
+    assert positional.order == ["inc_m", "mac_m", "mac_m__K3", "top"]
+    split = split_design(EXPR, "top")
     assert split.order == ["inc_m", "top"] and split.params == {"mac_m"}
     assert split.parts("top") == (["top", "mac_m"], ["inc_m"])
-    poly = DESIGN.replace("mac_m m0(a, b, p);", "mac_m #(3) m0(a, b, p);")  # parameters at the instance only
-    assert split_design(poly, "top").params == {"mac_m"}
 
 
 @pytest.mark.parametrize("verilog, top", [
     (DESIGN, "nosuchtop"),
     (DESIGN + DESIGN.split("module mac_m")[0], "top"),  # inc_m twice
-    (PARAM, "mac_m"),  # a top with parameters
+    (EXPR, "mac_m"),  # a top instantiated with parameters elsewhere
     (DESIGN.replace("  inc_m m2(p, y0);", "  logic z; assign z = 1'b0; inc_m m2(p, y0);"), "top"),  # an instance it misses
 ])
 def test_designs_that_are_not_split(verilog, top):
@@ -154,7 +161,7 @@ def test_a_module_no_mapper_can_map_is_a_backend_error_naming_it(tmp_path, monke
 
 @needs_rtl
 @full_only("three Yosys runs per module and a whole-design run (about a minute); set ALLO_RTL_FULL=1")
-@pytest.mark.parametrize("verilog", [DESIGN, PARAM], ids=["plain", "parameters"])
+@pytest.mark.parametrize("verilog", [DESIGN, PARAM, EXPR], ids=["plain", "parameters", "parameter expressions"])
 def test_module_by_module_counts_equal_one_whole_design_run(tmp_path, monkeypatch, verilog):
     monkeypatch.setenv("ALLO_CACHE_DIR", str(tmp_path / "cache"))
     split = synth.synthesize(verilog, "top", part="xc7")

@@ -83,13 +83,14 @@ def split_design(verilog: str, top: str) -> Split | None:
         mods[m.group(1)] = m.group(0)
     if top not in mods:
         return None
+    mods = _specialise(mods)
     uses = {name: _instantiated(text, mods) for name, text in mods.items()}
     for name, text in mods.items():  # a module named other than in an instance line: not split (safe)
         words = set(re.findall(r"\w+", re.sub(r"//[^\n]*|/\*.*?\*/", "", _body(text), flags=re.S)))
         if (words & set(mods)) - set(uses[name]) - {name}:
             return None
-    params = {n for n, text in mods.items() if re.match(rf"module\s+{n}\s*#", text)}
-    params |= {m for text in mods.values() for m in re.findall(r"^\s*(\w+)\s*#", _body(text), re.M) if m in mods}
+    # (a module with parameters that is instantiated without any is mapped alone, with its defaults)
+    params = {m for text in mods.values() for m in re.findall(r"^\s*(\w+)\s*#", _body(text), re.M) if m in mods}
     if top in params:
         return None
     order = []
@@ -104,6 +105,49 @@ def split_design(verilog: str, top: str) -> Split | None:
 
     visit(top, ())
     return Split([n for n in order if n not in params], {n: mods[n] for n in order}, uses, params)
+
+
+_LITERAL_INSTANCE = re.compile(r"^(\s*)(\w+)\s*#\s*\(((?:[^()]|\(\s*\d+\s*\))*)\)\s*(\w+\s*\()", re.M)
+_HEADER = re.compile(r"module\s+\w+\s*#\s*\(([^()]*)\)")
+_DECL = re.compile(r"parameter\s+(?:int\s+|integer\s+)?(\w+)\s*=\s*.+", re.S)
+
+
+def _specialise(mods: dict) -> dict:
+    """`mods` with every instance whose parameters are integer literals (`P #(7) u(` or
+    `P #(.LAT(7)) u(`, P's parameters plain `parameter [int] NAME = value`s) turned into an
+    instance of a copy of P with those values as its defaults (`P__LAT7`), which is mapped and
+    cached on its own like any module without parameters."""
+    out = dict(mods)
+
+    def copy(m):
+        mod, args = m.group(2), m.group(3).strip()
+        header = _HEADER.match(out.get(mod, ""))
+        decls = [d.strip() for d in header.group(1).split(",")] if header else []
+        names = [_DECL.fullmatch(d) for d in decls]
+        if not decls or not all(names):
+            return m.group(0)
+        names = [n.group(1) for n in names]
+        if re.fullmatch(r"\d+(?:\s*,\s*\d+)*", args):
+            values = dict(zip(names, re.findall(r"\d+", args)))
+        elif re.fullmatch(r"\.\w+\s*\(\s*\d+\s*\)(?:\s*,\s*\.\w+\s*\(\s*\d+\s*\))*", args):
+            values = dict(re.findall(r"\.(\w+)\s*\(\s*(\d+)\s*\)", args))
+        else:
+            return m.group(0)
+        if not set(values) <= set(names) or len(re.findall(r"\d+", args)) > len(names):
+            return m.group(0)
+        new = f"{mod}__" + "_".join(f"{k}{int(v)}" for k, v in sorted(values.items()))
+        if new not in out:
+            params = ", ".join(f"parameter int {n} = {int(values[n])}" if n in values else d for n, d in zip(names, decls))
+            out[new] = re.sub(rf"^module\s+{mod}\s*#\s*\([^()]*\)", f"module {new} #({params})", out[mod], count=1)
+        return f"{m.group(1)}{new} {m.group(4)}"
+
+    for _ in range(8):  # (copies may hold literal instances too)
+        before = dict(out)
+        for name in list(out):
+            out[name] = _LITERAL_INSTANCE.sub(copy, out[name])
+        if out == before:
+            break
+    return out
 
 
 def _body(text: str) -> str:
