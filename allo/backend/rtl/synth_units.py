@@ -8,9 +8,10 @@ with a BackendError that names the module.
 
 The counts equal those of one hierarchical `synth_xilinx` run over the whole design (which also
 maps every module on its own: the hierarchy is kept, constants do not cross a module boundary;
-layer_norm 4x16: 21,439 LUT against 21,443, the same FF, DSP and logic levels). A module with
-parameters (f32_poly, Horner's steps) is mapped inside each module that instantiates it, for its
-parameters there. Designs whose top has parameters are not split (`split_design` gives None) and
+layer_norm 4x16: 21,439 LUT against 21,443, the same FF, DSP and logic levels). An instance with
+literal parameters (f32_poly's `#(6)`, a pipelined unit's `#(.LAT(7))`) maps a copy of its module
+with them as defaults (`allo_f32_poly_m__N6`); a module instantiated with parameter expressions
+is mapped inside each module that instantiates it, for its parameters there. Designs whose top has parameters are not split (`split_design` gives None) and
 synth.py runs them in one piece.
 
 Imports: allo.errors, allo.backend.toolchain.
