@@ -16,8 +16,9 @@ scheduling="dynamic")` (the handshake circuit), "calyx" is `s.build(target="caly
 Calyx dialect through allo's stand-ins and the FSM flow). A builder, simulation or synthesis that fails is
 "n/a" in the table with its reason in a numbered note below it, so the bench runs before and
 after the static scheduler. The float rows ("f32 ...") use the float32 units of the static circuit
-(the other builders have none: n/a); results equal the LLVM build bit for bit, softmax within its
-documented ulp bound (FLOAT_ULPS), GELU within its absolute bound (FLOAT_ABS). Published (Allo PLDI'24) numbers are float32 at PolyBench
+and, as extern modules, of the handshake circuit (Calyx has none: n/a); results equal the LLVM build bit for bit, softmax within its
+documented ulp bound (FLOAT_ULPS), GELU within its absolute bound
+(FLOAT_ABS). Published (Allo PLDI'24) numbers are float32 at PolyBench
 medium sizes: not comparable with these small designs.
 """
 from __future__ import annotations

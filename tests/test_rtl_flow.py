@@ -289,9 +289,18 @@ def itof(A: int32[4]) -> int32:
     return t
 
 
-@pytest.mark.parametrize("target, kw", [("rtl", {"scheduling": "dynamic"}), ("calyx", {})])
+def test_float_cast_kernel_on_the_handshake_route_equals_llvm():
+    """The handshake route has float32 units (tests/test_rtl_float_handshake.py), the Calyx route not."""
+    s = allo.customize(itof)
+    A = np.array([7, -3, 2 ** 30, -(2 ** 31)], dtype=np.int32)
+    _, got, want = run_both(s, [A], scheduling="dynamic")
+    assert_bit_exact(got, want, "itof")
+
+
+@pytest.mark.parametrize("target, kw", [("calyx", {})])
 def test_float_kernels_raise_backend_error_naming_the_op_and_line(target, kw):
-    """The handshake and Calyx routes have no float units (the static route has: test_rtl_float_kernels.py)."""
+    """The Calyx route has no float units (the static and handshake routes have: test_rtl_float_kernels.py,
+    test_rtl_float_handshake.py)."""
     with pytest.raises(allo.BackendError) as e:
         allo.customize(fdot).build(target=target, **kw)
     msg = str(e.value)

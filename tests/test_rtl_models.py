@@ -69,6 +69,18 @@ def test_float_model_to_rtl_matches_llvm_bit_for_bit():
     assert rtl.cycles > 0
 
 
+def test_float_mlp_on_the_handshake_route_matches_llvm_bit_for_bit():
+    """The seed MLP's shape (linear, relu, linear) in float32 through scheduling="dynamic": its
+    multiplies, adds and relu's max are instances of allo's float units (hs_float/)."""
+    m = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
+    x = torch.rand(2, 8, generator=torch.Generator().manual_seed(5))
+    s = allo.frontend.from_pytorch(m, [x], target="mlir")
+    dyn = s.build(target="rtl", scheduling="dynamic")
+    got, want = dyn(x.numpy()), allo.frontend.from_pytorch(m, [x])(x.numpy())
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert dyn.cycles > 0 and {"allo_hsf_mul", "allo_hsf_add", "allo_hsf_max"} <= set(dyn.hw.float_units)
+
+
 def test_float_model_on_the_handshake_route_names_the_float_op():
     m = torch.nn.Sequential(torch.nn.Linear(4, 3)).eval()
     with pytest.raises(allo.BackendError, match="floating-point|float32"):

@@ -7,10 +7,10 @@ The default run simulates four designs that cover the features (dataflow regions
 and cyclic partitions with unroll 30, a recurrence over 2 iterations, reuse_at registers, automatic
 pipelining with scalar arguments); ALLO_RTL_FULL=1 runs all 16. Known gaps are strict xfails, so
 a fix shows up as XPASS:
-- loop-level `dataflow` (a loop whose iterations overlap) and dataflow regions inside called
-  functions (2mm, atax, correlation of Allo): the circuit runs them one after another (only a
-  dataflow top function runs its processes concurrently), so it takes 1.3-1.6x the estimate;
-  results and every pipelined loop's II still match;
+- 2mm, atax, correlation of Allo: the estimate overlaps the copy-in channels of their top-level
+  regions (Vitis makes them FIFOs; the circuit keeps ping-pong arrays, docs/qor.md); 2mm's
+  dataflow loops overlap their rows in the circuit too (docs/rtl.md, "Loop-level dataflow");
+  they take 1.5-1.6x the estimate; results and every pipelined loop's II still match;
 - symm and syr2k baselines (triangular loops): the estimate uses worst-case trip counts, as Vitis
   reports (docs/qor.md); the circuit runs the real ones, so it is faster (checked separately).
 """

@@ -42,12 +42,16 @@ def _module_of(obj):
 
 
 def estimate(obj, clock_ns: float = 3.33, part: str = "xcu280", target: str | None = None,
-             bundle=None) -> QoRReport:
+             bundle=None, wrap_io: bool | None = None) -> QoRReport:
     """Estimate latency, II and resources of `obj` as Vitis HLS 2022.1 would synthesize it.
 
     `target`: "vhls" (plain arrays: ap_memory ports) or "vitis_hls" (m_axi ports; `bundle` is one
     bundle name for all arrays, a {argument: bundle} dict, or None for one bundle per array);
-    default: the HLS module's own target, else "vhls".
+    default: the HLS module's own target, else "vhls". `wrap_io` (vitis_hls only): the top copies
+    its arrays into on-chip arrays before the body and back after it (the `load_buf` / `store_res`
+    loops of `s.build(target="vitis_hls")`, its default) or the body indexes the m_axi ports
+    directly (`wrap_io=False`); default: the HLS module's own choice, else False (the body alone,
+    as the published Vitis designs of allo.qor's validation are written).
 
     Example::
 
@@ -61,7 +65,11 @@ def estimate(obj, clock_ns: float = 3.33, part: str = "xcu280", target: str | No
                       f"a static shape ({p.type.dtype!r}[N])", p.loc)
     target = target or own_target or "vhls"
     bundle = bundle if bundle is not None else own_bundle
-    return Estimator(mod, clock_ns=clock_ns, part=part, target=target, bundle=bundle).report()
+    if wrap_io is None:
+        wrap_io = bool(getattr(obj, "wrap_io", False)) if own_target else False
+    if not isinstance(wrap_io, bool):
+        raise AlloError(f"QoR: wrap_io must be True or False, got {wrap_io!r}")
+    return Estimator(mod, clock_ns=clock_ns, part=part, target=target, bundle=bundle, wrap_io=wrap_io).report()
 
 
 def report(obj, clock_ns: float = 3.33, part: str = "xcu280", target: str | None = None, bundle=None) -> QoRReport:

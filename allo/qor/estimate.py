@@ -34,6 +34,7 @@ from .body import Interpreter, interpret
 from .bundles import bundle_name
 from .channels import in_order_once
 from .nests import imperfect_level, promoted_accumulator
+from .io_copies import io_copy_rows
 from .memory import Mem, bind_param, interface_mem, local_mem, port_ii
 from .report import LoopRow, QoRReport
 from .resources import Resources
@@ -90,7 +91,7 @@ class Estimator:
     """See module docstring."""
 
     def __init__(self, module: N.Module, clock_ns: float = 3.33, part: str = "xcu280", target: str = "vhls",
-                 bundle=None):
+                 bundle=None, wrap_io: bool = False):
         if target not in ("vhls", "vitis_hls"):
             raise AlloError(f"QoR: unknown target {target!r}; expected 'vhls' or 'vitis_hls'")
         self.mod = module
@@ -99,6 +100,7 @@ class Estimator:
         self.part, self.available = part_info(part)
         self.target = target
         self.bundle = bundle
+        self.wrap_io = bool(wrap_io) and target == "vitis_hls"  # copy loops around the body (interface.py)
         self._memo = {}
         self.notes = []
         self._modes = {}
@@ -116,15 +118,24 @@ class Estimator:
                 ports.append(v)
         for k, p in enumerate(ports):
             name = self._bundle_of(p, k)
-            mems[id(p)] = interface_mem(p, self.target, name, self.tables)
+            # wrap_io: the body works on an on-chip copy of each array port (partitions apply to it)
+            mems[id(p)] = local_mem(p, self.tables) if self.wrap_io else interface_mem(p, self.target, name, self.tables)
             bundles.add(name)
         fe = self.func(top, mems)
         res = Resources()
         res.add(fe.res)
+        latency, interval, rows = int(fe.latency), int(fe.interval), fe.rows
+        if self.wrap_io:
+            loads, stores = io_copy_rows(top, ports, self.tables)
+            for p in ports:
+                res.add_memory(mems[id(p)], self.tables)
+            rows = loads + rows + stores
+            copies = sum(r.latency for r in loads + stores)
+            latency, interval = latency + copies, interval + copies
         if self.target == "vitis_hls":
             for _ in bundles:
                 res.add_interface(self.tables)
-        return QoRReport(top.name, int(fe.latency), int(fe.interval), self.clock_ns, self.part, fe.rows,
+        return QoRReport(top.name, latency, interval, self.clock_ns, self.part, rows,
                          res.as_dict(), dict(self.available), "estimate", self.target,
                          list(dict.fromkeys(self.notes + fe.notes)))
 

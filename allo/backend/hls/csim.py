@@ -107,7 +107,7 @@ class HLSModule:
         code: ModuleCode = emit_module(mod, target=target, bundle=bundle, wrap_io=wrap_io)  # validates the module first
         if mode == "csim":
             check_io_widths(mod.func(mod.top))
-        self.ir_module, self.bundle = mod, bundle  # for report() (allo.qor)
+        self.ir_module, self.bundle, self.wrap_io = mod, bundle, wrap_io  # for report() (allo.qor)
         self._stateful = sorted(b.name for f in mod.funcs for b in V.iter_buffers(f) if STATEFUL in b.attrs)
         self._calls = 0
         self.func = mod.func(mod.top)

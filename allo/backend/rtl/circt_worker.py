@@ -51,6 +51,19 @@ def _run(pm_text, module, passmanager):
     pm.run(module.operation)
 
 
+def _name_extern_ports(module, ir):
+    """Port names for the external handshake.funcs (allo's float units, allo/backend/rtl/hs_float/):
+    1.62's cf-to-handshake gives them empty argNames/resNames, on which handshake-to-hw's
+    getPortInfoForOpTypes crashes (segfault); in0.., out0.. are the names it gives a defined one."""
+    for op in module.body.operations:
+        if op.operation.name != "handshake.func" or op.regions[0].blocks:
+            continue
+        ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+        names = lambda prefix, n: ir.ArrayAttr.get([ir.StringAttr.get(f"{prefix}{k}") for k in range(n)])  # noqa: E731
+        op.attributes["argNames"] = names("in", len(ftype.inputs))
+        op.attributes["resNames"] = names("out", len(ftype.results))
+
+
 def _ports(module, top, hw):
     """[[name, "in"|"out", bit width]] of hw.module `top`."""
     for op in module.body.operations:
@@ -130,6 +143,8 @@ def main():
                 for stage, text in VERILOG_STAGES:
                     _stage(stage)
                     _run(text, module, passmanager)
+                    if stage == "cf-to-handshake":
+                        _name_extern_ports(module, ir)
                 stage = "export-verilog"
                 _stage(stage)
                 module.operation.attributes["circt.loweringOptions"] = ir.StringAttr.get("disallowLocalVariables")

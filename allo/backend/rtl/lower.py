@@ -22,6 +22,7 @@ from ...render.func import FuncRenderer
 from ...render.module import ModuleRenderer
 from ...render.pipelines import run_pipeline
 from ...render.process import check_mlir_process
+from .hs_float import FloatCastMixin, floats_to_units, unit_declarations
 from .memories import legalize_memory_args
 from .prepare import HWTop
 from .workarounds import apply_workarounds, check_merges, localize_constants
@@ -45,10 +46,11 @@ CALYX_PIPELINE = ("arith-expand, lower-affine, convert-scf-to-cf, canonicalize, 
 _OVERFLOW = re.compile(r"<\{overflowFlags = #arith\.overflow<[a-z, ]*>\}>\s*")
 
 
-class HWFuncRenderer(FuncRenderer):
+class HWFuncRenderer(FloatCastMixin, FuncRenderer):
     """allo's "llvm" rendering with every local a `memref.alloca`: in hardware a local array is an
     on-chip memory of the design whatever its size (never a heap allocation with a dealloc, which
-    neither CIRCT lowering has hardware for)."""
+    neither CIRCT lowering has hardware for); float32 casts as calls of conversion units
+    (hs_float/render.py)."""
 
     stack_bytes = None
 
@@ -57,10 +59,11 @@ def render_top(hw: HWTop, form: str = "handshake") -> str:
     """MLIR text (allo's "llvm" rendering) of the single prepared function."""
     mod = N.Module([hw.func], hw.func.name)
     r = ModuleRenderer(mod, "llvm", None)
-    body = HWFuncRenderer(r, hw.func).render()
+    fr = HWFuncRenderer(r, hw.func)
+    body = fr.render()
     if r.global_lines:  # prepare_for_hw turned every global into an argument
         raise BackendError("internal error: a global constant is left in the hardware function")
-    return "module {\n" + body + "}\n"
+    return "module {\n" + unit_declarations(fr) + body + "}\n"
 
 
 def poison_to_zero(module):
@@ -96,8 +99,10 @@ def lower_for_circt(hw: HWTop, form: str = "handshake"):
             module = ir.Module.parse(text)
         except Exception as e:
             raise BackendError(f"internal error: the hardware rendering does not parse: {e}") from None
-        run_pipeline(module, f"{form} preparation", pipeline)
         layout = None
+        if form == "handshake":  # float32 as bits, float operators as calls of allo's units
+            hw.float_units = floats_to_units(module)
+        run_pipeline(module, f"{form} preparation", pipeline)
         if form == "handshake":
             apply_workarounds(module, hw.func.name)
             check_merges(module, hw.func.name)

@@ -23,11 +23,12 @@ from ...errors import AlloError, BackendError
 from ...ir import nodes as N
 from ...ir import visit as V
 from ...ir.attrs import STREAM, STREAM_SPACE
-from ...ir.types import is_signed
+from ...ir.types import Float, is_signed
 from ...qor import estimate
 from ..marshal import ArraySpec, CallPlan
 from ..toolchain import cache_dir, private_tmp
 from .harness import glue_cpp
+from .hs_float import unit_modules
 from .lower import lower_for_circt
 from .ports import Interface
 from .prepare import prepare_for_hw
@@ -75,7 +76,7 @@ class RTLModule:
         self.hw = prepare_for_hw(mod, "RTL")
         generic, self.mlir, self.layout = lower_for_circt(self.hw, "handshake")
         reply = circt_cached({"form": "verilog", "top": self.hw.func.name, "mlir": generic})
-        self.verilog = reply["verilog"]
+        self.verilog = reply["verilog"] + unit_modules(self.hw.float_units)  # the float units' extern modules
         signed = [is_signed(rt) for rt in self.hw.func.result_types]
         hidden = {pos for pos, _ in self.hw.hidden}
         self.interface = Interface.from_ports(self.hw.func.name, reply["ports"], self.layout, self.hw.func, signed,
@@ -103,7 +104,7 @@ class RTLModule:
                 if spec.written:
                     written.append((pos, raw, wb))
             else:
-                scalars[pos] = spec.convert(a)
+                scalars[pos] = _scalar_bits(spec.convert(a), spec.t)
         array_outs = [s for s in plan.outs if s.array]
         for pos, spec in zip(hw.outputs, array_outs):
             arrays[pos] = np.zeros(spec.shape, dtype=spec.dtype)
@@ -125,6 +126,8 @@ class RTLModule:
         for spec in plan.outs:
             if spec.array:
                 outs.append(np.array(arrays[next(arrays_out)], dtype=spec.dtype))
+            elif spec.dtype == np.float32:  # the bits of a float32 result
+                outs.append(np.array(next(scalar_iter) & 0xFFFFFFFF, dtype=np.uint32).view(np.float32)[()])
             else:
                 outs.append(np.array(next(scalar_iter)).astype(spec.dtype))
         return plan.unpack(outs)
@@ -188,6 +191,13 @@ class RTLModule:
 
     def __repr__(self):
         return f"<allo RTLModule {self.top_func_name} ({len(self.verilog)} chars of SystemVerilog)>"
+
+
+def _scalar_bits(v, t):
+    """The port value of a scalar argument: a float32 travels as its bits."""
+    if isinstance(v, float) and isinstance(t, Float) and t.bits == 32:
+        return int(np.array(v, dtype=np.float32).view(np.uint32))
+    return v
 
 
 def _hex_lines(data: np.ndarray, memories) -> str:

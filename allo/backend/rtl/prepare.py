@@ -9,9 +9,9 @@ the module that satisfies this and describes how the hardware top relates to the
 3. array results become output arguments written by the design (scalars stay results);
 4. every array is flattened to one dimension (index = sum of index * stride).
 
-Floating point anywhere in the kernel raises a BackendError that names the float operation and
-the kernel line (CIRCT's handshake and Calyx lowerings have no float units in this wheel; the
-static circuit has allo's own, see static/float/).
+Floating point the route has no units for raises a BackendError that names the float operation
+and the kernel line: the handshake circuit ("RTL") takes float32 (hs_float/check.py), the Calyx
+route none (CIRCT 1.62's Calyx lowering has no float primitives).
 
 Example::
 
@@ -36,6 +36,7 @@ from ...ir.attrs import STATEFUL
 from ...ir.ops import BinOpKind
 from ...ir.types import ArrayType, Float, Index
 from ...render.module import storage_array
+from .hs_float_check import check_handshake_floats
 
 index_t = Index()
 _MAX_INLINE_DEPTH = 64
@@ -51,6 +52,7 @@ class HWTop:
     scalar_results: list  # result positions (in the kernel's result list) returned by value
     hidden: list = field(default_factory=list)  # (param position, storage ndarray) of constants
     original: N.Func = None  # the kernel's own top function (its signature drives marshalling)
+    float_units: list = field(default_factory=list)  # handshake route: the float units it calls (hs_float/)
 
 
 def prepare_for_hw(mod: N.Module, what: str = "RTL") -> HWTop:
@@ -61,7 +63,10 @@ def prepare_for_hw(mod: N.Module, what: str = "RTL") -> HWTop:
     except KeyError:
         raise BackendError(f"top function {mod.top!r} not found in the module") from None
     original = top.clone()
-    check_no_floats(mod, top, what)
+    if what == "RTL":  # the handshake circuit: allo's float32 units (hs_float/)
+        check_handshake_floats(_reachable(mod, top))
+    else:
+        check_no_floats(mod, top, what)
     check_no_stateful(mod, top, what)
     top.body = _Inliner(mod, 0).stmts(top.body)
     hw = _to_destination_passing(top, original)

@@ -27,6 +27,7 @@ from ....qor.estimate import Estimator
 from ....qor.tables import tables_for
 from .dfg import GraphBuilder, UnitGraph, mark_invariant, promote_accumulators
 from .fastbind import bind_fast_recurrences
+from .loopflow import LoopDataflowC, data_order, fallback, has_mark, pingpong, port_order, serial, used_outside
 from .memories import Memory
 from .regions import disjoint, footprints, partitions
 from .prepare import PROCESS_MARK
@@ -125,12 +126,18 @@ class Design:
             elif p.kind == "scalar_arg":
                 self.inputs[id(p)] = self.fresh(p.name)
         self.unit_process = {}  # unit uid -> process index (dataflow regions)
+        self.loop_regions, self.loop_notes = [], {}  # [(LoopDataflowC, {unit uid: process})], {loop: why sequential}
+        self.reg_pp_bufs, self.reg_pingpong = {}, {}  # ping-pong register arrays: id -> {uid: parity}; reg -> (copy, ..)
         if getattr(hw, "dataflow", False):
             self.root = [self.region(self.func.body)]
         else:
             self.root = self.block(self.func.body, {}, [])
         for u in self.units:
             self.build_unit(u)
+        self.register_copies()
+        for region, k_of in self.loop_regions:  # first: the function-level rotation below keeps their clashes
+            self.spread_ports(len(region.processes), k_of)
+            port_order(region, self.units, k_of)
         if self.root and isinstance(self.root[0], DataflowC):
             self.port_deps(self.root[0])
         self.check_streams()
@@ -200,7 +207,7 @@ class Design:
                 segment.clear()
 
         for s in body:
-            if isinstance(s, N.Return):
+            if isinstance(s, N.Return) or isinstance(s, N.Alloc) and s.buf.name == PROCESS_MARK:
                 continue
             if isinstance(s, N.For):
                 flush()
@@ -228,7 +235,9 @@ class Design:
         inner = dict(ranges)
         inner[id(s.var)] = rng
         if s.attrs.get(DATAFLOW):
-            pass  # regions run their processes one after another here (see docs/rtl.md)
+            region = self.loop_region(s, n, rng, ranges, fsm_vars)
+            if region is not None:
+                return region
         piped, target, _ = est.is_pipelined(s, ranges)
         if piped:
             return self.new_unit(s.name, [s], s.body, True, target, s.attrs.get(UNROLL), fsm_vars, ranges, s.loc)
@@ -243,6 +252,64 @@ class Design:
         self.fsm_loops[id(s.var)] = lp
         lp.body = self.block(s.body, inner, fsm_vars + [s.var])
         return lp
+
+    def loop_region(self, s, n, rng, ranges, fsm_vars):
+        """A loop marked dataflow as processes that overlap its iterations (loopflow.py), or None:
+        its iterations one after another like any FSM loop (`loop_notes[name]` says why)."""
+        groups = _groups(s.body)[0] if has_mark(s.body) else [list(s.body)]
+        why = fallback(groups)
+        if why is not None:
+            self.loop_notes[s.name] = why
+            return None
+        for st in s.body:
+            if isinstance(st, N.Alloc) and st.buf.shape:
+                self.memory(st.buf)  # an array of the loop body, shared by its processes
+        lvars = [N.IterVar(f"{s.var.name}_p{k}", s.var.type, s.var.loc) for k in range(len(groups))]
+        stmts = [V.Substitute({s.var: v}).stmts(g) for v, g in zip(lvars, groups)]
+        lb = index_aff(s.lb, {})
+        lbc = lb.const if lb is not None and lb.known else None
+        trip = n if _const_bounds(s) else None
+        fresh = {id(st.buf) for st in s.body if isinstance(st, N.Alloc) and st.buf.shape
+                 and self.memory(st.buf).kind in ("mem", "reg")}
+        order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip, fresh)
+        if serial(order, len(stmts)):
+            self.loop_notes[s.name] = "every two statements share data that needs program order (nothing to overlap)"
+            return None
+        pp = [b for b in pingpong(stmts, lvars, ranges, lbc, max(1, s.step), trip, order,
+                                  used_outside(self.func.body, s), fresh)
+              if self.memory(b).kind == "mem" or self.memory(b).kind == "reg" and id(b) in fresh]
+        if not fresh <= {id(b) for b in pp}:  # a body array left single: program order for it
+            fresh &= {id(b) for b in pp}
+            order, why = data_order(stmts, lvars, ranges, lbc, max(1, s.step), trip, fresh)
+        parity = []  # per double-buffered array: unit uid -> its process's iteration parity
+        for b in pp:
+            self.memory(b).pingpong = {}
+            parity.append(self.memory(b).pingpong)
+            if self.memory(b).kind == "reg":
+                self.reg_pp_bufs[id(b)] = self.memory(b).pingpong
+        procs, k_of = [], {}
+        for k, (v, g) in enumerate(zip(lvars, stmts)):
+            inner = dict(ranges)
+            inner[id(v)] = rng
+            lp = Loop(v, s.lb, s.ub, max(1, s.step), [], f"{s.name}_p{k}", self.fresh(f"l_{s.name}_p{k}"), n, s.loc)
+            self.fsm_loops[id(v)] = lp
+            first = len(self.units)
+            lp.body = self.block(g, inner, fsm_vars + [v])
+            k_of.update({u.uid: k for u in self.units[first:]})
+            for par in parity:
+                par.update({u.uid: f"{lp.signal}_cnt[0]" for u in self.units[first:]})
+            procs.append(lp)
+        region = LoopDataflowC(s.name, self.fresh("l_" + s.name), procs, order, why, n, s.loc)
+        self.loop_regions.append((region, k_of))
+        return region
+
+    def register_copies(self):
+        """The second copy of each element register of a ping-pong register array."""
+        for key, name in list(self.reg_of.items()):
+            if isinstance(key, tuple) and key[0] in self.reg_pp_bufs:
+                copy = self.fresh(name + "_c1")
+                self.regs[copy] = self.regs[name]
+                self.reg_pingpong[name] = (copy, self.reg_pp_bufs[key[0]])
 
     def new_unit(self, name, loops, body, pipelined, ii, unroll, fsm_vars, ranges, loc) -> Unit:
         for lp in loops:
@@ -294,7 +361,7 @@ class Design:
     def port_deps(self, region):
         """Concurrent processes must not share a port of a bank (reads included): the later one
         waits for the earlier one, as for shared data."""
-        self.spread_ports(region)
+        self.spread_ports(len(region.processes), self.unit_process)
         use = [set() for _ in region.processes]
         for u in self.units:
             k = self.unit_process.get(u.uid)
@@ -308,14 +375,15 @@ class Design:
                     region.deps[k] = sorted(set(region.deps[k]) | {j})
                     self.dep_arrays[(k, j)] = sorted({m for m, _, _ in common})
 
-    def spread_ports(self, region):
+    def spread_ports(self, nproc, k_of):
         """Rotate each process's port numbers per memory (a unit's own accesses keep distinct
-        ports) so that processes reading the same banks use different ports where they can."""
+        ports) so that processes reading the same banks use different ports where they can
+        (`k_of`: unit uid -> process)."""
         taken = set()
-        for k in range(len(region.processes)):
+        for k in range(nproc):
             by_mem = {}
             for u in self.units:
-                if self.unit_process.get(u.uid) == k:
+                if k_of.get(u.uid) == k:
                     for n in u.graph.nodes:
                         if n.kind in ("load", "store") and n.mem.kind == "mem" and n.mem.ports > 1:
                             by_mem.setdefault(n.mem.name, []).append(n)

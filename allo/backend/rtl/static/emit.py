@@ -14,6 +14,7 @@ from __future__ import annotations
 from ....ir import nodes as N
 from .design import DataflowC, IfC, Loop, Unit, WhileC
 from .exprs import ExprEmitter, sv_width
+from .loopflow import LoopDataflowC
 from .memories import Memory
 
 
@@ -208,15 +209,15 @@ class Emitter:
             a = [self.val(u, x, n.t) for x in n.args]
             self.wire(nm, _w(n.type), f"{a[0]} ? {a[1]} : {a[2]}")
         elif k == "rread":
-            self.wire(nm, _w(n.type), n.reg)
+            self.wire(nm, _w(n.type), self.reg_word(u, n.reg))
         elif k == "rwrite":
             v = n.args[0]
             if n.early:
                 src = self.early(u, v, n.t)
             else:
                 src = self.val(u, v, n.t)
-            cond = f"{self.vs[n.t]} & u{u.uid}_en"
-            self.regwrites.setdefault(n.reg, []).append(f"if ({cond}) {n.reg} <= {src};")
+            for reg, cond in self.reg_copies(u, n.reg, f"{self.vs[n.t]} & u{u.uid}_en"):
+                self.regwrites.setdefault(reg, []).append(f"if ({cond}) {reg} <= {src};")
         elif k == "load" and n.invariant:
             return  # loaded by the unit's prologue (see `prologue`)
         elif k == "load":
@@ -234,6 +235,19 @@ class Emitter:
             self.fifo_access(u, n, nm)
         else:
             raise AssertionError(f"internal error: node kind {k}")
+
+    def reg_word(self, u, reg) -> str:
+        """Register `reg` as unit u reads it (a ping-pong register, loopflow.py: u's copy)."""
+        pp = self.d.reg_pingpong.get(reg)
+        return reg if pp is None else f"({pp[1][u.uid]} ? {pp[0]} : {reg})"
+
+    def reg_copies(self, u, reg, cond) -> list:
+        """(register, enable) pairs a write of `reg` by unit u drives."""
+        pp = self.d.reg_pingpong.get(reg)
+        if pp is None:
+            return [(reg, cond)]
+        par = pp[1][u.uid]
+        return [(pp[0], f"{cond} & {par}"), (reg, f"{cond} & ~{par}")]
 
     def early(self, u, n, t) -> str:
         """Node n's value formed at cycle t = ready - 1 from its operators' last stages (see
@@ -325,14 +339,21 @@ class Emitter:
     def _qsel(self, u, n) -> str:
         mem, nm = n.mem, self.base(u, n)
         if n.bank is not None or mem.banks == 1:
-            return f"{self.prefix(mem, n.bank or 0)}_q{n.port}"
+            return self.qword(u, mem, n.bank or 0, n.port)
         self.reg(f"{nm}_bs", 32)
         self.uff.append(f"    {nm}_bs <= {nm}_bk;")
         cand = n.candidates()
-        out = f"{self.prefix(mem, cand[-1])}_q{n.port}"
+        out = self.qword(u, mem, cand[-1], n.port)
         for b in reversed(cand[:-1]):
-            out = f"({nm}_bs == 32'd{b}) ? {self.prefix(mem, b)}_q{n.port} : ({out})"
+            out = f"({nm}_bs == 32'd{b}) ? {self.qword(u, mem, b, n.port)} : ({out})"
         return out
+
+    def qword(self, u, mem, b, port) -> str:
+        """The read word of port `port` of bank b for unit u (of the unit's ping-pong copy)."""
+        pre = self.prefix(mem, b)
+        if not mem.pingpong:
+            return f"{pre}_q{port}"
+        return f"({mem.pingpong[u.uid]} ? {pre}_c1_q{port} : {pre}_c0_q{port})"
 
     def bypass(self, u, n):
         """The promoted accumulator: the value the previous iteration stored, when it stored this element."""
@@ -488,7 +509,47 @@ class Emitter:
             alldone = " & ".join(f"({pm.var} == {pm.sid(pm.done)})" for pm in procs) or "1'b1"
             m.add(s, f"if ({alldone}) {v} <= {m.sid(succ)};")
             return s
+        if isinstance(it, LoopDataflowC):
+            return self.loop_region(it, succ, fsm_vars, m)
         raise AssertionError(f"internal error: control item {it!r}")
+
+    def loop_region(self, it, succ, fsm_vars, m) -> int:
+        """A dataflow loop (loopflow.py): one FSM per process, each counting the loop itself
+        (init, wait, body, latch) and its finished iterations `cnt`; a process waits before each
+        iteration b for its producers (cnt_j > b) and for the consumers of what it writes
+        (cnt_c + depth > b)."""
+        v, s = m.var, m.new()
+        procs, cnts = [], []
+        for k, lp in enumerate(it.processes):
+            pm = FSM(f"{it.signal}_p{k}")
+            self.fsms.append(pm)
+            cnts.append(self.reg(f"{lp.signal}_cnt", 32))
+            procs.append(pm)
+        for k, (lp, pm) in enumerate(zip(it.processes, procs)):
+            pm.done = pm.new()
+            init, wait, latch = pm.new(), pm.new(), pm.new()
+            body = self.seq(lp.body, latch, fsm_vars + [lp.var], pm)
+            self.loop_counter(lp, pm, init, len(pm.states) - 1, latch)
+            lb, ub = self.fsm_value(lp.lb, fsm_vars), self.fsm_value(lp.ub, fsm_vars)
+            sig, c = lp.signal, cnts[k]
+            self.reg(sig, 64)
+            ready = [f"({cnts[j]} > {c})" for (j, kk) in sorted(it.order) if kk == k]
+            ready += [f"({cnts[kk]} + 32'd{d} > {c})" for (j, kk), d in sorted(it.order.items()) if j == k]
+            pm.add(init, f"{sig} <= {lb}; {c} <= 32'd0; "
+                         f"{pm.var} <= ($signed({lb}) < $signed({ub})) ? {pm.sid(wait)} : {pm.sid(pm.done)};")
+            cond = " & ".join(ready) or "1'b1"
+            pm.add(wait, f"if ({cond}) {pm.var} <= {pm.sid(body)};")
+            nxt = f"({sig} + 64'd{lp.step})"
+            pm.add(latch, f"{sig} <= {nxt}; {c} <= {c} + 32'd1; "
+                          f"{pm.var} <= ($signed({nxt}) < $signed({ub})) ? {pm.sid(wait)} : {pm.sid(pm.done)};")
+            pm.idle_stmt = f"if ({v} == {m.sid(s)}) {pm.var} <= {pm.sid(init)};"
+            pm.add(pm.done, f"if ({v} != {m.sid(s)}) {pm.var} <= {pm.idle};")
+        alldone = " & ".join(f"({pm.var} == {pm.sid(pm.done)})" for pm in procs)
+        m.add(s, f"if ({alldone}) {v} <= {m.sid(succ)};")
+        self.body.append(f"  assign allo_cnt_{it.signal} = ({v} == {m.sid(s)});")
+        self.body.append(f"  assign allo_iss_{it.signal} = allo_iss_{it.processes[0].signal};")
+        self.counters += [f"allo_cnt_{it.signal}", f"allo_iss_{it.signal}"]
+        return s
 
     def loop_counter(self, it, m, first, last, latch):
         """Outputs counting an FSM loop for mod.report(): busy while the FSM is in one of the
@@ -501,44 +562,24 @@ class Emitter:
 
     # ------------------------------------------------------------------ memories and ports
     def memories(self):
-        """Port wiring of every bank: arguments become module ports, locals on-chip RAMs."""
+        """Port wiring of every bank: arguments become module ports, locals on-chip RAMs (a
+        ping-pong local, loopflow.py, two RAMs per bank: the accessing process's iteration parity
+        picks one)."""
         for key in sorted(self.accesses, key=lambda k: (k[0], k[1], k[2])):
             mem_name, b, j = key
             mem = self.mem_by_name[mem_name]
-            pre = f"{self.prefix(mem, b)}"
             acc = self.accesses[key]
-            aw, w = mem.addr_bits, mem.bits
-            ces, wes, addrs, datas = [], [], [], []
-            for u, n, dyn in acc:
-                nm = self.base(u, n)
-                ce = f"{nm}_ce" + (f" & ({nm}_bk == 32'd{b})" if dyn else "")
-                ces.append(f"({ce})")
-                addrs.append(f"(({ce}) ? {nm}_a : {aw}'d0)")
-                if n.kind == "store":
-                    wes.append(f"({ce})")
-                    datas.append(f"(({ce}) ? {nm}_d : {w}'d0)")
-            reads = any(n.kind == "load" for _, n, _ in acc)
-            writes = bool(wes)
-            self.port_use.setdefault((mem_name, b), {})[j] = (reads, writes)
-            sigs = [(f"{pre}_address{j}", aw, " | ".join(addrs)), (f"{pre}_ce{j}", 1, " | ".join(ces))]
-            if writes:
-                sigs += [(f"{pre}_we{j}", 1, " | ".join(wes)), (f"{pre}_d{j}", w, " | ".join(datas))]
-            for name, bits, expr in sigs:
-                if mem.is_arg:
-                    self.ports.append(("output", bits, name))
-                    self.body.append(f"  assign {name} = {expr};")
-                else:
-                    self.wire(name, bits, expr)
-            if reads:
-                if mem.is_arg:
-                    self.ports.append(("input", w, f"{pre}_q{j}"))
-                else:
-                    self.reg(f"{pre}_q{j}", w)
-        for (mem_name, b), ports in sorted(self.port_use.items()):
-            mem = self.mem_by_name[mem_name]
+            if mem.pingpong:
+                for c in (0, 1):
+                    par = {u.uid: f"({mem.pingpong[u.uid]} == 1'b{c})" for u, _, _ in acc}
+                    self.port(mem, f"{self.prefix(mem, b)}_c{c}", (mem_name, b, c), j, acc, par)
+            else:
+                self.port(mem, self.prefix(mem, b), (mem_name, b), j, acc, {})
+        for key, ports in sorted(self.port_use.items()):
+            mem = self.mem_by_name[key[0]]
             if mem.is_arg:
                 continue
-            pre = self.prefix(mem, b)
+            pre = self.prefix(mem, key[1]) + (f"_c{key[2]}" if len(key) > 2 else "")
             self.decl.append(f"  logic [{mem.bits - 1}:0] {pre}_ram [0:{mem.bank_words - 1}];")
             lines = []
             for j, (reads, writes) in sorted(ports.items()):
@@ -548,6 +589,37 @@ class Emitter:
                 if writes:
                     lines.append(f"    if ({pre}_ce{j} && {pre}_we{j}) {pre}_ram[{pre}_address{j}] <= {pre}_d{j};")
             self.rams.append("  always_ff @(posedge clock) begin\n" + "\n".join(lines) + "\n  end")
+
+    def port(self, mem, pre, key, j, acc, par):
+        """Port j of one bank (`pre`): its accesses muxed (`par`: unit uid -> a further enable)."""
+        aw, w = mem.addr_bits, mem.bits
+        ces, wes, addrs, datas = [], [], [], []
+        b = key[1]
+        for u, n, dyn in acc:
+            nm = self.base(u, n)
+            ce = f"{nm}_ce" + (f" & ({nm}_bk == 32'd{b})" if dyn else "") + (f" & {par[u.uid]}" if par else "")
+            ces.append(f"({ce})")
+            addrs.append(f"(({ce}) ? {nm}_a : {aw}'d0)")
+            if n.kind == "store":
+                wes.append(f"({ce})")
+                datas.append(f"(({ce}) ? {nm}_d : {w}'d0)")
+        reads = any(n.kind == "load" for _, n, _ in acc)
+        writes = bool(wes)
+        self.port_use.setdefault(key, {})[j] = (reads, writes)
+        sigs = [(f"{pre}_address{j}", aw, " | ".join(addrs)), (f"{pre}_ce{j}", 1, " | ".join(ces))]
+        if writes:
+            sigs += [(f"{pre}_we{j}", 1, " | ".join(wes)), (f"{pre}_d{j}", w, " | ".join(datas))]
+        for name, bits, expr in sigs:
+            if mem.is_arg:
+                self.ports.append(("output", bits, name))
+                self.body.append(f"  assign {name} = {expr};")
+            else:
+                self.wire(name, bits, expr)
+        if reads:
+            if mem.is_arg:
+                self.ports.append(("input", w, f"{pre}_q{j}"))
+            else:
+                self.reg(f"{pre}_q{j}", w)
 
     # ------------------------------------------------------------------ the module
     def module(self) -> str:

@@ -88,6 +88,7 @@ class Memory:
     read: bool = False
     ports: int = PORTS
     port_use: dict = field(default_factory=dict)  # bank -> set of (port, "r"|"w")
+    pingpong: dict = None  # a ping-pong local of a dataflow loop: unit uid -> its process's parity bit
 
     @staticmethod
     def of(buf, is_arg: bool, extra=()) -> "Memory":

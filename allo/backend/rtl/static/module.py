@@ -22,6 +22,7 @@ from ....qor.report import LoopRow, QoRReport
 from ...marshal import ArraySpec, CallPlan
 from ..synth import synthesize
 from .design import DataflowC, Design, IfC, Loop, Unit, WhileC
+from .loopflow import LoopDataflowC
 from .emit import emit_design
 from .exprs import sv_width
 from .harness import (MemPort, StaticInterface, StaticMemory, StaticResult, StaticScalar, build_static_simulator,
@@ -163,6 +164,13 @@ class StaticRTLModule:
                 rows += self._rows(it.body)
             elif isinstance(it, DataflowC):
                 rows += [r for p in it.processes for r in self._rows(p)]
+            elif isinstance(it, LoopDataflowC):
+                busy, entries = self.counts.get(f"allo_cnt_{it.signal}", (0, 0))
+                iters, _ = self.counts.get(f"allo_iss_{it.signal}", (0, 0))
+                trip = iters // max(1, entries) if entries else 0
+                rows.append(LoopRow("l_" + it.name, "dataflow", trip, False, None, None, None,
+                                    busy // max(1, entries), f"{len(it.processes)} processes overlap the iterations",
+                                    self._rows(it.processes)))
         return rows
 
     def _unit_row(self, u) -> LoopRow:

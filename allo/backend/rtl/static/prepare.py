@@ -44,11 +44,13 @@ def prepare_static(mod: N.Module, floats: bool = False) -> HWTop:
     _lift_partitions(mod, top, set())
     top.body = _FillInits().stmts(top.body)
     dataflow = bool(top.attrs.get(DATAFLOW))
+    for f in _reachable(mod, top):
+        f.body = _MarkLoopProcesses().stmts(f.body)
     if dataflow:  # each top-level statement is a process of the region: mark where each one starts
         body = []
         for st in top.body:
             if not isinstance(st, (N.Return, N.Alloc)):
-                body.append(N.Alloc(N.Buffer(PROCESS_MARK, ArrayType(UInt(1), ()), "local"), None, st.loc))
+                body.append(_mark(st.loc))
             body += _Inliner(mod, 0).stmts([st])
         top.body = body
     else:
@@ -157,6 +159,25 @@ def _lift_partitions(mod: N.Module, func: N.Func, seen: set):
             extra = [pt for pt in partitions(p) if pt[1] not in own]
             if extra:
                 a.attrs[PARTITION] = list(a.attrs.get(PARTITION) or []) + extra
+
+
+def _mark(loc):
+    return N.Alloc(N.Buffer(PROCESS_MARK, ArrayType(UInt(1), ()), "local"), None, loc)
+
+
+class _MarkLoopProcesses(V.Rewriter):
+    """The body of a loop marked `dataflow`: a process mark before each statement (before calls
+    are inlined, so a call stays one process; design.loop_region reads them)."""
+
+    def rewrite_For(self, s):
+        if s.attrs.get(DATAFLOW):
+            body = []
+            for st in s.body:
+                if not isinstance(st, N.Alloc):
+                    body.append(_mark(st.loc))
+                body.append(st)
+            s.body = body
+        return s
 
 
 class _FillInits(V.Rewriter):

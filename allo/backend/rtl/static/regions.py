@@ -37,6 +37,14 @@ def footprints(groups) -> list:
     return out
 
 
+def footprint(body, ranges) -> dict:
+    """{id(buffer): per-dimension (lo, hi) or None} of statements, with the value ranges
+    `ranges` ({id(var): (lo, hi)}) of the variables around them."""
+    fp = {}
+    _walk(body, dict(ranges), fp)
+    return fp
+
+
 def _walk(body, ranges, fp):
     for s in body:
         if isinstance(s, N.For):
@@ -123,4 +131,4 @@ def _apart(spans) -> bool:
     return all(a[1] < b[0] for a, b in zip(s, s[1:]))
 
 
-__all__ = ["footprints", "disjoint", "partitions"]
+__all__ = ["footprints", "footprint", "disjoint", "partitions"]
