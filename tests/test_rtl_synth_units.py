@@ -23,19 +23,19 @@ from allo.library import nn
 from tests.rtl_util import full_only, needs_rtl
 
 DESIGN = """\
-module inc_m(input logic [15:0] a, output logic [15:0] y);
+module allo_inc_m(input logic [15:0] a, output logic [15:0] y);
   assign y = a + 16'd3;
 endmodule
-module mac_m(input logic [15:0] a, input logic [15:0] b, output logic [15:0] y);
+module allo_mac_m(input logic [15:0] a, input logic [15:0] b, output logic [15:0] y);
   logic [15:0] t;
-  inc_m i0(a, t);
+  allo_inc_m i0(a, t);
   assign y = t ^ (b * 16'd5);
 endmodule
 module top(input logic clk, input logic [15:0] a, input logic [15:0] b, output logic [15:0] y);
   logic [15:0] p, q, y0;
-  mac_m m0(a, b, p);
-  mac_m m1(b, a, q);
-  inc_m m2(p, y0);
+  allo_mac_m m0(a, b, p);
+  allo_mac_m m1(b, a, q);
+  allo_inc_m m2(p, y0);
   always_ff @(posedge clk) y <= y0 ^ q;
 endmodule
 """
@@ -52,43 +52,53 @@ Caused by:
 
 def test_a_design_splits_into_its_modules_dependencies_first():
     split = split_design(DESIGN, "top")
-    assert split.order == ["inc_m", "mac_m", "top"] and not split.params
+    assert split.order == ["allo_inc_m", "allo_mac_m", "top"] and not split.inline
     assert all(t.startswith(f"module {n}(") and t.rstrip().endswith("endmodule") for n, t in split.texts.items())
     assert "".join(split.texts.values()) == DESIGN
-    assert split.parts("top") == (["top"], ["inc_m", "mac_m"]) and split.parts("mac_m") == (["mac_m"], ["inc_m"])
-    assert split.parts("inc_m") == (["inc_m"], [])
-    assert split_design(DESIGN, "mac_m").order == ["inc_m", "mac_m"]  # only what the top reaches
+    assert split.parts("top") == (["top"], ["allo_inc_m", "allo_mac_m"]) and split.parts("allo_mac_m") == (["allo_mac_m"], ["allo_inc_m"])
+    assert split.parts("allo_inc_m") == (["allo_inc_m"], [])
+    assert split_design(DESIGN, "allo_mac_m").order == ["allo_inc_m", "allo_mac_m"]  # only what the top reaches
 
 
-# mac_m with a parameter K: an instance with literal values maps a copy of mac_m with them as its
-# defaults (mac_m__K7), alone and cached like any module; an instance whose values are expressions
-# (EXPR) is mapped inside each module that instantiates it; what mac_m instantiates (inc_m) stays a
+# allo_mac_m with a parameter K: an instance with literal values maps a copy of allo_mac_m with them as its
+# defaults (allo_mac_m__K7), alone and cached like any module; an instance whose values are expressions
+# (EXPR) is mapped inside each module that instantiates it; what allo_mac_m instantiates (allo_inc_m) stays a
 # module of its own
-PARAM = (DESIGN.replace("module mac_m(", "module mac_m #(parameter int K = 5) (").replace("16'd5", "16'(K)")
-         .replace("mac_m m1(b, a, q);", "mac_m #(.K(7)) m1(b, a, q);"))
+PARAM = (DESIGN.replace("module allo_mac_m(", "module allo_mac_m #(parameter int K = 5) (").replace("16'd5", "16'(K)")
+         .replace("allo_mac_m m1(b, a, q);", "allo_mac_m #(.K(7)) m1(b, a, q);"))
 EXPR = PARAM.replace("#(.K(7))", "#(.K(3 + 4))")
 
 
 def test_a_module_with_parameters_is_copied_per_literal_value_or_mapped_inside_its_users():
     split = split_design(PARAM, "top")
-    assert split.order == ["inc_m", "mac_m", "mac_m__K7", "top"] and not split.params
-    assert split.texts["mac_m__K7"].startswith("module mac_m__K7 #(parameter int K = 7) (")
-    assert "  mac_m__K7 m1(b, a, q);" in split.texts["top"] and "  mac_m m0(a, b, p);" in split.texts["top"]
+    assert split.order == ["allo_inc_m", "allo_mac_m", "allo_mac_m__K7", "top"] and not split.inline
+    assert split.texts["allo_mac_m__K7"].startswith("module allo_mac_m__K7 #(parameter int K = 7) (")
+    assert "  allo_mac_m__K7 m1(b, a, q);" in split.texts["top"] and "  allo_mac_m m0(a, b, p);" in split.texts["top"]
     positional = split_design(PARAM.replace("#(.K(7))", "#(3)"), "top")
-    assert positional.order == ["inc_m", "mac_m", "mac_m__K3", "top"]
+    assert positional.order == ["allo_inc_m", "allo_mac_m", "allo_mac_m__K3", "top"]
     split = split_design(EXPR, "top")
-    assert split.order == ["inc_m", "top"] and split.params == {"mac_m"}
-    assert split.parts("top") == (["top", "mac_m"], ["inc_m"])
+    assert split.order == ["allo_inc_m", "top"] and split.inline == {"allo_mac_m"}
+    assert split.parts("top") == (["top", "allo_mac_m"], ["allo_inc_m"])
 
 
 @pytest.mark.parametrize("verilog, top", [
     (DESIGN, "nosuchtop"),
-    (DESIGN + DESIGN.split("module mac_m")[0], "top"),  # inc_m twice
-    (EXPR, "mac_m"),  # a top instantiated with parameters elsewhere
-    (DESIGN.replace("  inc_m m2(p, y0);", "  logic z; assign z = 1'b0; inc_m m2(p, y0);"), "top"),  # an instance it misses
+    (DESIGN + DESIGN.split("module allo_mac_m")[0], "top"),  # allo_inc_m twice
+    (EXPR, "allo_mac_m"),  # a top instantiated with parameters elsewhere
+    (DESIGN.replace("  allo_inc_m m2(p, y0);", "  logic z; assign z = 1'b0; allo_inc_m m2(p, y0);"), "top"),  # an instance it misses
 ])
 def test_designs_that_are_not_split(verilog, top):
     assert split_design(verilog, top) is None
+
+
+def test_modules_not_named_allo_are_mapped_inside_their_users():
+    """CIRCT's handshake designs have dozens of small modules: a Yosys run each would cost a start
+    apiece, so only allo's units (allo_*) and the top are mapped alone."""
+    small = DESIGN.replace("allo_inc_m", "handshake_fork_m")
+    split = split_design(small, "top")
+    assert split.order == ["allo_mac_m", "top"] and split.inline == {"handshake_fork_m"}
+    assert split.parts("allo_mac_m") == (["allo_mac_m", "handshake_fork_m"], [])
+    assert split.parts("top") == (["top", "handshake_fork_m"], ["allo_mac_m"])
 
 
 def test_a_module_that_instantiates_itself_is_an_error():
@@ -135,11 +145,11 @@ def _fake_yosys(tmp_path, monkeypatch, crash=(), crash_all=False):
 
 
 def test_a_module_abc9_crashes_on_is_mapped_with_classic_abc(tmp_path, monkeypatch):
-    calls = _fake_yosys(tmp_path, monkeypatch, crash=["mac_m"])
+    calls = _fake_yosys(tmp_path, monkeypatch, crash=["allo_mac_m"])
     rep = synth.synthesize(DESIGN, "top", part="xc7")
     assert (rep.luts, rep.ffs, rep.dsps) == (3, 16, 2)
     lines = calls.read_text().splitlines()
-    assert lines[:4] == ["inc_m abc9.ys", "mac_m abc9.ys", "mac_m abc.ys", "top abc9.ys"]
+    assert lines[:4] == ["allo_inc_m abc9.ys", "allo_mac_m abc9.ys", "allo_mac_m abc.ys", "top abc9.ys"]
     assert len(lines) == 5 and lines[4].endswith(" assemble.ys")
     # each module's mapped netlist is cached by its text: a design that shares them maps only its top
     calls.write_text("")
@@ -149,11 +159,11 @@ def test_a_module_abc9_crashes_on_is_mapped_with_classic_abc(tmp_path, monkeypat
 
 
 def test_a_module_no_mapper_can_map_is_a_backend_error_naming_it(tmp_path, monkeypatch):
-    _fake_yosys(tmp_path, monkeypatch, crash=["mac_m"], crash_all=True)
+    _fake_yosys(tmp_path, monkeypatch, crash=["allo_mac_m"], crash_all=True)
     with pytest.raises(allo.BackendError) as e:
         synth.synthesize(DESIGN, "top", part="xc7")
     msg = str(e.value)
-    assert "synthesis of 'top' for 'xc7' failed in the unit module 'mac_m'" in msg
+    assert "synthesis of 'top' for 'xc7' failed in the unit module 'allo_mac_m'" in msg
     assert msg.count("trapped in abc::Gia_ManDupCollapse_rec") == 2  # both mappers, the frame above the assert
     assert "ABC9" in msg and "classic ABC" in msg and "ALLO_YOSYS" in msg
     assert "wasmtime" not in msg  # not the raw backtrace

@@ -50,25 +50,26 @@ FLOWS = {"abc9": "synth_xilinx (ABC9 LUT mapping)", "abc": "the fallback, synth_
 @dataclass
 class Split:
     """A design cut into the modules mapped one by one: `order` (dependencies first, the top last)
-    and the text of every module (`texts`). A module with parameters is not mapped alone (its
-    mapping depends on the parameters): it is synthesised inside each module that instantiates
-    it (`parts`)."""
+    and the text of every module (`texts`). The `inline` modules are not mapped alone but inside
+    each module that instantiates them (`parts`): those instantiated with parameter expressions
+    (their mapping depends on them) and those not named allo_* (not allo's units: CIRCT's many
+    small handshake / arith modules, where a Yosys run each would cost a start apiece)."""
 
     order: list
     texts: dict
     uses: dict  # module -> the modules it instantiates
-    params: set  # modules with parameters
+    inline: set
 
     def parts(self, name: str) -> tuple:
-        """(the modules synthesised in `name`'s run: itself and the parameterised modules it
-        reaches through parameterised modules; the modules those instantiate, as blackboxes)."""
+        """(the modules synthesised in `name`'s run: itself and the inline modules it reaches
+        through inline modules; the other modules those instantiate, as blackboxes)."""
         own, libs, todo = [name], [], [name]
         while todo:
             for m in self.uses[todo.pop()]:
-                if m in self.params and m not in own:
+                if m in self.inline and m not in own:
                     own.append(m)
                     todo.append(m)
-                elif m not in self.params and m not in libs:
+                elif m not in self.inline and m not in libs:
                     libs.append(m)
         return own, sorted(libs)
 
@@ -105,7 +106,8 @@ def split_design(verilog: str, top: str) -> Split | None:
             order.append(n)
 
     visit(top, ())
-    return Split([n for n in order if n not in params], {n: mods[n] for n in order}, uses, params)
+    inline = params | {n for n in order if n != top and not n.startswith("allo_")}
+    return Split([n for n in order if n not in inline], {n: mods[n] for n in order}, uses, inline)
 
 
 _LITERAL_INSTANCE = re.compile(r"^(\s*)(\w+)\s*#\s*\(((?:[^()]|\(\s*\d+\s*\))*)\)\s*(\w+\s*\()", re.M)
