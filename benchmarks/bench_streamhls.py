@@ -96,11 +96,12 @@ def designs(name):
     return out
 
 
-def _explore(kernel, space, dsp, trials, strategy):
-    # the DSP budget binds; LUT, FF and BRAM are held to the device (xcu280)
+def _explore(kernel, space, dsp, trials, strategy, cache=None):
+    # the DSP budget binds; LUT, FF and BRAM are held to the device (xcu280); `cache`: the
+    # estimates of earlier budgets' climbs (the same recipes are not scored again)
     limits = dict(resolve_budget(None, "xcu280"), DSP=dsp)
     return dse.explore(kernel, space=space, budget=limits, part="xcu280", trials=trials, strategy=strategy,
-                       seed=0, executor="local", verify=0)
+                       seed=0, executor="local", verify=0, cache=cache)
 
 
 def _best_within(trials, dsp):
@@ -126,7 +127,7 @@ def rows(kernels=KERNELS, verify: bool = True):
         # built before the searches (a build is a few seconds; see RESULTS.md for the mix-up of
         # signatures this once worked around: streamhls_matvec.py edited during a run)
         refs = {label: allo.customize(kernel).build() for label, kernel, _s, _n in alts} if verify else {}
-        shared = {}
+        shared, caches = {}, {}
         for budget in BUDGETS:
             t0 = time.perf_counter()
             found, count = [], 0
@@ -134,7 +135,7 @@ def rows(kernels=KERNELS, verify: bool = True):
                 if label == "tails" and budget not in TAILS_BUDGETS:
                     continue
                 if searched:
-                    trials = _explore(kernel, space, budget, searched, "local").trials
+                    trials = _explore(kernel, space, budget, searched, "local", caches.setdefault(label, {})).trials
                 else:
                     if label not in shared:
                         shared[label] = _explore(kernel, space, max(BUDGETS), space.size, "grid").trials
