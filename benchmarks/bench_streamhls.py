@@ -18,8 +18,10 @@ overlap) and atax, bicg, gesummv, mvt (benchmarks/streamhls_matvec.py: a x b lan
 trees, dataflow between independent nests with a copy of the shared input counted; bicg and mvt
 also as one nest that reads A once, `streamhls_matvec.single_pass_spaces`). Grid spaces
 are scored once under the largest budget (each budget takes its best design within its DSP
-count); 2mm and 3mm are searched per budget by hill climbing (`strategy="local"`). Also the
-default of `bench_dse.py`.
+count); 2mm and 3mm are searched per budget by hill climbing (`strategy="local"`), the climbs of
+one kernel sharing an `explore(cache=)` (a recipe scored under one budget is not scored again).
+The LLVM check builds each chosen design at -O0 with allo.render's unroll cap (bicg's 9,024-DSP
+design: 402 s to build before, 11.5 s now). Also the default of `bench_dse.py`.
 """
 from __future__ import annotations
 
