@@ -1,6 +1,6 @@
 """Design-space exploration next to published designs (PolyBench medium, float32, xcu280 @ 3.33 ns).
 
-    python benchmarks/bench_dse.py                    # vs Stream-HLS (bench_streamhls.py), ~25 min
+    python benchmarks/bench_dse.py [--kernels 3mm] [--no-verify]   # vs Stream-HLS (bench_streamhls.py)
     python benchmarks/bench_dse.py --allo [--trials N] [--skip-ray]
 
 Default: per kernel (gemm, 2mm, 3mm, atax, bicg, gesummv, mvt) and DSP budget (220 / 2,560 /
@@ -121,13 +121,15 @@ if __name__ == "__main__":
     ap.add_argument("--allo", action="store_true", help="the comparison with Allo's published designs and the "
                                                          "executor speeds instead of the Stream-HLS table")
     ap.add_argument("--streamhls", action="store_true", help="the Stream-HLS table (the default)")
+    ap.add_argument("--kernels", nargs="+", default=None, help="Stream-HLS table: only these kernels")
+    ap.add_argument("--no-verify", action="store_true", help="Stream-HLS table: skip the LLVM check of each design")
     args = ap.parse_args()
     if not args.allo:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from bench_streamhls import run as run_streamhls
+        from bench_streamhls import KERNELS, run as run_streamhls
 
         t0 = time.perf_counter()
-        for line in run_streamhls():
+        for line in run_streamhls(args.kernels or KERNELS, not args.no_verify):
             print(line, flush=True)
         print(f"whole table: {time.perf_counter() - t0:.0f} s", flush=True)
         sys.exit(0)

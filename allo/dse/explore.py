@@ -23,7 +23,7 @@ from .evaluate import Base, Settings
 from .executors import make_executor
 from .model import explore_model
 from .result import DSEResult, read_log
-from .search import (OBJECTIVES, Search, check_int, check_log, is_torch_module, resolve_budget, resolve_objective, schedule_of,
+from .search import (OBJECTIVES, Search, check_cache, check_int, check_log, is_torch_module, resolve_budget, resolve_objective, schedule_of,
                      verify_best)
 from .space import Space
 from .strategies import make_strategy
@@ -33,7 +33,8 @@ def explore(kernel_or_schedule, space: Space | None = None, objective="latency",
             part: str | None = None, trials: int = 64, strategy="auto", executor="local", seed: int = 0, *,
             clock_ns: float = 3.33, target: str | None = None, bundle=None, workers: int | None = None,
             address: str | None = None, batch: int = 16, verify: int = 3, log: str | None = None,
-            instantiate=None, example_inputs=None, layers: bool | None = None, verbose: bool = False) -> DSEResult:
+            instantiate=None, example_inputs=None, layers: bool | None = None, verbose: bool = False,
+            cache: dict | None = None) -> DSEResult:
     """Search schedules of a kernel (or schedule) for the best `objective` within `budget`.
 
     - `space`: an `allo.dse.Space`; default: `default_space(...)` derived from the loops/arrays.
@@ -49,6 +50,8 @@ def explore(kernel_or_schedule, space: Space | None = None, objective="latency",
     - `verify`: how many of the best candidates to check numerically (0: none).
     - `log`: a JSON-lines file written batch by batch; an existing log of the same kernel and
       space is resumed (its trials are not scored again).
+    - `cache`: a dict kept by the caller across searches: recipes scored by an earlier search of
+      the same kernel and estimate settings (e.g. under another budget) are not scored again.
     - Models: a torch.nn.Module (with `example_inputs=`) or `layers=True` runs the per-layer
       search of `explore_model` under one whole-model budget.
 
@@ -76,7 +79,7 @@ def explore(kernel_or_schedule, space: Space | None = None, objective="latency",
     limits = resolve_budget(budget, settings.part)
     score_fn, objective_name = resolve_objective(objective)
     run = Search(base, space, settings, limits, score_fn, objective_name, make_strategy(strategy, space, trials),
-                 trials, seed, batch, log, verbose)
+                 trials, seed, batch, log, verbose, cache=check_cache(cache))
     ex = make_executor(executor, workers=workers, address=address)
     run.run(ex)
     result = run.result()

@@ -97,6 +97,13 @@ def _checked_objective(fn, name):
     return score
 
 
+def check_cache(cache):
+    """`cache=` must be None or a dict (the caller keeps it between searches)."""
+    if cache is not None and not isinstance(cache, dict):
+        raise DSEError(f"explore: cache must be a dict kept between searches (or None), got {type(cache).__name__}")
+    return cache
+
+
 def check_log(log) -> None:
     """A `log=` path must be a file this process can create or append to (checked before searching)."""
     if log is None:
@@ -121,12 +128,16 @@ class Search:
     """The batch loop of one search (see module docstring)."""
 
     def __init__(self, base, space, settings, limits, score_fn, objective, strategy, trials, seed, batch, log,
-                 verbose=False):
+                 verbose=False, cache=None):
         self.base, self.space, self.settings, self.limits = base, space, settings, limits
         self.score_fn, self.objective, self.strategy = score_fn, objective, strategy
         self.trials, self.seed, self.batch, self.log, self.verbose = trials, seed, batch, log, verbose
         self.done = []  # Trials in proposal order
-        self.by_recipe = {}  # recipe key -> result dict of its first evaluation
+        # recipe key -> result dict of its first evaluation; with `cache` (a dict the caller keeps),
+        # shared with earlier searches of the same kernel and estimate settings (an estimate does
+        # not depend on the budget: a search per budget scores each recipe once)
+        self.by_recipe = {} if cache is None else cache.setdefault(
+            (base.key, json.dumps(settings.to_dict(), sort_keys=True, default=str)), {})
         self.seen = set()  # index vectors proposed
         self.history = []  # (index vector, rank tuple)
         self.eval_seconds = 0.0

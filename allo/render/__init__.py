@@ -18,7 +18,7 @@ Layout, one job per module:
 - `func`: `_FuncRenderer` (SSA plumbing, function head, allocation, memory access), built from the
   mixins `stmts` (statements and loops), `exprs` (expressions), `arith` (operators) and `casts`.
 - `scalars` (type categories, storage/ABI types, literals), `attrs` (attribute dictionaries),
-  `affine` (affine index analysis), `unroll` (loop unrolling in "llvm" mode); walks and buffer
+  `affine` (affine index analysis), `unroll` (loop unrolling in "llvm" mode, capped per nest); walks and buffer
   references come from `allo.ir.visit` and `allo.ir.effects`.
 - `pipelines`: the named MLIR pass pipelines, all run through `run_pipeline`.
 - `process`: `check_mlir_process`, called before any use of allo's MLIR (refuses a process that
@@ -44,7 +44,7 @@ from .module import ENTRY_PREFIX, ModuleRenderer, abi_to_compute, compute_to_sto
 from .process import check_mlir_process
 from .scalars import (abi_scalar, cat, elem_bytes, fixed_raw, float_hex, i64_t, index_t, int_literal, scalar_storage,
                       type_bits)
-from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, unroll_for  # noqa: F401
+from .unroll import FALLBACK_UNROLL, MAX_FULL_UNROLL, MAX_TOTAL_UNROLL, plan_unroll, unroll_for  # noqa: F401
 
 BIG_GLOBAL = 256  # globals with more elements are attached after parsing by to_mlir_module
 

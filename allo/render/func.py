@@ -21,6 +21,7 @@ from ..ir.types import ArrayType, Fixed, Float, Index, Int, UFixed, UInt, is_boo
 from .affine import aff_str, affine_form
 from .arith import ArithMixin
 from .attrs import attr_dict, buffer_attrs, partition_map
+from .unroll import MAX_TOTAL_UNROLL
 from .casts import CastMixin
 from .exprs import ExprMixin
 from .scalars import cat, elem_bytes, fixed_raw, float_hex, index_t, int_literal
@@ -47,6 +48,7 @@ class FuncRenderer(StmtMixin, ExprMixin, ArithMixin, CastMixin):
         self.hoisted = set()  # ids of buffers allocated in the prologue
         self.owned = {}  # llvm: id(Buffer) -> (ssa, memref type) of heap memory this function must free
         self.loc = None  # location of the statement being rendered
+        self.unroll_allowance = MAX_TOTAL_UNROLL  # llvm: statement copies unrolling may still add here
 
     # ------------------------------------------------------------------ plumbing
     def val(self) -> str:

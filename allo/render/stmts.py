@@ -16,7 +16,7 @@ from ..ir.attrs import LOOP_NAME, NAME, STATEFUL, TO, UNROLL, rendered
 from ..ir.types import ArrayType
 from .affine import aff_str, aff_vars, affine_form
 from .attrs import attr_dict, buffer_attrs
-from .unroll import unroll_for
+from .unroll import plan_unroll, unroll_for
 
 
 class StmtMixin:
@@ -41,9 +41,15 @@ class StmtMixin:
 
     def s_for(self, s: N.For):
         if self.llvm and UNROLL in s.attrs:
-            stmts = unroll_for(s)
+            allowance = self.unroll_allowance
+            factor, inner = plan_unroll(s, allowance)
+            stmts = unroll_for(s, factor) if factor is not None else None
             if stmts is not None:
-                self.block(stmts)
+                self.unroll_allowance = inner  # what each copy of the body may still expand to
+                try:
+                    self.block(stmts)
+                finally:
+                    self.unroll_allowance = allowance
                 return
         is_dim = self._is_dim
         lb, ub = affine_form(s.lb, is_dim), affine_form(s.ub, is_dim)
